@@ -1,0 +1,47 @@
+# syntax=docker/dockerfile:1.7
+#
+# Model gateway image. One image, several roles (chosen by the command):
+#   node dist/bin/api.js       HTTP API (default)
+#   node dist/bin/worker.js    queue/stream workers
+#   node dist/bin/cli.js migrate
+# Build:  docker build -t model-gateway .
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# ---------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS base
+WORKDIR /app
+ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
+    NPM_CONFIG_FUND=false \
+    NPM_CONFIG_AUDIT=false
+
+# ---------------------------------------------------------------------------
+# build: full dependency tree (typescript etc.) + tsc -> dist/
+FROM base AS build
+COPY package.json package-lock.json ./
+RUN --mount=type=cache,target=/root/.npm,sharing=locked \
+    npm ci
+COPY . .
+RUN npm run build
+
+# ---------------------------------------------------------------------------
+# runtime: production deps only. Install scripts are NOT skipped: native
+# packages (e.g. msgpackr-extract) need theirs. Same base image as the build
+# stage, so prebuilt binaries match the glibc/arch we run on.
+FROM base AS runtime
+ENV NODE_ENV=production \
+    PORT=8080 \
+    NODE_OPTIONS=--enable-source-maps
+COPY package.json package-lock.json ./
+RUN --mount=type=cache,target=/root/.npm,sharing=locked \
+    npm ci --omit=dev
+# package.json (copied above) stays: it carries "type": "module" for dist/.
+COPY --from=build /app/dist ./dist
+COPY migrations ./migrations
+
+# Files stay root-owned (read-only for the app); the process runs unprivileged.
+USER node
+EXPOSE 8080
+# No HEALTHCHECK here: the same image runs api, worker and one-shot migrate,
+# which need different probes; docker-compose.yml defines one per service.
+CMD ["node", "dist/bin/api.js"]

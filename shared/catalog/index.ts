@@ -1,0 +1,71 @@
+import { readFile } from 'node:fs/promises';
+import YAML from 'yaml';
+import { catalogSchema, type CatalogFile, type CatalogModel, type CatalogProvider, type Endpoint } from './schema.js';
+
+export type { CatalogModel, CatalogProvider, Endpoint };
+
+export class CatalogError extends Error {}
+
+/** The validated catalog, indexed for the hot path. */
+export interface Catalog {
+  readonly providers: ReadonlyMap<string, CatalogProvider>;
+  readonly models: ReadonlyMap<string, CatalogModel>;
+  /** Group id → allowed model ids, or '*' for every model. */
+  readonly groups: ReadonlyMap<string, ReadonlySet<string> | '*'>;
+}
+
+export async function loadCatalogFile(file: string, env: NodeJS.ProcessEnv = process.env): Promise<Catalog> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new CatalogError(`cannot read catalog ${file}: ${(err as Error).message}`);
+  }
+  let doc: unknown;
+  try {
+    doc = YAML.parse(text);
+  } catch (err) {
+    throw new CatalogError(`catalog ${file} is not valid YAML: ${(err as Error).message}`);
+  }
+  return buildCatalog(doc, env, file);
+}
+
+export function buildCatalog(doc: unknown, env: NodeJS.ProcessEnv = process.env, source = 'catalog'): Catalog {
+  const parsed = catalogSchema.safeParse(doc);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${formatPath(i.path)}: ${i.message}`);
+    throw new CatalogError(`invalid ${source}:\n${lines.join('\n')}`);
+  }
+  return index(resolveSecrets(parsed.data, env));
+}
+
+function resolveSecrets(c: CatalogFile, env: NodeJS.ProcessEnv): CatalogFile {
+  const providers = c.providers.map((p, i) => {
+    if (!p.api_key.startsWith('env:')) return p;
+    const name = p.api_key.slice(4);
+    const value = env[name];
+    if (value === undefined) throw new CatalogError(`invalid catalog:\n  providers[${i}].api_key: environment variable ${name} is not set`);
+    return { ...p, api_key: value };
+  });
+  return { ...c, providers };
+}
+
+function index(c: CatalogFile): Catalog {
+  const groups = new Map<string, ReadonlySet<string> | '*'>();
+  for (const g of c.groups) groups.set(g.id, g.models.includes('*') ? '*' : new Set(g.models));
+  if (!groups.has('default')) groups.set('default', '*');
+  return {
+    providers: new Map(c.providers.map((p) => [p.id, p])),
+    models: new Map(c.models.map((m) => [m.id, m])),
+    groups,
+  };
+}
+
+export function groupAllows(catalog: Catalog, groupId: string, modelId: string): boolean {
+  const allowed = catalog.groups.get(groupId);
+  return allowed === '*' || (allowed !== undefined && allowed.has(modelId));
+}
+
+function formatPath(path: PropertyKey[]): string {
+  return path.reduce<string>((acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)), '') || '(root)';
+}

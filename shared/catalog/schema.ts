@@ -1,0 +1,78 @@
+import { z } from 'zod';
+
+/** The gateway endpoints a model can serve; the same names are used by estimates and usage records. */
+export const ENDPOINTS = ['chat/completions', 'embeddings', 'images/generations', 'images/edits', 'videos', 'images/tasks'] as const;
+export type Endpoint = (typeof ENDPOINTS)[number];
+
+export const PROTOCOLS = ['openai'] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
+
+const microUsd = z.number().int().nonnegative();
+const id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/, 'letters, digits and . _ : / - (1-128 characters)');
+
+const provider = z.strictObject({
+  id,
+  protocol: z.enum(PROTOCOLS),
+  base_url: z.url({ protocol: /^https?$/ }),
+  /** A literal key, or `env:NAME` to read it from the environment at load time. */
+  api_key: z.string().default(''),
+});
+
+const pricing = z.strictObject({
+  input_per_mtok: microUsd.default(0),
+  output_per_mtok: microUsd.default(0),
+  cached_input_per_mtok: microUsd.optional(),
+  per_request: microUsd.default(0),
+});
+
+const model = z.strictObject({
+  id,
+  endpoints: z.array(z.enum(ENDPOINTS)).min(1),
+  routes: z.array(z.strictObject({ provider: id, upstream_model: z.string().min(1).optional() })).min(1),
+  pricing: pricing.default({ input_per_mtok: 0, output_per_mtok: 0, per_request: 0 }),
+  /** Explicitly free: estimates say is_free, charges are zero. */
+  free: z.boolean().default(false),
+  /** 0-100, higher is better; used by `auto` / `auto:quality`. */
+  quality: z.number().min(0).max(100).optional(),
+  /** Whether automatic routing may pick this model. */
+  auto: z.boolean().default(false),
+  /** Output cap used to reserve money when a request sets no max_tokens. */
+  max_output_tokens: z.number().int().positive().default(4096),
+  owned_by: z.string().default('gateway'),
+});
+
+const group = z.strictObject({ id, models: z.array(z.string().min(1)).min(1) });
+
+export const catalogSchema = z
+  .strictObject({
+    providers: z.array(provider).min(1),
+    models: z.array(model).min(1),
+    groups: z.array(group).default([{ id: 'default', models: ['*'] }]),
+  })
+  .superRefine((c, ctx) => {
+    const providerIds = new Set<string>();
+    c.providers.forEach((p, i) => {
+      if (providerIds.has(p.id)) ctx.addIssue({ code: 'custom', path: ['providers', i, 'id'], message: `duplicate provider id ${p.id}` });
+      providerIds.add(p.id);
+    });
+    const modelIds = new Set<string>();
+    c.models.forEach((m, i) => {
+      if (modelIds.has(m.id)) ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `duplicate model id ${m.id}` });
+      modelIds.add(m.id);
+      m.routes.forEach((r, j) => {
+        if (!providerIds.has(r.provider)) {
+          ctx.addIssue({ code: 'custom', path: ['models', i, 'routes', j, 'provider'], message: `unknown provider ${r.provider}` });
+        }
+      });
+    });
+    c.groups.forEach((g, i) =>
+      g.models.forEach((m, j) => {
+        if (m !== '*' && !modelIds.has(m)) ctx.addIssue({ code: 'custom', path: ['groups', i, 'models', j], message: `unknown model ${m}` });
+      }),
+    );
+  });
+
+export type CatalogFile = z.infer<typeof catalogSchema>;
+export type CatalogProvider = CatalogFile['providers'][number];
+export type CatalogModel = CatalogFile['models'][number];
+export type Pricing = CatalogModel['pricing'];

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+
+const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
+const optionalString = z.string().min(1).optional();
+
+// One schema for the whole environment: every problem is reported at once, then the process stops.
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().default('0.0.0.0'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  TRUST_PROXY: z.stringbool().default(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/gateway'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).default(10),
+  REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
+  REDIS_PREFIX: z.string().default('gw:'),
+  CATALOG_FILE: optionalString,
+  DATA_DIR: z.string().default('./data'),
+  BODY_LIMIT_BYTES: int(10 * 1024 * 1024),
+  UPSTREAM_CONNECTIONS: z.coerce.number().int().min(1).default(256),
+  UPSTREAM_HEADERS_TIMEOUT_MS: int(120_000),
+  UPSTREAM_BODY_TIMEOUT_MS: int(300_000),
+  KEY_CACHE_TTL_MS: int(60_000),
+  RESERVATION_TTL_MS: int(15 * 60_000),
+  SESSION_TTL_HOURS: z.coerce.number().int().min(1).default(24 * 7),
+  USAGE_DRAIN_BATCH: z.coerce.number().int().min(1).max(5000).default(500),
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9091),
+  SHUTDOWN_GRACE_MS: int(25_000),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  readonly env: Env['NODE_ENV'];
+  readonly http: Readonly<{ host: string; port: number; trustProxy: boolean; bodyLimitBytes: number }>;
+  readonly log: Readonly<{ level: Env['LOG_LEVEL'] }>;
+  readonly db: Readonly<{ url: string; poolSize: number }>;
+  readonly redis: Readonly<{ url: string; prefix: string }>;
+  readonly catalog: Readonly<{ file: string | undefined }>;
+  readonly dataDir: string;
+  readonly upstream: Readonly<{ connections: number; headersTimeoutMs: number; bodyTimeoutMs: number }>;
+  readonly keys: Readonly<{ cacheTtlMs: number }>;
+  readonly billing: Readonly<{ reservationTtlMs: number }>;
+  readonly console: Readonly<{ sessionTtlHours: number }>;
+  readonly usage: Readonly<{ drainBatch: number }>;
+  readonly worker: Readonly<{ metricsPort: number }>;
+  readonly shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {}
+
+export function parseConfig(source: NodeJS.ProcessEnv): Config {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid environment:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return deepFreeze({
+    env: e.NODE_ENV,
+    http: { host: e.HOST, port: e.PORT, trustProxy: e.TRUST_PROXY, bodyLimitBytes: e.BODY_LIMIT_BYTES },
+    log: { level: e.LOG_LEVEL },
+    db: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
+    redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX },
+    catalog: { file: e.CATALOG_FILE },
+    dataDir: e.DATA_DIR,
+    upstream: {
+      connections: e.UPSTREAM_CONNECTIONS,
+      headersTimeoutMs: e.UPSTREAM_HEADERS_TIMEOUT_MS,
+      bodyTimeoutMs: e.UPSTREAM_BODY_TIMEOUT_MS,
+    },
+    keys: { cacheTtlMs: e.KEY_CACHE_TTL_MS },
+    billing: { reservationTtlMs: e.RESERVATION_TTL_MS },
+    console: { sessionTtlHours: e.SESSION_TTL_HOURS },
+    usage: { drainBatch: e.USAGE_DRAIN_BATCH },
+    worker: { metricsPort: e.WORKER_METRICS_PORT },
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+  });
+}
+
+/** Reads the process environment once; a bad value stops the process with every problem named. */
+export function loadConfigOrExit(): Config {
+  try {
+    return parseConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const v of Object.values(value)) if (v && typeof v === 'object') deepFreeze(v as object);
+  return Object.freeze(value);
+}

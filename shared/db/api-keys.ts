@@ -1,0 +1,45 @@
+import type { Db, Trx } from './index.js';
+import type { ApiKeyRow, ApiKeyUpdate, NewApiKey } from './schema.js';
+
+export function findKeyByHash(db: Db | Trx, hash: Buffer): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
+}
+
+/** Scoped to its owner: another user's key id is indistinguishable from a missing one. */
+export function findUserKey(db: Db | Trx, userId: string, keyId: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('user_id', '=', userId).executeTakeFirst();
+}
+
+export function findKeyById(db: Db | Trx, keyId: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
+}
+
+export function insertKey(db: Db | Trx, key: NewApiKey): Promise<ApiKeyRow> {
+  return db.insertInto('api_keys').values(key).returningAll().executeTakeFirstOrThrow();
+}
+
+export function updateUserKey(db: Db | Trx, userId: string, keyId: string, patch: ApiKeyUpdate): Promise<ApiKeyRow | undefined> {
+  return db
+    .updateTable('api_keys')
+    .set({ ...patch, updated_at: new Date() })
+    .where('id', '=', keyId)
+    .where('user_id', '=', userId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function listUserKeys(db: Db | Trx, userId: string, page: number, pageSize: number) {
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .limit(pageSize)
+      .offset((page - 1) * pageSize)
+      .execute(),
+    db.selectFrom('api_keys').select((eb) => eb.fn.countAll<string>().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}

@@ -1,0 +1,28 @@
+import type { Db, Trx } from './index.js';
+
+export function insertSession(
+  db: Db | Trx,
+  s: { userId: string; tokenHash: Buffer; expiresAt: Date; ip: string | null; userAgent: string | null },
+) {
+  return db
+    .insertInto('console_sessions')
+    .values({ user_id: s.userId, token_hash: s.tokenHash, expires_at: s.expiresAt, ip: s.ip, user_agent: s.userAgent })
+    .returning(['id', 'expires_at'])
+    .executeTakeFirstOrThrow();
+}
+
+/** A live session with its user, or undefined when unknown, revoked or expired. */
+export function findLiveSession(db: Db | Trx, tokenHash: Buffer) {
+  return db
+    .selectFrom('console_sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['s.id as session_id', 's.expires_at', 'u.id as user_id'])
+    .where('s.token_hash', '=', tokenHash)
+    .where('s.revoked_at', 'is', null)
+    .where('s.expires_at', '>', new Date())
+    .executeTakeFirst();
+}
+
+export function revokeSession(db: Db | Trx, sessionId: string) {
+  return db.updateTable('console_sessions').set({ revoked_at: new Date() }).where('id', '=', sessionId).execute();
+}

@@ -1,0 +1,66 @@
+/** Every error code the gateway and console can answer with; the README's error table lists them. */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'invalid_json'
+  | 'body_too_large'
+  | 'invalid_api_key'
+  | 'key_disabled'
+  | 'key_expired'
+  | 'ip_not_allowed'
+  | 'model_not_found'
+  | 'model_not_allowed'
+  | 'insufficient_balance'
+  | 'quota_exceeded'
+  | 'rate_limit_exceeded'
+  | 'not_found'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'invalid_credentials'
+  | 'immutable_field'
+  | 'upstream_error'
+  | 'upstream_timeout'
+  | 'upstream_rate_limited'
+  | 'upstream_stream_interrupted'
+  | 'service_unavailable'
+  | 'internal_error';
+
+export interface GatewayErrorOptions {
+  /** The request field at fault, named in the message and in OpenAI's `param`. */
+  param?: string;
+  /** Seconds, sent as `Retry-After`. */
+  retryAfter?: number;
+  headers?: Record<string, string>;
+}
+
+/** The one error type of the domain; each protocol renders it in its own shape at the edge. */
+export class GatewayError extends Error {
+  readonly param: string | undefined;
+  readonly retryAfter: number | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly status: number,
+    message: string,
+    options: GatewayErrorOptions = {},
+  ) {
+    super(message);
+    this.name = 'GatewayError';
+    this.param = options.param;
+    this.retryAfter = options.retryAfter;
+    this.headers = options.headers;
+  }
+}
+
+export const badRequest = (message: string, param?: string) =>
+  new GatewayError('invalid_request', 400, message, param === undefined ? {} : { param });
+export const invalidJson = (message = 'request body is not valid JSON') => new GatewayError('invalid_json', 400, message);
+export const notFound = (message = 'not found') => new GatewayError('not_found', 404, message);
+export const unauthorized = (message = 'authentication required') => new GatewayError('unauthorized', 401, message);
+export const internalError = () => new GatewayError('internal_error', 500, 'internal error');
+export const serviceUnavailable = (message = 'a backing service is unavailable, try again shortly') =>
+  new GatewayError('service_unavailable', 503, message, { retryAfter: 1 });
+
+export function isGatewayError(err: unknown): err is GatewayError {
+  return err instanceof GatewayError;
+}

@@ -1,0 +1,86 @@
+import type { CatalogModel, Endpoint } from '../catalog/index.js';
+import { groupAllows } from '../catalog/index.js';
+import { GatewayError, serviceUnavailable } from '../errors.js';
+import { ipAllowed, type ApiKeyContext } from '../keys/api-key.js';
+import type { GatewayServices } from './services.js';
+
+/**
+ * The spec's six ordered checks. Steps 1-3 need only the credential and run before the body is
+ * read (a bad key answers 401 whatever the body); steps 4-6 need the model and the call's price.
+ * The first failing step answers; nothing after it runs, so nothing is reserved for a refused call.
+ */
+export interface Credential {
+  secret: string | undefined;
+  ip: string;
+}
+
+type KeyStep = (key: ApiKeyContext | null, c: Credential, now: number) => GatewayError | undefined;
+
+const keyExistsAndEnabled: KeyStep = (key) => {
+  if (!key || key.status === 'revoked') return new GatewayError('invalid_api_key', 401, 'invalid API key');
+  if (key.status === 'disabled') return new GatewayError('key_disabled', 403, 'this API key is disabled');
+  return undefined;
+};
+
+const keyNotExpired: KeyStep = (key, _c, now) =>
+  key?.expiresAt !== null && key !== null && key.expiresAt <= now ? new GatewayError('key_expired', 401, 'this API key has expired') : undefined;
+
+const sourceIpAllowed: KeyStep = (key, c) =>
+  key?.ipAllowlist && !ipAllowed(key.ipAllowlist, c.ip)
+    ? new GatewayError('ip_not_allowed', 403, `source address ${c.ip} is not on this key's allowlist`)
+    : undefined;
+
+const KEY_STEPS: readonly KeyStep[] = [keyExistsAndEnabled, keyNotExpired, sourceIpAllowed];
+
+/** Steps 1-3. Throws the first failure as a GatewayError. */
+export async function authenticate(services: GatewayServices, credential: Credential): Promise<ApiKeyContext> {
+  if (!credential.secret) throw new GatewayError('invalid_api_key', 401, 'missing API key');
+  let key: ApiKeyContext | null;
+  try {
+    key = await services.keyCache.lookup(credential.secret);
+  } catch {
+    throw serviceUnavailable();
+  }
+  const now = Date.now();
+  for (const step of KEY_STEPS) {
+    const failure = step(key, credential, now);
+    if (failure) throw failure;
+  }
+  return key as ApiKeyContext;
+}
+
+/** Step 4: the model exists, serves this endpoint, and the key's group allows it. */
+export function authorizeModel(services: GatewayServices, key: ApiKeyContext, modelId: string, endpoint: Endpoint): CatalogModel {
+  const model = services.catalog.models.get(modelId);
+  if (!model || !model.endpoints.includes(endpoint)) {
+    throw new GatewayError('model_not_found', 404, `model '${modelId}' does not exist or does not serve ${endpoint}`, { param: 'model' });
+  }
+  if (!groupAllows(services.catalog, key.groupId, modelId)) {
+    throw new GatewayError('model_not_allowed', 403, `this key's group does not allow model '${modelId}'`, { param: 'model' });
+  }
+  return model;
+}
+
+/** Money and limits held for one call; `finish` releases whatever settlement did not consume. */
+export interface Admission {
+  readonly reservationId: string;
+  readonly reserved: number;
+}
+
+/**
+ * Steps 5 and 6: a reservation of the call's maximum cost against the balance, then rate limits and
+ * concurrency. One Redis round trip when the balance is loaded.
+ */
+export async function admit(services: GatewayServices, key: ApiKeyContext, reservationId: string, maxCost: number): Promise<Admission> {
+  let outcome;
+  try {
+    outcome = await services.balances.reserve(key.userId, reservationId, maxCost, services.config.billing.reservationTtlMs);
+  } catch (err) {
+    services.log.error({ err }, 'reservation failed');
+    throw serviceUnavailable();
+  }
+  if (!outcome.ok) {
+    throw new GatewayError('insufficient_balance', 402, `insufficient balance: this call may cost up to ${maxCost} micro-USD`);
+  }
+  return { reservationId, reserved: maxCost };
+}

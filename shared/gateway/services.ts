@@ -1,0 +1,22 @@
+import type { Redis } from 'ioredis';
+import type { BalanceStore } from '../billing/balance.js';
+import type { Catalog } from '../catalog/index.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/index.js';
+import type { KeyCache } from '../keys/key-cache.js';
+import type { Logger } from '../log.js';
+import type { UpstreamRegistry } from '../providers/registry.js';
+import type { RedisKeys } from '../redis/keys.js';
+
+/** Everything a gateway surface needs, built once per process. */
+export interface GatewayServices {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly db: Db;
+  readonly redis: Redis;
+  readonly redisKeys: RedisKeys;
+  readonly catalog: Catalog;
+  readonly upstreams: UpstreamRegistry;
+  readonly keyCache: KeyCache;
+  readonly balances: BalanceStore;
+}

@@ -1,0 +1,11 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// This file is shared/paths.ts in the source tree and dist/shared/paths.js when built.
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.basename(path.dirname(here)) === 'dist' ? path.resolve(here, '..', '..') : path.resolve(here, '..');
+
+/** A path inside the project (migrations/, catalog examples), wherever the code runs from. */
+export function projectPath(...parts: string[]): string {
+  return path.join(root, ...parts);
+}

@@ -1,0 +1,22 @@
+import { Redis, type RedisOptions } from 'ioredis';
+
+/**
+ * Commands fail fast while Redis is unreachable (no offline queue, one retry) so a request answers
+ * 503 at once instead of hanging; the client keeps reconnecting in the background and recovers by itself.
+ */
+export function createRedis(url: string, overrides: RedisOptions = {}): Redis {
+  return new Redis(url, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    commandTimeout: 5_000,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
+    lazyConnect: true,
+    ...overrides,
+  });
+}
+
+/** Connects and waits until Redis answers; used at start so the first request is not refused. */
+export async function connectRedis(redis: Redis): Promise<void> {
+  if (redis.status === 'wait') await redis.connect();
+  else if (redis.status !== 'ready') await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+}

@@ -1,0 +1,30 @@
+import type { Endpoint } from '../catalog/index.js';
+import type { TokenUsage } from '../billing/pricing.js';
+
+/** One call's usage, queued in the Redis stream and written to `usage_records` by the drain worker. */
+export interface UsageEvent {
+  id: string;
+  request_id: string;
+  user_id: string;
+  api_key_id: string | null;
+  model: string;
+  provider: string | null;
+  endpoint: Endpoint;
+  status_code: number;
+  error_code: string | null;
+  stream: boolean;
+  input_tokens: number;
+  output_tokens: number;
+  cached_tokens: number;
+  /** True when the upstream never reported usage and the streaming-billing estimate was used. */
+  usage_estimated: boolean;
+  tags: string[];
+  latency_ms: number;
+  ttft_ms: number | null;
+  /** ISO 8601. */
+  created_at: string;
+}
+
+export function usageFields(usage: TokenUsage | undefined) {
+  return { input_tokens: usage?.inputTokens ?? 0, output_tokens: usage?.outputTokens ?? 0, cached_tokens: usage?.cachedTokens ?? 0 };
+}

@@ -1,0 +1,18 @@
+import { badRequest } from '../errors.js';
+
+const MAX_TAGS = 10;
+const MAX_TAG_BYTES = 64;
+
+/**
+ * `X-Service-Tags: a,b,c`: up to 10 tags of up to 64 bytes. Request tags are added to the key's
+ * own tags (duplicates once). Tags only label usage; they never change routing or price.
+ */
+export function callTags(header: string | undefined, keyTags: readonly string[]): string[] {
+  if (!header) return [...keyTags];
+  const requested = header.split(',').map((t) => t.trim()).filter(Boolean);
+  if (requested.length > MAX_TAGS) throw badRequest(`at most ${MAX_TAGS} tags per request`, 'X-Service-Tags');
+  for (const tag of requested) {
+    if (Buffer.byteLength(tag) > MAX_TAG_BYTES) throw badRequest(`tag '${tag.slice(0, 16)}…' exceeds ${MAX_TAG_BYTES} bytes`, 'X-Service-Tags');
+  }
+  return [...new Set([...keyTags, ...requested])];
+}

@@ -1,0 +1,94 @@
+// The chat.completion and chat.completion.chunk bodies, shaped like OpenAI's own.
+import { generatedText } from './tokens.js';
+
+export interface ChatUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details: { cached_tokens: number };
+  completion_tokens_details: { reasoning_tokens: number };
+}
+
+/** What one response will contain, decided before anything is written. */
+export interface CompletionPlan {
+  id: string;
+  created: number;
+  model: string;
+  completionTokens: number;
+  finishReason: 'stop' | 'length';
+  usage: ChatUsage;
+}
+
+const SYSTEM_FINGERPRINT = 'fp_upstream_sim';
+let completionSeq = 0;
+
+export function planCompletion(
+  model: string,
+  promptTokens: number,
+  completionTokens: number,
+  /** max_tokens / max_completion_tokens decided the length. */
+  limited: boolean,
+): CompletionPlan {
+  return {
+    // A counter rather than random bytes: unique per process, cheap and reproducible.
+    id: `chatcmpl-sim${(++completionSeq).toString(36)}`,
+    created: Math.floor(Date.now() / 1000),
+    model,
+    completionTokens,
+    finishReason: limited ? 'length' : 'stop',
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    },
+  };
+}
+
+export function completionBody(plan: CompletionPlan): object {
+  return {
+    id: plan.id,
+    object: 'chat.completion',
+    created: plan.created,
+    model: plan.model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: generatedText(plan.completionTokens), refusal: null },
+        logprobs: null,
+        finish_reason: plan.finishReason,
+      },
+    ],
+    usage: plan.usage,
+    system_fingerprint: SYSTEM_FINGERPRINT,
+  };
+}
+
+export interface ChunkOptions {
+  /** include_usage was asked for: every chunk then carries `usage` (null until the end). */
+  includeUsage: boolean;
+  delta?: object;
+  finishReason?: 'stop' | 'length';
+  usage?: ChatUsage;
+  /** The trailing usage chunk has no choices at all. */
+  noChoices?: boolean;
+}
+
+/** One `data: ...` SSE event. */
+export function chunkEvent(plan: CompletionPlan, options: ChunkOptions): string {
+  const chunk: Record<string, unknown> = {
+    id: plan.id,
+    object: 'chat.completion.chunk',
+    created: plan.created,
+    model: plan.model,
+    system_fingerprint: SYSTEM_FINGERPRINT,
+    choices: options.noChoices
+      ? []
+      : [{ index: 0, delta: options.delta ?? {}, logprobs: null, finish_reason: options.finishReason ?? null }],
+  };
+  if (options.includeUsage) chunk.usage = options.usage ?? null;
+  return `data: ${JSON.stringify(chunk)}\n\n`;
+}
+
+export const DONE_EVENT = 'data: [DONE]\n\n';

@@ -1,0 +1,109 @@
+// POST /v1/chat/completions, answered the way OpenAI answers it, with injectable faults.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BehaviourError, parseDirectives, type ResolvedBehaviour } from './behaviour.js';
+import { readJsonBody, ResponseClock, sendJson } from './http-io.js';
+import { completionBody, planCompletion } from './openai-chat-response.js';
+import { streamCompletion } from './openai-chat-stream.js';
+import {
+  invalidRequest, openAiError, rateLimited, sendOpenAiError, serverError, unauthorized,
+} from './openai-errors.js';
+import type { SimContext } from './sim-context.js';
+import { countPromptTokens, lastUserText } from './tokens.js';
+
+interface ChatRequest {
+  model: string;
+  messages: unknown[];
+  stream: boolean;
+  includeUsage: boolean;
+  /** max_completion_tokens ?? max_tokens, when the client set one. */
+  maxTokens: number | undefined;
+}
+
+type Parsed = { ok: true; request: ChatRequest } | { ok: false; message: string; param: string };
+
+const missing = (param: string): Parsed => ({ ok: false, message: `Missing required parameter: '${param}'.`, param });
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function parseChatRequest(body: Record<string, unknown>): Parsed {
+  const { model, messages, stream, stream_options: streamOptions } = body;
+  if (typeof model !== 'string' || model === '') return missing('model');
+  if (!Array.isArray(messages)) return missing('messages');
+  let maxTokens: number | undefined;
+  for (const param of ['max_completion_tokens', 'max_tokens'] as const) {
+    const value = body[param];
+    if (value === undefined || value === null) continue;
+    if (!Number.isInteger(value) || (value as number) < 1) {
+      return { ok: false, message: `Invalid '${param}': expected an integer of at least 1.`, param };
+    }
+    maxTokens ??= value as number;
+  }
+  const includeUsage = isRecord(streamOptions) && streamOptions.include_usage === true;
+  return { ok: true, request: { model, messages, stream: stream === true, includeUsage, maxTokens } };
+}
+
+function hasValidKey(req: IncomingMessage, res: ServerResponse, apiKey: string | undefined): boolean {
+  if (apiKey === undefined) return true;
+  const header = req.headers.authorization;
+  if (header === `Bearer ${apiKey}`) return true;
+  unauthorized(res, header !== undefined);
+  return false;
+}
+
+function respond(res: ServerResponse, request: ChatRequest, behaviour: ResolvedBehaviour, clock: ResponseClock): void {
+  switch (behaviour.fault) {
+    case 'hang':
+      return; // Never answer; the stats and clock let go when the client closes.
+    case 'error500':
+      return serverError(res);
+    case 'error429':
+      return rateLimited(res, behaviour.retryAfterSeconds);
+    case 'disconnect':
+      if (!request.stream) return void res.destroy();
+      break;
+    case 'errorMidStream':
+      // A whole-body answer has no "middle"; failing it outright is the closest equivalent.
+      if (!request.stream) {
+        return sendOpenAiError(res, 500, openAiError('upstream exploded', 'server_error', null, 'internal_error'));
+      }
+      break;
+    case 'none':
+      break;
+  }
+  const limited = request.maxTokens !== undefined;
+  const completionTokens = request.maxTokens ?? behaviour.outputTokens;
+  const plan = planCompletion(request.model, countPromptTokens(request.messages), completionTokens, limited);
+  if (request.stream) streamCompletion(res, plan, behaviour, request.includeUsage, clock);
+  else sendJson(res, 200, completionBody(plan));
+}
+
+export async function handleChatCompletions(
+  req: IncomingMessage,
+  res: ServerResponse,
+  sim: SimContext,
+): Promise<void> {
+  if (!hasValidKey(req, res, sim.apiKey)) return;
+  const body = await readJsonBody(req);
+  if (!body.ok && body.reason === 'too-large') {
+    return sendOpenAiError(res, 413, openAiError('Request body too large.', 'invalid_request_error'));
+  }
+  if (!body.ok) {
+    return invalidRequest(res, 'We could not parse the JSON body of your request. The API expects a JSON payload.');
+  }
+  if (!isRecord(body.value)) return invalidRequest(res, 'The request body must be a JSON object.');
+  const parsed = parseChatRequest(body.value);
+  sim.stats.recordBody(parsed.ok ? parsed.request.model : undefined, body.value);
+  if (!parsed.ok) return invalidRequest(res, parsed.message, parsed.param);
+  const { request } = parsed;
+  let behaviour: ResolvedBehaviour;
+  try {
+    behaviour = sim.behaviours.resolve(request.model, parseDirectives(lastUserText(request.messages)));
+  } catch (error) {
+    if (error instanceof BehaviourError) return invalidRequest(res, error.message, 'messages');
+    throw error;
+  }
+  const clock = new ResponseClock(res);
+  clock.after(behaviour.latencyMs, () => respond(res, request, behaviour, clock));
+}

@@ -1,0 +1,10 @@
+import type { BehaviourStore } from './behaviour.js';
+import type { StatsTracker } from './stats.js';
+
+/** What every protocol handler of one simulator instance shares. */
+export interface SimContext {
+  behaviours: BehaviourStore;
+  stats: StatsTracker;
+  /** When set, protocol requests must present it (each protocol in its own header). */
+  apiKey: string | undefined;
+}

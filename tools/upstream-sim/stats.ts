@@ -1,0 +1,55 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+
+export interface SimStats {
+  requests: number;
+  inFlight: number;
+  maxInFlight: number;
+  byModel: Record<string, number>;
+  lastRequestBody?: unknown;
+  lastHeaders?: Record<string, string | string[] | undefined>;
+}
+
+/** Counts protocol requests; a request is in flight from arrival until its response finishes or the client leaves. */
+export class StatsTracker {
+  private requests = 0;
+  private inFlight = 0;
+  private maxInFlight = 0;
+  private byModel = new Map<string, number>();
+  private lastRequestBody: unknown;
+  private lastHeaders: IncomingHttpHeaders | undefined;
+
+  begin(req: IncomingMessage, res: ServerResponse): void {
+    this.requests++;
+    this.inFlight++;
+    if (this.inFlight > this.maxInFlight) this.maxInFlight = this.inFlight;
+    this.lastHeaders = req.headers;
+    // 'close' fires both after a finished response and when the connection drops early.
+    res.once('close', () => this.inFlight--);
+  }
+
+  recordBody(model: string | undefined, body: unknown): void {
+    this.lastRequestBody = body;
+    if (model !== undefined) this.byModel.set(model, (this.byModel.get(model) ?? 0) + 1);
+  }
+
+  snapshot(): SimStats {
+    const stats: SimStats = {
+      requests: this.requests,
+      inFlight: this.inFlight,
+      maxInFlight: this.maxInFlight,
+      byModel: Object.fromEntries(this.byModel),
+    };
+    if (this.lastRequestBody !== undefined) stats.lastRequestBody = this.lastRequestBody;
+    if (this.lastHeaders !== undefined) stats.lastHeaders = { ...this.lastHeaders };
+    return stats;
+  }
+
+  /** Requests still in flight stay counted, so inFlight never goes negative after a reset. */
+  reset(): void {
+    this.requests = 0;
+    this.maxInFlight = this.inFlight;
+    this.byModel.clear();
+    this.lastRequestBody = undefined;
+    this.lastHeaders = undefined;
+  }
+}
