@@ -1,0 +1,19 @@
+import Koa from 'koa';
+import type { GatewayServices } from '../shared/gateway/services.js';
+import { consoleRouter } from './console/router.js';
+import { healthRouter } from './health.js';
+import { errorBoundary } from './middleware/errors.js';
+import { requestId } from './middleware/request-id.js';
+import { openAiRouter } from './openai/router.js';
+
+export function createApp(services: GatewayServices): Koa {
+  const app = new Koa({ proxy: services.config.http.trustProxy });
+  app.silent = true; // errors are logged by the boundary, once
+  app.use(requestId);
+  app.use(errorBoundary(services.log));
+  for (const router of [healthRouter(services), openAiRouter(services), consoleRouter(services)]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods());
+  }
+  return app;
+}

@@ -1,0 +1,13 @@
+import Router from '@koa/router';
+import type { GatewayServices } from '../../shared/gateway/services.js';
+import { chatCompletions } from './chat-completions.js';
+import { getModel, listModels } from './models.js';
+
+/** The OpenAI-compatible surface under /v1. */
+export function openAiRouter(services: GatewayServices): Router {
+  const router = new Router({ prefix: '/v1' });
+  router.post('/chat/completions', chatCompletions(services));
+  router.get('/models', listModels(services));
+  router.get('/models/*id', getModel(services));
+  return router;
+}

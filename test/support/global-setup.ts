@@ -1,0 +1,31 @@
+import { execFileSync } from 'node:child_process';
+import pg from 'pg';
+import { migrate } from '../../shared/db/migrate.js';
+import { ADMIN_URL, databaseUrl } from './databases.js';
+
+/**
+ * Once per run: compiles dist/ (tests that spawn gateway processes run the built code) and migrates
+ * a template database that every test file clones. Everything is dropped at the end.
+ */
+export default async function setup({ provide }: { provide: (key: 'templateDb' | 'runId', value: string) => void }) {
+  const runId = `${process.pid}_${Date.now().toString(36)}`;
+  const template = `gw_test_${runId}_tmpl`;
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  await migrate(databaseUrl(template));
+  provide('templateDb', template);
+  provide('runId', runId);
+  return async () => {
+    const admin = new pg.Client({ connectionString: ADMIN_URL });
+    await admin.connect();
+    const { rows } = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`gw_test_${runId}_%`]);
+    for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(datname)} WITH (FORCE)`);
+    await admin.end();
+  };
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    templateDb: string;
+    runId: string;
+  }
+}
