@@ -5,6 +5,7 @@ import type { Db } from '../shared/db/index.js';
 import type { Logger } from '../shared/log.js';
 import { createRedis, connectRedis } from '../shared/redis/client.js';
 import type { RedisKeys } from '../shared/redis/keys.js';
+import { usageRecordsDrained } from './metrics.js';
 import { DRAIN_GROUP, drainUsageBatch, ensureDrainGroup } from '../shared/usage/drain.js';
 
 export interface UsageDrainer {
@@ -40,7 +41,7 @@ export async function startUsageDrainer(options: UsageDrainOptions): Promise<Usa
   const loop = (async () => {
     while (running) {
       try {
-        await drainUsageBatch(options.db, redis, options.keys, consumer, options.batch, blockMs);
+        usageRecordsDrained.inc(await drainUsageBatch(options.db, redis, options.keys, consumer, options.batch, blockMs));
       } catch (err) {
         if (!running) break;
         options.log.error({ err }, 'usage drain failed; retrying');

@@ -1,0 +1,59 @@
+import type { Context, Middleware } from 'koa';
+import { findSession, isApiKeySecret, type LiveSession } from '../../shared/console/sessions.js';
+import type { User } from '../../shared/db/schema.js';
+import { serviceUnavailable, unauthorized } from '../../shared/errors.js';
+import type { GatewayServices } from '../../shared/gateway/services.js';
+import { readSessionCookie } from './cookie.js';
+
+export interface ConsoleState {
+  user: User;
+  session: LiveSession;
+}
+
+const apiKeyRefused = () => unauthorized('API keys are not accepted on the console API; sign in and use the session cookie or token');
+
+/** Runs before every console route, login included: an API key is never a console credential. */
+export const refuseApiKeys: Middleware = async (ctx, next) => {
+  const bearer = bearerToken(ctx);
+  if (ctx.get('x-api-key') || (bearer !== undefined && isApiKeySecret(bearer))) throw apiKeyRefused();
+  await next();
+};
+
+/**
+ * Requires a live session, from `Authorization: Bearer <session token>` or else the session
+ * cookie, and sets `ctx.state.user` and `ctx.state.session`. A bearer token that does not
+ * resolve is refused even when a cookie is present: the caller chose that credential.
+ */
+export function requireSession(services: GatewayServices): Middleware {
+  return async (ctx, next) => {
+    const token = bearerToken(ctx) ?? readSessionCookie(ctx);
+    if (!token) throw unauthorized('sign in first: send the session cookie or `Authorization: Bearer <session token>`');
+    let session: LiveSession | undefined;
+    try {
+      session = await findSession(services.db, token);
+    } catch (err) {
+      services.log.error({ err }, 'session lookup failed');
+      throw serviceUnavailable();
+    }
+    if (!session) throw unauthorized('the session is invalid, expired or signed out');
+    ctx.state.session = session;
+    ctx.state.user = session.user;
+    await next();
+  };
+}
+
+/** The signed-in caller; only valid behind `requireSession`. */
+export function signedIn(ctx: Context): ConsoleState {
+  const state = ctx.state as Partial<ConsoleState>;
+  if (!state.user || !state.session) throw new Error('console route mounted without requireSession');
+  return { user: state.user, session: state.session };
+}
+
+/** The bearer token, or undefined when there is no Authorization header. Another scheme is refused. */
+function bearerToken(ctx: Context): string | undefined {
+  const header = ctx.get('authorization').trim();
+  if (!header) return undefined;
+  const [scheme = '', token = ''] = header.split(/\s+/, 2);
+  if (scheme.toLowerCase() !== 'bearer' || !token) throw unauthorized('the Authorization header must be `Bearer <session token>`');
+  return token;
+}

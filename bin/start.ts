@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+import { startApiServer } from '../api/server.js';
+import { buildCatalog, type Catalog } from '../shared/catalog/index.js';
+import { loadCatalogOrExit } from '../shared/catalog/load-for-process.js';
+import { loadConfigOrExit } from '../shared/config.js';
+import { migrate } from '../shared/db/migrate.js';
+import { buildServices } from '../shared/gateway/build-services.js';
+import { installShutdown } from '../shared/lifecycle/shutdown.js';
+import { createLogger } from '../shared/log.js';
+import { demoCatalog } from '../tools/demo/catalog.js';
+import { DEMO_EMAIL, DEMO_PASSWORD, ensureDemoAccount } from '../tools/demo/account.js';
+import { startUpstreamSim, type UpstreamSim } from '../tools/upstream-sim/index.js';
+import { startWorkers } from '../workers/index.js';
+
+// API and workers in one process, after migrating. Without CATALOG_FILE it is a self-contained
+// demo: the upstream simulator runs in-process and a demo account is created.
+const config = loadConfigOrExit();
+const log = createLogger(config.log.level);
+const migration = await migrate(config.db.url);
+if (migration.applied.length) log.info({ applied: migration.applied }, 'migrations applied');
+
+let sim: UpstreamSim | undefined;
+let catalog: Catalog;
+if (config.catalog.file) {
+  catalog = await loadCatalogOrExit(config);
+} else {
+  sim = await startUpstreamSim({ defaults: { latencyMs: 20, chunkDelayMs: 15 } });
+  catalog = buildCatalog(demoCatalog(sim.url), process.env, 'demo catalog');
+}
+
+const services = await buildServices(config, catalog, log);
+const workers = await startWorkers(config, services.db, log, false);
+const api = await startApiServer(services);
+log.info({ url: api.url }, 'gateway listening');
+
+if (sim) {
+  const key = await ensureDemoAccount(services);
+  process.stdout.write(`
+Demo mode (no CATALOG_FILE): models demo-large, demo-small, demo-free on a built-in simulator.
+Console sign-in: ${DEMO_EMAIL} / ${DEMO_PASSWORD}
+Demo API key:    ${key}
+
+curl ${api.url}/v1/chat/completions \\
+  -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" \\
+  -d '{"model":"demo-large","messages":[{"role":"user","content":"Hello!"}]}'
+
+`);
+}
+
+installShutdown(log, [
+  { name: 'stop accepting and finish requests', run: () => api.close(), timeoutMs: config.shutdownGraceMs },
+  { name: 'drain usage', run: () => workers.close(), timeoutMs: 10_000 },
+  { name: 'close pools', run: async () => { await services.close(); await sim?.close(); }, timeoutMs: 5_000 },
+]);

@@ -1,0 +1,94 @@
+import { createUser } from '../accounts/create-user.js';
+import { creditBalance } from '../billing/credit.js';
+import { migrate } from '../db/migrate.js';
+import { findKeyById } from '../db/api-keys.js';
+import { badRequest, notFound } from '../errors.js';
+import { keyCreateSchema, keyView, type KeyCreate } from '../keys/key-settings.js';
+import { createKey, setKeyStatus } from '../keys/manage-keys.js';
+import { parseOrThrow } from '../validation.js';
+import type { CliContext } from './context.js';
+import { flag, integerFlag, listFlag, requiredFlag, type Flags } from './flags.js';
+
+export interface Command {
+  usage: string;
+  run(ctx: CliContext, flags: Flags): Promise<unknown>;
+}
+
+export const commands: Record<string, Command> = {
+  migrate: {
+    usage: 'migrate',
+    run: async (ctx) => migrate(ctx.config.db.url),
+  },
+  'user:create': {
+    usage: 'user:create --email E --password P [--balance-micro-usd N]',
+    async run(ctx, f) {
+      const user = await createUser(ctx.db, requiredFlag(f, 'email'), requiredFlag(f, 'password'));
+      const balance = integerFlag(f, 'balance-micro-usd');
+      if (balance) await creditBalance(ctx.db, await ctx.balances(), user.id, balance, 'initial balance');
+      return { id: user.id, email: user.email, balance_micro_usd: balance ?? 0 };
+    },
+  },
+  'balance:credit': {
+    usage: 'balance:credit --email E --micro-usd N',
+    async run(ctx, f) {
+      const user = await ctx.user(requiredFlag(f, 'email'));
+      const amount = integerFlag(f, 'micro-usd');
+      if (amount === undefined) throw badRequest('--micro-usd is required', 'micro-usd');
+      await creditBalance(ctx.db, await ctx.balances(), user.id, amount, 'operator credit');
+      return { email: user.email, credited_micro_usd: amount, ...(await balanceOf(ctx, user.id)) };
+    },
+  },
+  'balance:show': {
+    usage: 'balance:show --email E',
+    async run(ctx, f) {
+      const user = await ctx.user(requiredFlag(f, 'email'));
+      return { email: user.email, ...(await balanceOf(ctx, user.id)) };
+    },
+  },
+  'key:create': {
+    usage:
+      'key:create --email E [--name N] [--group G] [--expires-at ISO] [--asset-access own|all|none] [--profile standard_v1|legacy_v1] ' +
+      '[--rpm N] [--tpm N] [--concurrency N] [--total-micro-usd N] [--daily-micro-usd N] [--monthly-micro-usd N] [--tags a,b] ' +
+      '[--usage-access] [--ip-allowlist CIDR,CIDR]',
+    async run(ctx, f) {
+      const user = await ctx.user(requiredFlag(f, 'email'));
+      const settings: KeyCreate = parseOrThrow(keyCreateSchema, {
+        name: flag(f, 'name'),
+        group: flag(f, 'group'),
+        expires_at: flag(f, 'expires-at'),
+        asset_access: flag(f, 'asset-access'),
+        compatibility_profile: flag(f, 'profile'),
+        rpm_limit: integerFlag(f, 'rpm'),
+        tpm_limit: integerFlag(f, 'tpm'),
+        concurrency_limit: integerFlag(f, 'concurrency'),
+        total_micro_usd: integerFlag(f, 'total-micro-usd'),
+        daily_micro_usd: integerFlag(f, 'daily-micro-usd'),
+        monthly_micro_usd: integerFlag(f, 'monthly-micro-usd'),
+        tags: listFlag(f, 'tags'),
+        usage_access: f['usage-access'] === true ? true : undefined,
+        ip_allowlist: listFlag(f, 'ip-allowlist'),
+      });
+      const { row, key } = await createKey(await ctx.keyAdmin(), user.id, settings);
+      return { ...keyView(row), key };
+    },
+  },
+  'key:disable': { usage: 'key:disable --key-id ID', run: (ctx, f) => changeStatus(ctx, f, 'disabled') },
+  'key:enable': { usage: 'key:enable --key-id ID', run: (ctx, f) => changeStatus(ctx, f, 'active') },
+  'key:revoke': { usage: 'key:revoke --key-id ID', run: (ctx, f) => changeStatus(ctx, f, 'revoked') },
+};
+
+async function balanceOf(ctx: CliContext, userId: string) {
+  const b = await (await ctx.balances()).currentBalance(userId);
+  return { balance_micro_usd: b?.balance ?? 0, settled_micro_usd: b?.settled ?? 0, pending_micro_usd: b?.pending ?? 0 };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function changeStatus(ctx: CliContext, f: Flags, status: 'disabled' | 'active' | 'revoked') {
+  const keyId = requiredFlag(f, 'key-id');
+  const existing = UUID.test(keyId) ? await findKeyById(ctx.db, keyId) : undefined;
+  if (!existing) throw notFound(`no key with id ${keyId}`);
+  if (existing.status === 'revoked' && status !== 'revoked') throw badRequest('a revoked key cannot be changed', 'key-id');
+  const row = await setKeyStatus(await ctx.keyAdmin(), existing.user_id, keyId, status);
+  return row ? keyView(row) : undefined;
+}
