@@ -30,8 +30,7 @@ RUN npm run build
 # stage, so prebuilt binaries match the glibc/arch we run on.
 FROM base AS runtime
 ENV NODE_ENV=production \
-    PORT=8080 \
-    NODE_OPTIONS=--enable-source-maps
+    PORT=8080
 COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm,sharing=locked \
     npm ci --omit=dev

@@ -1,7 +1,29 @@
 import Router from '@koa/router';
 import type { GatewayServices } from '../../shared/gateway/services.js';
+import { login } from './auth/login.js';
+import { logout } from './auth/logout.js';
+import { me } from './auth/me.js';
+import { createKey } from './keys/create-key.js';
+import { getKey } from './keys/get-key.js';
+import { listKeys } from './keys/list-keys.js';
+import { revokeKey } from './keys/revoke-key.js';
+import { updateKey } from './keys/update-key.js';
+import { refuseApiKeys, requireSession } from './session.js';
 
-/** The console API under /api/v1 (session credential). */
-export function consoleRouter(_services: GatewayServices): Router {
-  return new Router({ prefix: '/api/v1' });
+/** The console API under /api/v1 (session credential; API keys are refused on every route). */
+export function consoleRouter(services: GatewayServices): Router {
+  const router = new Router({ prefix: '/api/v1' });
+  const session = requireSession(services);
+  router.use(refuseApiKeys);
+
+  router.post('/auth/login', login(services));
+  router.post('/auth/logout', session, logout(services));
+  router.get('/auth/me', session, me);
+
+  router.get('/keys', session, listKeys(services));
+  router.post('/keys', session, createKey(services));
+  router.get('/keys/:id', session, getKey(services));
+  router.patch('/keys/:id', session, updateKey(services));
+  router.post('/keys/:id/revoke', session, revokeKey(services));
+  return router;
 }

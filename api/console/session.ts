@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import { findSession, isApiKeySecret, type LiveSession } from '../../shared/console/sessions.js';
 import type { User } from '../../shared/db/schema.js';
-import { serviceUnavailable, unauthorized } from '../../shared/errors.js';
+import { unauthorized } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { readSessionCookie } from './cookie.js';
 
@@ -28,13 +28,7 @@ export function requireSession(services: GatewayServices): Middleware {
   return async (ctx, next) => {
     const token = bearerToken(ctx) ?? readSessionCookie(ctx);
     if (!token) throw unauthorized('sign in first: send the session cookie or `Authorization: Bearer <session token>`');
-    let session: LiveSession | undefined;
-    try {
-      session = await findSession(services.db, token);
-    } catch (err) {
-      services.log.error({ err }, 'session lookup failed');
-      throw serviceUnavailable();
-    }
+    const session = await findSession(services.db, token);
     if (!session) throw unauthorized('the session is invalid, expired or signed out');
     ctx.state.session = session;
     ctx.state.user = session.user;
