@@ -1,10 +1,14 @@
 import Koa from 'koa';
+import { GatewayError } from '../shared/errors.js';
 import type { GatewayServices } from '../shared/gateway/services.js';
 import { consoleRouter } from './console/router.js';
 import { healthRouter } from './health.js';
 import { errorBoundary } from './middleware/errors.js';
 import { requestId } from './middleware/request-id.js';
 import { openAiRouter } from './openai/router.js';
+
+// Thrown so the error boundary renders it in the caller's protocol, like every other error.
+const methodNotAllowed = () => new GatewayError('method_not_allowed', 405, 'method not allowed for this route');
 
 export function createApp(services: GatewayServices): Koa {
   const app = new Koa({ proxy: services.config.http.trustProxy });
@@ -13,7 +17,7 @@ export function createApp(services: GatewayServices): Koa {
   app.use(errorBoundary(services.log));
   for (const router of [healthRouter(services), openAiRouter(services), consoleRouter(services)]) {
     app.use(router.routes());
-    app.use(router.allowedMethods());
+    app.use(router.allowedMethods({ throw: true, methodNotAllowed: methodNotAllowed, notImplemented: methodNotAllowed }));
   }
   return app;
 }

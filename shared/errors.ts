@@ -13,6 +13,8 @@ export type ErrorCode =
   | 'quota_exceeded'
   | 'rate_limit_exceeded'
   | 'not_found'
+  | 'method_not_allowed'
+  | 'conflict'
   | 'unauthorized'
   | 'forbidden'
   | 'invalid_credentials'

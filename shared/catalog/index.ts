@@ -1,8 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import YAML from 'yaml';
-import { catalogSchema, type CatalogFile, type CatalogModel, type CatalogProvider, type Endpoint } from './schema.js';
+import { catalogSchema, type CatalogFile, type CatalogGroup, type CatalogModel, type CatalogProvider, type Endpoint } from './schema.js';
 
-export type { CatalogModel, CatalogProvider, Endpoint };
+export type { CatalogGroup, CatalogModel, CatalogProvider, Endpoint };
+
+/** A group as the hot path uses it: allowed models, shared limits, discount. */
+export interface Group {
+  readonly id: string;
+  /** Allowed model ids, or '*' for every model. */
+  readonly models: ReadonlySet<string> | '*';
+  readonly limits: { readonly rpm: number | null; readonly tpm: number | null; readonly concurrency: number | null };
+  readonly discountPercent: number;
+}
 
 export class CatalogError extends Error {}
 
@@ -10,8 +19,7 @@ export class CatalogError extends Error {}
 export interface Catalog {
   readonly providers: ReadonlyMap<string, CatalogProvider>;
   readonly models: ReadonlyMap<string, CatalogModel>;
-  /** Group id → allowed model ids, or '*' for every model. */
-  readonly groups: ReadonlyMap<string, ReadonlySet<string> | '*'>;
+  readonly groups: ReadonlyMap<string, Group>;
 }
 
 export async function loadCatalogFile(file: string, env: NodeJS.ProcessEnv = process.env): Promise<Catalog> {
@@ -51,9 +59,11 @@ function resolveSecrets(c: CatalogFile, env: NodeJS.ProcessEnv): CatalogFile {
 }
 
 function index(c: CatalogFile): Catalog {
-  const groups = new Map<string, ReadonlySet<string> | '*'>();
-  for (const g of c.groups) groups.set(g.id, g.models.includes('*') ? '*' : new Set(g.models));
-  if (!groups.has('default')) groups.set('default', '*');
+  const groups = new Map<string, Group>();
+  for (const g of c.groups ?? []) groups.set(g.id, toGroup(g));
+  if (!groups.has('default')) {
+    groups.set('default', { id: 'default', models: '*', limits: { rpm: null, tpm: null, concurrency: null }, discountPercent: 0 });
+  }
   return {
     providers: new Map(c.providers.map((p) => [p.id, p])),
     models: new Map(c.models.map((m) => [m.id, m])),
@@ -61,8 +71,17 @@ function index(c: CatalogFile): Catalog {
   };
 }
 
+function toGroup(g: CatalogGroup): Group {
+  return {
+    id: g.id,
+    models: g.models.includes('*') ? '*' : new Set(g.models),
+    limits: { rpm: g.rpm_limit, tpm: g.tpm_limit, concurrency: g.concurrency_limit },
+    discountPercent: g.discount_percent,
+  };
+}
+
 export function groupAllows(catalog: Catalog, groupId: string, modelId: string): boolean {
-  const allowed = catalog.groups.get(groupId);
+  const allowed = catalog.groups.get(groupId)?.models;
   return allowed === '*' || (allowed !== undefined && allowed.has(modelId));
 }
 

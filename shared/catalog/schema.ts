@@ -18,12 +18,21 @@ const provider = z.strictObject({
   api_key: z.string().default(''),
 });
 
+/** A price, or prices by variant (image size such as `1024x1024`, video resolution such as `720p`). */
+const variantPrice = z.union([microUsd, z.record(z.string().min(1), microUsd)]);
+export type VariantPrice = z.infer<typeof variantPrice>;
+
 const pricing = z.strictObject({
   input_per_mtok: microUsd.default(0),
   output_per_mtok: microUsd.default(0),
   cached_input_per_mtok: microUsd.optional(),
   per_request: microUsd.default(0),
+  per_image: variantPrice.optional(),
+  per_second: variantPrice.optional(),
+  per_second_with_audio: variantPrice.optional(),
 });
+const limit = z.number().int().nonnegative().nullable().default(null);
+const percent = z.number().min(0).max(100).multipleOf(0.01);
 
 const model = z.strictObject({
   id,
@@ -39,15 +48,26 @@ const model = z.strictObject({
   /** Output cap used to reserve money when a request sets no max_tokens. */
   max_output_tokens: z.number().int().positive().default(4096),
   owned_by: z.string().default('gateway'),
+  /** Video models: the durations (seconds) and resolutions they offer. */
+  durations: z.array(z.number().positive()).optional(),
+  resolutions: z.array(z.string().min(1)).optional(),
 });
 
-const group = z.strictObject({ id, models: z.array(z.string().min(1)).min(1) });
+/** Group limits are shared by every key of the group together; the discount applies to each call. */
+const group = z.strictObject({
+  id,
+  models: z.array(z.string().min(1)).min(1),
+  rpm_limit: limit,
+  tpm_limit: limit,
+  concurrency_limit: limit,
+  discount_percent: percent.default(0),
+});
 
 export const catalogSchema = z
   .strictObject({
     providers: z.array(provider).min(1),
     models: z.array(model).min(1),
-    groups: z.array(group).default([{ id: 'default', models: ['*'] }]),
+    groups: z.array(group).optional(),
   })
   .superRefine((c, ctx) => {
     const providerIds = new Set<string>();
@@ -65,7 +85,7 @@ export const catalogSchema = z
         }
       });
     });
-    c.groups.forEach((g, i) =>
+    (c.groups ?? []).forEach((g, i) =>
       g.models.forEach((m, j) => {
         if (m !== '*' && !modelIds.has(m)) ctx.addIssue({ code: 'custom', path: ['groups', i, 'models', j], message: `unknown model ${m}` });
       }),
@@ -76,3 +96,4 @@ export type CatalogFile = z.infer<typeof catalogSchema>;
 export type CatalogProvider = CatalogFile['providers'][number];
 export type CatalogModel = CatalogFile['models'][number];
 export type Pricing = CatalogModel['pricing'];
+export type CatalogGroup = NonNullable<CatalogFile['groups']>[number];

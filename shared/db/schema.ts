@@ -14,6 +14,11 @@ export interface UsersTable {
   locale: string | null;
   region: string | null;
   balance_micro_usd: ColumnType<number, number | undefined, number>;
+  rpm_limit: ColumnType<number | null, number | null | undefined, number | null>;
+  tpm_limit: ColumnType<number | null, number | null | undefined, number | null>;
+  concurrency_limit: ColumnType<number | null, number | null | undefined, number | null>;
+  /** numeric(5,2), read as a string by pg. */
+  discount_percent: ColumnType<string, string | number | undefined, string | number>;
   created_at: CreatedAt;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }

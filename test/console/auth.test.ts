@@ -62,6 +62,12 @@ describe('GET /api/v1/auth/me', () => {
     expectFailure(await api(gw, 'GET', '/auth/me', { cookie: 'gw_session=gws_forged' }), 401, 'unauthorized');
     expectFailure(await api(gw, 'GET', '/keys', { headers: { authorization: 'Basic dXNlcjpwYXNz' } }), 401, 'unauthorized');
   });
+
+  it('reads the cookie next to another Authorization scheme (a site behind HTTP basic auth)', async () => {
+    const s = await userSession(gw);
+    const me = await api(gw, 'GET', '/auth/me', { cookie: s.cookie, headers: { authorization: 'Basic dXNlcjpwYXNz' } });
+    expect(me.json.data.id).toBe(s.userId);
+  });
 });
 
 describe('API keys on the console API', () => {

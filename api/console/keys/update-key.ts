@@ -26,7 +26,7 @@ export function updateKey(services: GatewayServices): Middleware {
       });
     }
     const current = await ownKey(services, ctx);
-    if (current.status === 'revoked') throw new GatewayError('invalid_request', 409, 'this key is revoked and can no longer be changed');
+    if (current.status === 'revoked') throw new GatewayError('conflict', 409, 'this key is revoked and can no longer be changed');
     const row = await updateApiKey(keyAdmin(services), signedIn(ctx).user.id, current.id, changes);
     if (!row) throw keyNotFound(); // deleted between the two queries
     sendData(ctx, keyView(row));
