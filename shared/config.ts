@@ -21,7 +21,8 @@ const envSchema = z.object({
   UPSTREAM_HEADERS_TIMEOUT_MS: int(120_000),
   UPSTREAM_BODY_TIMEOUT_MS: int(300_000),
   KEY_CACHE_TTL_MS: int(60_000),
-  RESERVATION_TTL_MS: int(15 * 60_000),
+  RESERVATION_TTL_MS: z.coerce.number().int().min(1_000).default(15 * 60_000),
+  LEASE_TTL_MS: z.coerce.number().int().min(1_000).default(60_000),
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).default(24 * 7),
   USAGE_DRAIN_BATCH: z.coerce.number().int().min(1).max(5000).default(500),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9091),
@@ -40,7 +41,7 @@ export interface Config {
   readonly dataDir: string;
   readonly upstream: Readonly<{ connections: number; headersTimeoutMs: number; bodyTimeoutMs: number }>;
   readonly keys: Readonly<{ cacheTtlMs: number }>;
-  readonly billing: Readonly<{ reservationTtlMs: number }>;
+  readonly billing: Readonly<{ reservationTtlMs: number; leaseTtlMs: number }>;
   readonly console: Readonly<{ sessionTtlHours: number }>;
   readonly usage: Readonly<{ drainBatch: number }>;
   readonly worker: Readonly<{ metricsPort: number }>;
@@ -70,7 +71,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
       bodyTimeoutMs: e.UPSTREAM_BODY_TIMEOUT_MS,
     },
     keys: { cacheTtlMs: e.KEY_CACHE_TTL_MS },
-    billing: { reservationTtlMs: e.RESERVATION_TTL_MS },
+    billing: { reservationTtlMs: e.RESERVATION_TTL_MS, leaseTtlMs: e.LEASE_TTL_MS },
     console: { sessionTtlHours: e.SESSION_TTL_HOURS },
     usage: { drainBatch: e.USAGE_DRAIN_BATCH },
     worker: { metricsPort: e.WORKER_METRICS_PORT },

@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
-import { defineBillingScripts } from '../shared/billing/balance.js';
 import type { Db } from '../shared/db/index.js';
 import type { Logger } from '../shared/log.js';
 import { createRedis, connectRedis } from '../shared/redis/client.js';
+import { defineScripts } from '../shared/redis/scripts.js';
 import type { RedisKeys } from '../shared/redis/keys.js';
 import { usageRecordsDrained } from './metrics.js';
 import { DRAIN_GROUP, drainUsageBatch, ensureDrainGroup } from '../shared/usage/drain.js';
@@ -31,7 +31,7 @@ export async function startUsageDrainer(options: UsageDrainOptions): Promise<Usa
   // Blocking reads need their own connection; it waits for Redis instead of failing fast.
   const redis: Redis = createRedis(options.redisUrl, { maxRetriesPerRequest: null, enableOfflineQueue: true, commandTimeout: undefined });
   redis.on('error', () => {});
-  defineBillingScripts(redis);
+  defineScripts(redis);
   await connectRedis(redis);
   await ensureDrainGroup(redis, options.keys);
   const consumer = `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;

@@ -1,8 +1,9 @@
 import type { Middleware } from 'koa';
+import { estimateTokensFromBytes } from '../../shared/billing/estimate.js';
 import { tokenCost } from '../../shared/billing/pricing.js';
 import { isGatewayError } from '../../shared/errors.js';
 import { CallMeter } from '../../shared/gateway/call-meter.js';
-import { authenticate, authorizeModel } from '../../shared/gateway/pipeline.js';
+import { authenticate, authorizeModel, discountOf } from '../../shared/gateway/pipeline.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { chatRequestSchema, maxOutputTokens } from '../../shared/protocols/openai/chat-request.js';
 import { sendChatCompletion } from '../../shared/providers/openai/chat.js';
@@ -27,7 +28,9 @@ export function chatCompletions(services: GatewayServices): Middleware {
       const req = parseOrThrow(chatRequestSchema, body.value);
       const model = authorizeModel(services, key, req.model, 'chat/completions');
       const maxOutput = maxOutputTokens(req, model.max_output_tokens);
-      await meter.admit(model, tokenCost(model, { inputTokens: body.bytes, outputTokens: maxOutput, cachedTokens: 0 }));
+      // The byte count bounds the prompt's tokens for money; TPM takes the usual 4-bytes estimate.
+      const maxCost = tokenCost(model, { inputTokens: body.bytes, outputTokens: maxOutput, cachedTokens: 0 }, discountOf(services, key));
+      ctx.set(await meter.admit(model, maxCost, estimateTokensFromBytes(body.bytes) + maxOutput));
 
       const abort = new AbortController();
       const stream = req.stream === true;

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { BalanceStore, defineBillingScripts } from '../billing/balance.js';
+import { BalanceStore } from '../billing/balance.js';
+import { defineScripts } from '../redis/scripts.js';
 import { loadCatalogFile, type Catalog } from '../catalog/index.js';
 import type { Config } from '../config.js';
 import { createDb, type Db } from '../db/index.js';
@@ -26,7 +27,7 @@ export class CliContext {
     if (!this.redisInstance) {
       this.redisInstance = createRedis(this.config.redis.url);
       this.redisInstance.on('error', () => {});
-      defineBillingScripts(this.redisInstance);
+      defineScripts(this.redisInstance);
       await connectRedis(this.redisInstance);
     }
     return this.redisInstance;

@@ -1,8 +1,27 @@
 import type { Db, Trx } from './index.js';
 import type { ApiKeyRow, ApiKeyUpdate, NewApiKey } from './schema.js';
 
-export function findKeyByHash(db: Db | Trx, hash: Buffer): Promise<ApiKeyRow | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
+export type KeyWithOwner = ApiKeyRow & {
+  owner_rpm_limit: number | null;
+  owner_tpm_limit: number | null;
+  owner_concurrency_limit: number | null;
+  owner_discount_percent: string;
+};
+
+/** A key with its owner's limits and discount: everything the hot path needs, in one query. */
+export function findKeyByHash(db: Db | Trx, hash: Buffer): Promise<KeyWithOwner | undefined> {
+  return db
+    .selectFrom('api_keys as k')
+    .innerJoin('users as u', 'u.id', 'k.user_id')
+    .selectAll('k')
+    .select([
+      'u.rpm_limit as owner_rpm_limit',
+      'u.tpm_limit as owner_tpm_limit',
+      'u.concurrency_limit as owner_concurrency_limit',
+      'u.discount_percent as owner_discount_percent',
+    ])
+    .where('k.key_hash', '=', hash)
+    .executeTakeFirst();
 }
 
 /** Scoped to its owner: another user's key id is indistinguishable from a missing one. */

@@ -1,4 +1,9 @@
-import { BalanceStore, defineBillingScripts } from '../billing/balance.js';
+import { BalanceStore } from '../billing/balance.js';
+import { QuotaStore } from '../billing/quota.js';
+import { systemClock, type Clock } from '../clock.js';
+import { Admissions } from '../limits/admission.js';
+import { Limiter } from '../limits/limiter.js';
+import { defineScripts } from '../redis/scripts.js';
 import type { Catalog } from '../catalog/index.js';
 import type { Config } from '../config.js';
 import { createDb } from '../db/index.js';
@@ -14,17 +19,20 @@ export interface RunningServices extends GatewayServices {
 }
 
 /** Connects everything a gateway process needs, once. */
-export async function buildServices(config: Config, catalog: Catalog, log: Logger): Promise<RunningServices> {
+export async function buildServices(config: Config, catalog: Catalog, log: Logger, clock: Clock = systemClock): Promise<RunningServices> {
   const db = createDb(config.db.url, config.db.poolSize);
   const redis = createRedis(config.redis.url);
   const subscriber = createRedis(config.redis.url, { maxRetriesPerRequest: null });
   for (const r of [redis, subscriber]) r.on('error', (err) => log.warn({ err: err.message }, 'redis connection problem'));
-  defineBillingScripts(redis);
+  defineScripts(redis);
   await Promise.all([connectRedis(redis), connectRedis(subscriber)]);
   const keys = redisKeys(config.redis.prefix);
   const keyCache = new KeyCache(db, config.keys.cacheTtlMs);
   await keyCache.subscribe(subscriber, keys.keyInvalidation);
   const upstreams = new UpstreamRegistry(catalog, config.upstream);
+  const balances = new BalanceStore(redis, db, keys);
+  const quotas = new QuotaStore(redis, db, keys);
+  const admissions = new Admissions(redis, keys, balances, quotas, config.billing);
   return {
     config,
     log,
@@ -34,8 +42,13 @@ export async function buildServices(config: Config, catalog: Catalog, log: Logge
     catalog,
     upstreams,
     keyCache,
-    balances: new BalanceStore(redis, db, keys),
+    clock,
+    balances,
+    quotas,
+    admissions,
+    limiter: new Limiter(redis, keys, clock),
     async close() {
+      admissions.renewer.stop();
       await upstreams.close();
       subscriber.disconnect();
       await redis.quit().catch(() => redis.disconnect());

@@ -2,8 +2,9 @@ import type { TokenUsage } from '../billing/pricing.js';
 import { tokenCost } from '../billing/pricing.js';
 import type { CatalogModel, Endpoint } from '../catalog/index.js';
 import type { ApiKeyContext } from '../keys/api-key.js';
+import type { Admitted } from '../limits/admission.js';
 import { usageFields, type UsageEvent } from '../usage/record.js';
-import { admit } from './pipeline.js';
+import { admit, discountOf } from './pipeline.js';
 import type { GatewayServices } from './services.js';
 
 export interface CallOutcome {
@@ -17,12 +18,12 @@ export interface CallOutcome {
 }
 
 /**
- * One metered call: takes the reservation (steps 5-6), and at the end writes exactly one usage
- * record with its charge. `close` in a finally releases a reservation that was never settled.
+ * One metered call: takes the reservation and leases (steps 5-6), and at the end writes exactly one
+ * usage record with its charge. `close` in a finally releases what a call that never finished held.
  */
 export class CallMeter {
   private readonly startedAt = performance.now();
-  private reserved = false;
+  private admitted: Admitted | undefined;
   private finished = false;
   model: CatalogModel | undefined;
 
@@ -40,10 +41,11 @@ export class CallMeter {
     return Math.round(performance.now() - this.startedAt);
   }
 
-  async admit(model: CatalogModel, maxCost: number): Promise<void> {
+  /** Admits the call; returns the rate-limit headers to send. */
+  async admit(model: CatalogModel, maxCost: number, estimatedTokens: number): Promise<Record<string, string>> {
     this.model = model;
-    await admit(this.services, this.key, this.callId, maxCost);
-    this.reserved = true;
+    this.admitted = await admit(this.services, this.key, this.callId, maxCost, estimatedTokens);
+    return this.admitted.headers;
   }
 
   /** Charges the priced usage (zero for failures) and queues the record; returns the amount charged. */
@@ -51,7 +53,7 @@ export class CallMeter {
     if (this.finished) return 0;
     this.finished = true;
     // Usage is known only for calls the upstream served (in full or in part); failures cost nothing.
-    const cost = this.model && outcome.usage ? tokenCost(this.model, outcome.usage) : 0;
+    const cost = this.model && outcome.usage ? tokenCost(this.model, outcome.usage, discountOf(this.services, this.key)) : 0;
     const event: UsageEvent = {
       id: this.callId,
       request_id: this.requestId,
@@ -68,20 +70,33 @@ export class CallMeter {
       tags: this.tags,
       latency_ms: this.elapsedMs(),
       ttft_ms: outcome.ttftMs ?? null,
-      created_at: new Date().toISOString(),
+      created_at: new Date(this.services.clock.now()).toISOString(),
     };
-    try {
-      return await this.services.balances.settle(this.key.userId, this.callId, cost, JSON.stringify(event));
-    } catch (err) {
-      this.services.log.error({ err, callId: this.callId }, 'settlement failed; the reservation expires on its own');
-      return 0;
-    }
+    const actualTokens = outcome.usage ? outcome.usage.inputTokens + outcome.usage.outputTokens : 0;
+    return this.end(cost, actualTokens, JSON.stringify(event));
   }
 
-  /** Releases the reservation of a call that ends without settlement (a crash path; finish is the norm). */
+  /** Releases what a call that ends without `finish` held (a crash path; finish is the norm). */
   async close(): Promise<void> {
-    if (!this.reserved || this.finished) return;
+    if (this.finished || !this.admitted) return;
     this.finished = true;
-    await this.services.balances.release(this.key.userId, this.callId).catch(() => {});
+    await this.end(0, 0, undefined);
+  }
+
+  private async end(cost: number, actualTokens: number, record: string | undefined): Promise<number> {
+    try {
+      return await this.services.admissions.finish({
+        key: this.key,
+        callId: this.callId,
+        now: this.services.clock.now(),
+        cost,
+        admitted: this.admitted,
+        actualTokens,
+        record,
+      });
+    } catch (err) {
+      this.services.log.error({ err: (err as Error).message, callId: this.callId }, 'finishing a call failed; its holds expire on their own');
+      return 0;
+    }
   }
 }

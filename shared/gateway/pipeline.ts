@@ -1,7 +1,9 @@
-import type { CatalogModel, Endpoint } from '../catalog/index.js';
+import type { Discount } from '../billing/pricing.js';
+import type { CatalogModel, Endpoint, Group } from '../catalog/index.js';
 import { groupAllows } from '../catalog/index.js';
-import { GatewayError, serviceUnavailable } from '../errors.js';
+import { GatewayError, isGatewayError, serviceUnavailable } from '../errors.js';
 import { ipAllowed, type ApiKeyContext } from '../keys/api-key.js';
+import type { Admitted } from '../limits/admission.js';
 import type { GatewayServices } from './services.js';
 
 /**
@@ -61,26 +63,27 @@ export function authorizeModel(services: GatewayServices, key: ApiKeyContext, mo
   return model;
 }
 
-/** Money and limits held for one call; `finish` releases whatever settlement did not consume. */
-export interface Admission {
-  readonly reservationId: string;
-  readonly reserved: number;
+/** The key's group as the catalog defines it now (a group removed from the catalog has no limits). */
+export function groupOf(services: GatewayServices, key: ApiKeyContext): Group {
+  return services.catalog.groups.get(key.groupId) ?? { id: key.groupId, models: '*', limits: { rpm: null, tpm: null, concurrency: null }, discountPercent: 0 };
+}
+
+/** The key's effective discount: its account's and its group's, compounded (see finalizeCost). */
+export function discountOf(services: GatewayServices, key: ApiKeyContext): Discount {
+  return { accountPercent: key.owner.discountPercent, groupPercent: groupOf(services, key).discountPercent };
 }
 
 /**
- * Steps 5 and 6: a reservation of the call's maximum cost against the balance, then rate limits and
- * concurrency. One Redis round trip when the balance is loaded.
+ * Steps 5 and 6: the call's maximum cost reserved against the balance and every quota cap, then
+ * the rate limits and concurrency of the key, account and group layers — one atomic Redis step.
+ * Redis unreachable answers 503 at once: nothing is admitted without its limits.
  */
-export async function admit(services: GatewayServices, key: ApiKeyContext, reservationId: string, maxCost: number): Promise<Admission> {
-  let outcome;
+export async function admit(services: GatewayServices, key: ApiKeyContext, callId: string, maxCost: number, estimatedTokens: number): Promise<Admitted> {
   try {
-    outcome = await services.balances.reserve(key.userId, reservationId, maxCost, services.config.billing.reservationTtlMs);
+    return await services.admissions.admit({ key, group: groupOf(services, key), callId, maxCost, estimatedTokens, now: services.clock.now() });
   } catch (err) {
-    services.log.error({ err }, 'reservation failed');
+    if (isGatewayError(err)) throw err;
+    services.log.error({ err: (err as Error).message }, 'admission failed');
     throw serviceUnavailable();
   }
-  if (!outcome.ok) {
-    throw new GatewayError('insufficient_balance', 402, `insufficient balance: this call may cost up to ${maxCost} micro-USD`);
-  }
-  return { reservationId, reserved: maxCost };
 }

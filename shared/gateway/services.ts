@@ -1,9 +1,13 @@
 import type { Redis } from 'ioredis';
 import type { BalanceStore } from '../billing/balance.js';
+import type { QuotaStore } from '../billing/quota.js';
 import type { Catalog } from '../catalog/index.js';
+import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import type { KeyCache } from '../keys/key-cache.js';
+import type { Admissions } from '../limits/admission.js';
+import type { Limiter } from '../limits/limiter.js';
 import type { Logger } from '../log.js';
 import type { UpstreamRegistry } from '../providers/registry.js';
 import type { RedisKeys } from '../redis/keys.js';
@@ -12,6 +16,7 @@ import type { RedisKeys } from '../redis/keys.js';
 export interface GatewayServices {
   readonly config: Config;
   readonly log: Logger;
+  readonly clock: Clock;
   readonly db: Db;
   readonly redis: Redis;
   readonly redisKeys: RedisKeys;
@@ -19,4 +24,7 @@ export interface GatewayServices {
   readonly upstreams: UpstreamRegistry;
   readonly keyCache: KeyCache;
   readonly balances: BalanceStore;
+  readonly quotas: QuotaStore;
+  readonly admissions: Admissions;
+  readonly limiter: Limiter;
 }

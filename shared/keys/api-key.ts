@@ -1,5 +1,6 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import type { ApiKeyRow, AssetAccess, CompatibilityProfile, KeyStatus } from '../db/schema.js';
+import type { KeyWithOwner } from '../db/api-keys.js';
+import type { AssetAccess, CompatibilityProfile, KeyStatus } from '../db/schema.js';
 
 /** What the gateway needs of a key on every call, prepared once when the key is cached. */
 export interface ApiKeyContext {
@@ -18,9 +19,14 @@ export interface ApiKeyContext {
   readonly quota: { readonly total: number | null; readonly daily: number | null; readonly monthly: number | null };
   readonly tags: readonly string[];
   readonly usageAccess: boolean;
+  /** The account layer: operator-set limits and discount of the key's owner. */
+  readonly owner: {
+    readonly limits: { readonly rpm: number | null; readonly tpm: number | null; readonly concurrency: number | null };
+    readonly discountPercent: number;
+  };
 }
 
-export function toKeyContext(row: ApiKeyRow): ApiKeyContext {
+export function toKeyContext(row: KeyWithOwner): ApiKeyContext {
   return {
     id: row.id,
     userId: row.user_id,
@@ -35,6 +41,10 @@ export function toKeyContext(row: ApiKeyRow): ApiKeyContext {
     quota: { total: row.total_micro_usd, daily: row.daily_micro_usd, monthly: row.monthly_micro_usd },
     tags: row.tags,
     usageAccess: row.usage_access,
+    owner: {
+      limits: { rpm: row.owner_rpm_limit, tpm: row.owner_tpm_limit, concurrency: row.owner_concurrency_limit },
+      discountPercent: Number(row.owner_discount_percent),
+    },
   };
 }
 

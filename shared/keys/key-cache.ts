@@ -39,8 +39,12 @@ export class KeyCache {
     return loading;
   }
 
-  invalidate(keyId: string): void {
-    for (const [secret, entry] of this.entries) if (entry.key?.id === keyId) this.entries.delete(secret);
+  /** A message is a key id, or `user:<id>` when an account's limits or discount changed. */
+  invalidate(message: string): void {
+    const userId = message.startsWith('user:') ? message.slice(5) : undefined;
+    for (const [secret, entry] of this.entries) {
+      if (userId ? entry.key?.userId === userId : entry.key?.id === message) this.entries.delete(secret);
+    }
   }
 
   clear(): void {
@@ -71,4 +75,9 @@ export class KeyCache {
 /** Tells every gateway process that a key changed. */
 export async function publishKeyChange(redis: Redis, channel: string, keyId: string): Promise<void> {
   await redis.publish(channel, keyId);
+}
+
+/** Tells every gateway process that an account's limits or discount changed (all its keys reload). */
+export async function publishOwnerChange(redis: Redis, channel: string, userId: string): Promise<void> {
+  await redis.publish(channel, `user:${userId}`);
 }

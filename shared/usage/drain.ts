@@ -32,8 +32,8 @@ export async function drainUsageBatch(db: Db, redis: Redis, keys: RedisKeys, con
   const entries = claimed.length > 0 ? claimed : await readNew(redis, keys, consumer, batch, blockMs);
   if (entries.length === 0) return 0;
   await writeBatch(db, entries);
-  const triples = entries.flatMap((e) => [e.entryId, keys.undrained(e.event.user_id), e.charged]);
-  await redis.gwAckDrained(keys.usageStream, DRAIN_GROUP, ...triples);
+  const quads = entries.flatMap((e) => [e.entryId, keys.undrained(e.event.user_id), e.event.api_key_id ? keys.keyUndrained(e.event.api_key_id) : '', e.charged]);
+  await redis.gwAckDrained(keys.usageStream, DRAIN_GROUP, ...quads);
   await redis.xdel(keys.usageStream, ...entries.map((e) => e.entryId));
   return entries.length;
 }

@@ -1,0 +1,47 @@
+import type { Redis } from 'ioredis';
+import { startOfUtcDay, startOfUtcMonth, utcDay, utcMonth } from '../clock.js';
+import type { Db } from '../db/index.js';
+import { keySpend } from '../db/usage-records.js';
+import type { RedisKeys } from '../redis/keys.js';
+
+export interface KeySpend {
+  total: number;
+  daily: number;
+  monthly: number;
+}
+
+/**
+ * What a key has spent (total, this UTC day, this UTC month), kept in Redis beside the balance and
+ * rebuilt from usage records when Redis has none.
+ */
+export class QuotaStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly db: Db,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  /** Charges still queued for Postgres are counted in every period: a moment of caution, never an overspend. */
+  async load(keyId: string, now: number): Promise<void> {
+    const q = this.keys.keyQuota(keyId, utcDay(now), utcMonth(now));
+    for (;;) {
+      const [epoch, undrained] = await this.redis.mget(q.epoch, q.und);
+      const pending = Number(undrained ?? 0);
+      const spent = await keySpend(this.db, keyId, startOfUtcDay(now), startOfUtcMonth(now));
+      const result = Number(
+        await this.redis.gwLoadQuota(q.t, q.d, q.m, q.epoch, epoch ?? '0', spent.total + pending, spent.daily + pending, spent.monthly + pending),
+      );
+      if (result !== -1) return;
+    }
+  }
+
+  async spend(keyId: string, now: number): Promise<KeySpend> {
+    const q = this.keys.keyQuota(keyId, utcDay(now), utcMonth(now));
+    let [t, d, m] = await this.redis.mget(q.t, q.d, q.m);
+    if (t === null) {
+      await this.load(keyId, now);
+      [t, d, m] = await this.redis.mget(q.t, q.d, q.m);
+    }
+    return { total: Number(t ?? 0), daily: Number(d ?? 0), monthly: Number(m ?? 0) };
+  }
+}

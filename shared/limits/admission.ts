@@ -1,0 +1,195 @@
+import type { Redis } from 'ioredis';
+import type { BalanceStore } from '../billing/balance.js';
+import type { QuotaStore } from '../billing/quota.js';
+import type { Group } from '../catalog/index.js';
+import { utcDay, utcMonth } from '../clock.js';
+import { GatewayError } from '../errors.js';
+import type { ApiKeyContext } from '../keys/api-key.js';
+import type { RedisKeys } from '../redis/keys.js';
+import { limitRules, type Dimension, type RateRule } from './layers.js';
+import { LeaseRenewer } from './lease-renewer.js';
+
+export interface AdmissionInput {
+  key: ApiKeyContext;
+  group: Group;
+  callId: string;
+  /** The most the call can cost, reserved against the balance and every quota cap. */
+  maxCost: number;
+  /** Reserved against TPM, corrected to the actual tokens when the call ends. */
+  estimatedTokens: number;
+  now: number;
+}
+
+/** What an admitted call holds until `finish`. */
+export interface Admitted {
+  readonly headers: Record<string, string>;
+  readonly tpm: readonly RateRule[];
+  readonly concurrencyKeys: readonly string[];
+  readonly estimatedTokens: number;
+}
+
+export interface FinishInput {
+  key: ApiKeyContext;
+  callId: string;
+  now: number;
+  /** Priced cost; the charge is at most what was reserved. */
+  cost: number;
+  admitted: Admitted | undefined;
+  actualTokens: number;
+  /** The usage record to queue, as JSON. */
+  record: string | undefined;
+}
+
+interface Header {
+  limit: number;
+  remaining: number;
+  reset: number;
+}
+
+type AdmitReply =
+  | { ok: 1; hdr: Partial<Record<Dimension, Header>> }
+  | { fail: 'load_balance' }
+  | { fail: 'load_quota' }
+  | { fail: 'balance'; hdr: Partial<Record<Dimension, Header>> }
+  | { fail: 'quota'; period: 'total' | 'daily' | 'monthly'; cap: number; hdr: Partial<Record<Dimension, Header>> }
+  | { fail: 'rate'; layer: string; dim: Dimension; limit: number; retry: number; oversize: boolean; hdr: Partial<Record<Dimension, Header>> }
+  | { fail: 'concurrency'; layer: string; limit: number; hdr: Partial<Record<Dimension, Header>> };
+
+export interface AdmissionOptions {
+  reservationTtlMs: number;
+  leaseTtlMs: number;
+}
+
+/**
+ * Steps 5 and 6 in one Redis round trip (two more, once, when an account's balance or a key's
+ * spend is not loaded yet), and the end of a call in one more.
+ */
+export class Admissions {
+  readonly renewer: LeaseRenewer;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    private readonly balances: BalanceStore,
+    private readonly quotas: QuotaStore,
+    private readonly options: AdmissionOptions,
+  ) {
+    this.renewer = new LeaseRenewer(redis, options);
+  }
+
+  async admit(input: AdmissionInput): Promise<Admitted> {
+    const { key, callId, now } = input;
+    const { rates, concurrency } = limitRules(this.keys, key, input.group, input.estimatedTokens);
+    const caps = Object.fromEntries(Object.entries(key.quota).filter(([, v]) => v !== null));
+    const q = this.keys.keyQuota(key.id, utcDay(now), utcMonth(now));
+    const plan = JSON.stringify({
+      now,
+      id: callId,
+      amount: input.maxCost,
+      exp: now + this.options.reservationTtlMs,
+      lexp: now + this.options.leaseTtlMs,
+      lttl: this.options.leaseTtlMs,
+      bal: this.keys.balance(key.userId),
+      resv: this.keys.reservations(key.userId),
+      ramt: this.keys.reservationAmounts(key.userId),
+      rq: this.keys.reservationQuotas(key.userId),
+      q: Object.keys(caps).length > 0 ? { t: q.t, d: q.d, m: q.m, r: q.r, caps } : undefined,
+      rates,
+      conc: concurrency,
+    });
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const reply = JSON.parse(String(await this.redis.gwAdmit(plan))) as AdmitReply;
+      if ('ok' in reply) {
+        const admitted = {
+          headers: rateHeaders(reply.hdr),
+          tpm: rates.filter((r) => r.dim === 'tokens'),
+          concurrencyKeys: concurrency.map((c) => c.k),
+          estimatedTokens: input.estimatedTokens,
+        };
+        this.renewer.track(callId, this.keys.reservations(key.userId), admitted.concurrencyKeys);
+        return admitted;
+      }
+      if (reply.fail === 'load_balance') await this.balances.load(key.userId);
+      else if (reply.fail === 'load_quota') await this.quotas.load(key.id, now);
+      else throw refusal(reply, now);
+    }
+    throw new Error(`admission of ${callId} could not load its counters`);
+  }
+
+  /** Releases what the call held, charges it and queues its record; returns the amount charged. */
+  async finish(input: FinishInput): Promise<number> {
+    const { key, now } = input;
+    this.renewer.untrack(input.callId);
+    const a = input.admitted;
+    const q = this.keys.keyQuota(key.id, utcDay(now), utcMonth(now));
+    const plan = JSON.stringify({
+      id: input.callId,
+      now,
+      charge: input.cost,
+      bal: this.keys.balance(key.userId),
+      resv: this.keys.reservations(key.userId),
+      ramt: this.keys.reservationAmounts(key.userId),
+      rq: this.keys.reservationQuotas(key.userId),
+      und: this.keys.undrained(key.userId),
+      epoch: this.keys.epoch(key.userId),
+      q: { t: q.t, d: q.d, m: q.m, und: q.und, epoch: q.epoch },
+      tpm: (a?.tpm ?? []).map((r) => ({ k: r.k, limit: r.limit, delta: input.actualTokens - a!.estimatedTokens })),
+      conc: a?.concurrencyKeys ?? [],
+      stream: this.keys.usageStream,
+      rec: input.record,
+    });
+    return Number(await this.redis.gwFinish(plan));
+  }
+}
+
+const DIMENSIONS: Record<Dimension, string> = { requests: 'Requests', tokens: 'Tokens' };
+
+/** The tightest layer per dimension; a dimension no layer limits sends no headers. */
+export function rateHeaders(hdr: Partial<Record<Dimension, Header>> | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [dim, h] of Object.entries(hdr ?? {}) as [Dimension, Header][]) {
+    const name = DIMENSIONS[dim];
+    headers[`X-RateLimit-Limit-${name}`] = String(h.limit);
+    headers[`X-RateLimit-Remaining-${name}`] = String(h.remaining);
+    headers[`X-RateLimit-Reset-${name}`] = String(h.reset);
+  }
+  return headers;
+}
+
+function refusal(reply: Exclude<AdmitReply, { ok: 1 } | { fail: 'load_balance' } | { fail: 'load_quota' }>, now: number): GatewayError {
+  const headers = rateHeaders(reply.hdr);
+  switch (reply.fail) {
+    case 'balance':
+      return new GatewayError('insufficient_balance', 402, 'insufficient balance for the maximum cost of this call', { headers });
+    case 'quota': {
+      const retryAfter = reply.period === 'total' ? undefined : secondsToNextPeriod(now, reply.period);
+      return new GatewayError('quota_exceeded', 429, `this key's ${reply.period} quota of ${reply.cap} micro-USD would be exceeded`, {
+        headers,
+        ...(retryAfter === undefined ? {} : { retryAfter }),
+      });
+    }
+    case 'rate':
+      return new GatewayError(
+        'rate_limit_exceeded',
+        429,
+        reply.oversize
+          ? `this call needs more than the ${reply.layer} limit of ${reply.limit} ${reply.dim} per minute allows`
+          : `rate limit exceeded: ${reply.layer} limit of ${reply.limit} ${reply.dim} per minute`,
+        { retryAfter: reply.retry, headers },
+      );
+    case 'concurrency':
+      return new GatewayError('rate_limit_exceeded', 429, `concurrency limit exceeded: ${reply.layer} limit of ${reply.limit} calls in flight`, {
+        retryAfter: 1,
+        headers,
+      });
+  }
+}
+
+function secondsToNextPeriod(now: number, period: 'daily' | 'monthly'): number {
+  const d = new Date(now);
+  const next =
+    period === 'daily'
+      ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1)
+      : Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  return Math.max(1, Math.ceil((next - now) / 1000));
+}

@@ -1,0 +1,209 @@
+/**
+ * The admission and finish scripts: steps 5 and 6 of the pipeline, and the end of a call, each one
+ * atomic Redis round trip. The plan travels as JSON (cjson) so one script serves any mix of layers.
+ *
+ * Per account: `bal` (spendable micro-USD; reservations already taken out), `resv` (call id →
+ * expiry), `resvamt` (call id → amount), `resvq` (call id → the key's reserved counter it holds).
+ * Per key: `t`, `d:<yyyymmdd>`, `m:<yyyymm>` (spent, loaded from Postgres on first use), `r`
+ * (reserved in flight), `und` (charged but not yet in Postgres), `epoch`.
+ * Rate limits are GCRA over a 60-second window: a key holds the theoretical arrival time (ms); a
+ * request of cost c moves it by c × 60000 / limit and is admitted while it stays within 60 s of now.
+ * Concurrency: a sorted set of call id → lease expiry per layer.
+ */
+
+const GCRA_PEEK = `
+local function gcra(r, now)
+  local T = 60000 / r.limit
+  local tat = tonumber(redis.call('GET', r.k) or '0')
+  if tat < now then tat = now end
+  local new = tat + r.cost * T
+  return tat, new, T
+end
+`;
+
+/** ARGV[1] = plan JSON → JSON {ok, req?, tok?} or {fail, ...} */
+export const ADMIT = `${GCRA_PEEK}
+local p = cjson.decode(ARGV[1])
+local now = p.now
+
+-- Step 6 is evaluated first without writing, so every answer can report where the caller stands;
+-- failures are still reported in step order (5 before 6).
+local news, rateFail, hdr = {}, nil, {}
+for i, r in ipairs(p.rates) do
+  if r.limit <= 0 then
+    -- A zero limit admits nothing; GCRA would divide by zero.
+    hdr[r.dim] = { limit = 0, remaining = 0, reset = 60 }
+    if rateFail == nil then rateFail = { fail = 'rate', layer = r.layer, dim = r.dim, limit = 0, retry = 60, oversize = true } end
+    r.cost = 0
+    r.limit = 1
+  end
+  local tat, new, T = gcra(r, now)
+  local admitted = new - now <= 60000
+  news[i] = new
+  local used = admitted and new or tat
+  local remaining = math.floor((60000 - (used - now)) / T)
+  if remaining < 0 then remaining = 0 end
+  local h = hdr[r.dim]
+  if h == nil or remaining < h.remaining then
+    hdr[r.dim] = { limit = r.limit, remaining = remaining, reset = math.ceil((used - now) / 1000) }
+  end
+  if not admitted and rateFail == nil then
+    local wait = math.ceil((new - 60000 - now) / 1000)
+    if wait < 1 then wait = 1 end
+    rateFail = { fail = 'rate', layer = r.layer, dim = r.dim, limit = r.limit, retry = wait, oversize = r.cost > r.limit }
+  end
+end
+
+-- Step 5: balance (after returning the reservations of processes that died), then quota caps.
+if redis.call('EXISTS', p.bal) == 0 then return cjson.encode({ fail = 'load_balance' }) end
+local expired = redis.call('ZRANGEBYSCORE', p.resv, '-inf', now, 'LIMIT', 0, 100)
+for _, id in ipairs(expired) do
+  local amt = redis.call('HGET', p.ramt, id)
+  if amt then
+    redis.call('INCRBY', p.bal, amt)
+    local qr = redis.call('HGET', p.rq, id)
+    if qr then redis.call('DECRBY', qr, amt) end
+  end
+  redis.call('HDEL', p.ramt, id)
+  redis.call('HDEL', p.rq, id)
+  redis.call('ZREM', p.resv, id)
+end
+local bal = tonumber(redis.call('GET', p.bal))
+if bal < p.amount then return cjson.encode({ fail = 'balance', balance = bal, hdr = hdr }) end
+if p.q then
+  if redis.call('EXISTS', p.q.t) == 0 then return cjson.encode({ fail = 'load_quota' }) end
+  local reserved = tonumber(redis.call('GET', p.q.r) or '0')
+  for _, c in ipairs({ { 'total', p.q.t }, { 'daily', p.q.d }, { 'monthly', p.q.m } }) do
+    local cap = p.q.caps[c[1]]
+    if cap then
+      local used = tonumber(redis.call('GET', c[2]) or '0')
+      if used + reserved + p.amount > cap then
+        return cjson.encode({ fail = 'quota', period = c[1], used = used, cap = cap, hdr = hdr })
+      end
+    end
+  end
+end
+
+-- Step 6: rate limits, then concurrency.
+if rateFail then rateFail.hdr = hdr return cjson.encode(rateFail) end
+for _, c in ipairs(p.conc) do
+  redis.call('ZREMRANGEBYSCORE', c.k, '-inf', now)
+  if redis.call('ZCARD', c.k) >= c.limit then
+    return cjson.encode({ fail = 'concurrency', layer = c.layer, limit = c.limit, hdr = hdr })
+  end
+end
+
+-- Every layer admits: commit all of it.
+if p.amount > 0 then
+  redis.call('DECRBY', p.bal, p.amount)
+  redis.call('ZADD', p.resv, p.exp, p.id)
+  redis.call('HSET', p.ramt, p.id, p.amount)
+  if p.q then
+    redis.call('INCRBY', p.q.r, p.amount)
+    redis.call('HSET', p.rq, p.id, p.q.r)
+  end
+end
+for i, r in ipairs(p.rates) do
+  redis.call('SET', r.k, string.format('%.3f', news[i]), 'PX', math.ceil(news[i] - now) + 1000)
+end
+for _, c in ipairs(p.conc) do
+  redis.call('ZADD', c.k, p.lexp, p.id)
+  redis.call('PEXPIRE', c.k, p.lttl)
+end
+return cjson.encode({ ok = 1, hdr = hdr })
+`;
+
+/**
+ * ARGV[1] = plan JSON → charged micro-USD. Releases the reservation and the leases, charges at
+ * most what was reserved, counts the charge toward the key's quotas, corrects TPM to the actual
+ * tokens, and queues the usage record with its charge in the same step: a record is never charged
+ * twice, and never lost once the response is complete.
+ */
+export const FINISH = `
+local p = cjson.decode(ARGV[1])
+local now = p.now
+local loaded = redis.call('EXISTS', p.bal) == 1
+local amt = redis.call('HGET', p.ramt, p.id)
+local charge = p.charge
+if amt then
+  amt = tonumber(amt)
+  if charge > amt then charge = amt end
+  local qr = redis.call('HGET', p.rq, p.id)
+  if qr then redis.call('DECRBY', qr, amt) end
+  redis.call('HDEL', p.ramt, p.id)
+  redis.call('HDEL', p.rq, p.id)
+  redis.call('ZREM', p.resv, p.id)
+  if loaded then redis.call('INCRBY', p.bal, amt - charge) end
+elseif loaded then
+  -- The reservation already expired and its money went back: charge what is there, never below zero.
+  local bal = tonumber(redis.call('GET', p.bal))
+  if charge > bal then charge = math.max(bal, 0) end
+  redis.call('DECRBY', p.bal, charge)
+end
+if charge > 0 then
+  if not loaded then redis.call('INCR', p.epoch) end
+  redis.call('INCRBY', p.und, charge)
+  if redis.call('EXISTS', p.q.t) == 1 then
+    redis.call('INCRBY', p.q.t, charge)
+    redis.call('INCRBY', p.q.d, charge)
+    redis.call('PEXPIRE', p.q.d, 259200000)
+    redis.call('INCRBY', p.q.m, charge)
+    redis.call('PEXPIRE', p.q.m, 3456000000)
+  else
+    redis.call('INCR', p.q.epoch)
+  end
+  redis.call('INCRBY', p.q.und, charge)
+end
+for _, t in ipairs(p.tpm) do
+  local tat = redis.call('GET', t.k)
+  if tat and t.delta ~= 0 then
+    local new = tonumber(tat) + t.delta * 60000 / t.limit
+    if new > now then
+      redis.call('SET', t.k, string.format('%.3f', new), 'PX', math.ceil(new - now) + 1000)
+    else
+      redis.call('DEL', t.k)
+    end
+  end
+end
+for _, k in ipairs(p.conc) do redis.call('ZREM', k, p.id) end
+if p.rec then redis.call('XADD', p.stream, '*', 'r', p.rec, 'c', charge) end
+return charge
+`;
+
+/** ARGV: now, lease expiry, reservation expiry, then pairs (call id, JSON list of lease keys + resv key). */
+export const RENEW = `
+local n = 0
+for i = 4, #ARGV, 2 do
+  local keys = cjson.decode(ARGV[i + 1])
+  redis.call('ZADD', keys.resv, 'XX', ARGV[3], ARGV[i])
+  for _, k in ipairs(keys.conc) do
+    if redis.call('ZADD', k, 'XX', 'CH', ARGV[2], ARGV[i]) == 1 then n = n + 1 end
+  end
+end
+return n
+`;
+
+/**
+ * Generic limits (per source IP, per key, code-sending cooldowns): ARGV[1] = JSON {now, rules:
+ * [{k, limit, windowMs}]} → {ok} or {fail, index, retry}. All rules admit or none is consumed.
+ */
+export const CONSUME = `
+local p = cjson.decode(ARGV[1])
+local news = {}
+for i, r in ipairs(p.rules) do
+  local T = r.windowMs / r.limit
+  local tat = tonumber(redis.call('GET', r.k) or '0')
+  if tat < p.now then tat = p.now end
+  local new = tat + T
+  if new - p.now > r.windowMs then
+    local wait = math.ceil((new - r.windowMs - p.now) / 1000)
+    if wait < 1 then wait = 1 end
+    return cjson.encode({ fail = 1, index = i, retry = wait, remaining = 0, reset = math.ceil((tat - p.now) / 1000) })
+  end
+  news[i] = new
+end
+for i, r in ipairs(p.rules) do
+  redis.call('SET', r.k, string.format('%.3f', news[i]), 'PX', math.ceil(news[i] - p.now) + 1000)
+end
+return cjson.encode({ ok = 1 })
+`;

@@ -1,0 +1,29 @@
+import type { Redis } from 'ioredis';
+import { ACK_DRAINED, CREDIT, LOAD_BALANCE, LOAD_QUOTA } from '../billing/scripts.js';
+import { ADMIT, CONSUME, FINISH, RENEW } from '../limits/scripts.js';
+
+type Reply = Promise<unknown>;
+declare module 'ioredis' {
+  interface RedisCommander {
+    gwAdmit(plan: string): Reply;
+    gwFinish(plan: string): Reply;
+    gwRenew(now: number, leaseExpiry: number, reservationExpiry: number, ...pairs: string[]): Reply;
+    gwConsume(plan: string): Reply;
+    gwLoadBalance(bal: string, epoch: string, seen: string, value: number): Reply;
+    gwLoadQuota(t: string, d: string, m: string, epoch: string, seen: string, total: number, day: number, month: number): Reply;
+    gwCredit(bal: string, epoch: string, amount: number): Reply;
+    gwAckDrained(stream: string, group: string, ...quads: (string | number)[]): Reply;
+  }
+}
+
+/** Registers the gateway's scripts on a connection (EVALSHA, reloaded transparently after a Redis restart). */
+export function defineScripts(redis: Redis): void {
+  redis.defineCommand('gwAdmit', { numberOfKeys: 0, lua: ADMIT });
+  redis.defineCommand('gwFinish', { numberOfKeys: 0, lua: FINISH });
+  redis.defineCommand('gwRenew', { numberOfKeys: 0, lua: RENEW });
+  redis.defineCommand('gwConsume', { numberOfKeys: 0, lua: CONSUME });
+  redis.defineCommand('gwLoadBalance', { numberOfKeys: 2, lua: LOAD_BALANCE });
+  redis.defineCommand('gwLoadQuota', { numberOfKeys: 4, lua: LOAD_QUOTA });
+  redis.defineCommand('gwCredit', { numberOfKeys: 2, lua: CREDIT });
+  redis.defineCommand('gwAckDrained', { numberOfKeys: 1, lua: ACK_DRAINED });
+}
