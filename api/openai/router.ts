@@ -1,5 +1,7 @@
 import Router from '@koa/router';
 import type { GatewayServices } from '../../shared/gateway/services.js';
+import { createEstimate } from '../estimates/create-estimate.js';
+import { keyUsage } from '../usage/key-usage.js';
 import { chatCompletions } from './chat-completions.js';
 import { getModel, listModels } from './models.js';
 
@@ -9,5 +11,7 @@ export function openAiRouter(services: GatewayServices): Router {
   router.post('/chat/completions', chatCompletions(services));
   router.get('/models', listModels(services));
   router.get('/models/*id', getModel(services));
+  router.post('/estimates', createEstimate(services));
+  router.get('/key/usage', keyUsage(services));
   return router;
 }

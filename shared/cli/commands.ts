@@ -5,9 +5,11 @@ import { findKeyById } from '../db/api-keys.js';
 import { badRequest, notFound } from '../errors.js';
 import { keyCreateSchema, keyView, type KeyCreate } from '../keys/key-settings.js';
 import { createKey, setKeyStatus } from '../keys/manage-keys.js';
+import { publishOwnerChange } from '../keys/key-cache.js';
+import { updateUserLimits } from '../db/user-limits.js';
 import { parseOrThrow } from '../validation.js';
 import type { CliContext } from './context.js';
-import { flag, integerFlag, listFlag, requiredFlag, type Flags } from './flags.js';
+import { flag, integerFlag, limitFlag, listFlag, requiredFlag, type Flags } from './flags.js';
 
 export interface Command {
   usage: string;
@@ -70,6 +72,33 @@ export const commands: Record<string, Command> = {
       });
       const { row, key } = await createKey(await ctx.keyAdmin(), user.id, settings);
       return { ...keyView(row), key };
+    },
+  },
+  'user:limits': {
+    usage: 'user:limits --email E [--rpm N|none] [--tpm N|none] [--concurrency N|none]',
+    async run(ctx, f) {
+      const user = await ctx.user(requiredFlag(f, 'email'));
+      const limits = {
+        rpm_limit: limitFlag(f, 'rpm'),
+        tpm_limit: limitFlag(f, 'tpm'),
+        concurrency_limit: limitFlag(f, 'concurrency'),
+      };
+      const row = await updateUserLimits(ctx.db, user.id, Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)));
+      await publishOwnerChange(await ctx.redis(), ctx.keys.keyInvalidation, user.id);
+      return { ...row, discount_percent: Number(row.discount_percent) };
+    },
+  },
+  'user:discount': {
+    usage: 'user:discount --email E --percent P   (0-100, two decimals)',
+    async run(ctx, f) {
+      const user = await ctx.user(requiredFlag(f, 'email'));
+      const percent = Number(requiredFlag(f, 'percent'));
+      if (!(percent >= 0 && percent <= 100) || Math.round(percent * 100) !== percent * 100) {
+        throw badRequest('--percent must be a number from 0 to 100 with at most two decimals', 'percent');
+      }
+      const row = await updateUserLimits(ctx.db, user.id, { discount_percent: percent });
+      await publishOwnerChange(await ctx.redis(), ctx.keys.keyInvalidation, user.id);
+      return { ...row, discount_percent: Number(row.discount_percent) };
     },
   },
   'key:disable': { usage: 'key:disable --key-id ID', run: (ctx, f) => changeStatus(ctx, f, 'disabled') },

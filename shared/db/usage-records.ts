@@ -15,3 +15,43 @@ export async function keySpend(db: Db, keyId: string, dayStart: Date, monthStart
     .executeTakeFirstOrThrow();
   return { total: Number(row.total), daily: Number(row.daily), monthly: Number(row.monthly) };
 }
+
+/** Per-model totals of a key since `since`: requests, errors (status ≥ 400), tokens and charges. */
+export async function keyUsageByModel(db: Db, keyId: string, since: Date) {
+  const rows = await db
+    .selectFrom('usage_records')
+    .select([
+      'model',
+      sql<string>`count(*)`.as('requests'),
+      sql<string>`count(*) FILTER (WHERE status_code >= 400)`.as('errors'),
+      sql<string>`coalesce(sum(input_tokens), 0)`.as('input_tokens'),
+      sql<string>`coalesce(sum(output_tokens), 0)`.as('output_tokens'),
+      sql<string>`coalesce(sum(cached_tokens), 0)`.as('cached_tokens'),
+      sql<string>`coalesce(sum(charged_micro_usd), 0)`.as('charged_micro_usd'),
+    ])
+    .where('api_key_id', '=', keyId)
+    .where('created_at', '>=', since)
+    .groupBy('model')
+    .orderBy('model')
+    .execute();
+  return rows.map((r) => ({
+    model: r.model,
+    requests: Number(r.requests),
+    errors: Number(r.errors),
+    input_tokens: Number(r.input_tokens),
+    output_tokens: Number(r.output_tokens),
+    cached_tokens: Number(r.cached_tokens),
+    charged_micro_usd: Number(r.charged_micro_usd),
+  }));
+}
+
+export function recentKeyCalls(db: Db, keyId: string, limit: number) {
+  return db
+    .selectFrom('usage_records')
+    .select(['request_id', 'created_at', 'model', 'status_code', 'input_tokens', 'output_tokens', 'charged_micro_usd'])
+    .where('api_key_id', '=', keyId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}

@@ -6,6 +6,7 @@ import { createApp } from '../../api/app.js';
 import { createUser } from '../../shared/accounts/create-user.js';
 import { creditBalance } from '../../shared/billing/credit.js';
 import { buildCatalog } from '../../shared/catalog/index.js';
+import type { Clock } from '../../shared/clock.js';
 import { parseConfig } from '../../shared/config.js';
 import { buildServices, type RunningServices } from '../../shared/gateway/build-services.js';
 import { createKey } from '../../shared/keys/manage-keys.js';
@@ -29,6 +30,8 @@ export interface TestGateway {
 
 export interface TestGatewayOptions {
   sim?: UpstreamSimOptions;
+  /** Domain time (quota days and months, rate windows); tests move it with `offsetClock`. */
+  clock?: Clock;
   catalog?: (simUrl: string) => unknown;
   env?: Record<string, string>;
 }
@@ -42,7 +45,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const config = parseConfig(env);
   const catalog = buildCatalog((options.catalog ?? testCatalog)(sim.url));
   const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  const services = await buildServices(config, catalog, log);
+  const services = await buildServices(config, catalog, log, options.clock);
   const drainer = await startUsageDrainer({ db: services.db, redisUrl: config.redis.url, keys: services.redisKeys, batch: 500, log, blockMs: 200 });
   const server: Server = createApp(services).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -81,4 +84,18 @@ async function deleteRedisPrefix(services: RunningServices, prefix: string): Pro
     if (keys.length) await services.redis.del(...keys);
     cursor = next;
   } while (cursor !== '0');
+}
+
+/** A clock that runs with real time plus an offset the test moves. */
+export function offsetClock(): Clock & { advance(ms: number): void; set(ms: number): void } {
+  let offset = 0;
+  return {
+    now: () => Date.now() + offset,
+    advance(ms: number) {
+      offset += ms;
+    },
+    set(ms: number) {
+      offset = ms - Date.now();
+    },
+  };
 }

@@ -1,0 +1,54 @@
+import { findKeyById } from '../db/api-keys.js';
+import { keyUsageByModel, recentKeyCalls } from '../db/usage-records.js';
+import type { GatewayServices } from '../gateway/services.js';
+import type { ApiKeyContext } from '../keys/api-key.js';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The spec's key usage view: only this key's own data. Spend (`used_*`) is exact to the last call;
+ * the 30-day table and recent calls come from usage records, which land within about a second.
+ */
+export async function keyUsageView(services: GatewayServices, key: ApiKeyContext) {
+  const now = services.clock.now();
+  const since = new Date(now - 30 * DAY_MS);
+  const [row, spend, models, recent] = await Promise.all([
+    findKeyById(services.db, key.id),
+    services.quotas.spend(key.id, now),
+    keyUsageByModel(services.db, key.id, since),
+    recentKeyCalls(services.db, key.id, 20),
+  ]);
+  if (!row) throw new Error(`key ${key.id} vanished`);
+  const quota: Record<string, number | null> = {};
+  for (const [period, used] of [['total', spend.total], ['daily', spend.daily], ['monthly', spend.monthly]] as const) {
+    const cap = key.quota[period];
+    quota[`${period}_micro_usd`] = cap;
+    quota[`used_${period}_micro_usd`] = used;
+    if (cap !== null) quota[`remaining_${period}_micro_usd`] = Math.max(0, cap - used);
+  }
+  const total = models.reduce(
+    (t, m) => ({
+      requests: t.requests + m.requests,
+      errors: t.errors + m.errors,
+      input_tokens: t.input_tokens + m.input_tokens,
+      output_tokens: t.output_tokens + m.output_tokens,
+      cached_tokens: t.cached_tokens + m.cached_tokens,
+      charged_micro_usd: t.charged_micro_usd + m.charged_micro_usd,
+    }),
+    { requests: 0, errors: 0, input_tokens: 0, output_tokens: 0, cached_tokens: 0, charged_micro_usd: 0 },
+  );
+  return {
+    key: {
+      name: row.name,
+      prefix: row.prefix,
+      last4: row.last4,
+      status: row.status,
+      expires_at: row.expires_at?.toISOString() ?? null,
+      created_at: row.created_at.toISOString(),
+    },
+    quota,
+    limits: { rpm_limit: key.limits.rpm, tpm_limit: key.limits.tpm, concurrency_limit: key.limits.concurrency },
+    last_30_days: { start: since.toISOString(), end: new Date(now).toISOString(), models, total },
+    recent: recent.map((r) => ({ ...r, created_at: r.created_at.toISOString() })),
+  };
+}
