@@ -37,6 +37,7 @@ RUN --mount=type=cache,target=/root/.npm,sharing=locked \
 # package.json (copied above) stays: it carries "type": "module" for dist/.
 COPY --from=build /app/dist ./dist
 COPY migrations ./migrations
+COPY public ./public
 
 # Files stay root-owned (read-only for the app); the process runs unprivileged.
 USER node

@@ -2,7 +2,7 @@ import Koa from 'koa';
 import { GatewayError } from '../shared/errors.js';
 import type { GatewayServices } from '../shared/gateway/services.js';
 import { consoleRouter } from './console/router.js';
-import { healthRouter } from './health.js';
+import { siteRouter } from './site.js';
 import { errorBoundary } from './middleware/errors.js';
 import { requestId } from './middleware/request-id.js';
 import { openAiRouter } from './openai/router.js';
@@ -15,7 +15,7 @@ export function createApp(services: GatewayServices): Koa {
   app.silent = true; // errors are logged by the boundary, once
   app.use(requestId);
   app.use(errorBoundary(services.log));
-  for (const router of [healthRouter(services), openAiRouter(services), consoleRouter(services)]) {
+  for (const router of [siteRouter(services), openAiRouter(services), consoleRouter(services)]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true, methodNotAllowed: methodNotAllowed, notImplemented: methodNotAllowed }));
   }

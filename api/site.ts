@@ -1,9 +1,10 @@
 import Router from '@koa/router';
 import { sql } from 'kysely';
 import type { GatewayServices } from '../shared/gateway/services.js';
+import { usageLookupPage } from './usage/usage-lookup-page.js';
 
-/** Liveness says the process serves; readiness says its Postgres and Redis answer. */
-export function healthRouter(services: GatewayServices): Router {
+/** Health probes and the pages served without an API prefix. Readiness: Postgres and Redis answer. */
+export function siteRouter(services: GatewayServices): Router {
   const router = new Router();
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -16,5 +17,6 @@ export function healthRouter(services: GatewayServices): Router {
     ctx.status = db && redis ? 200 : 503;
     ctx.body = { status: db && redis ? 'ok' : 'unavailable', postgres: db, redis };
   });
+  router.get('/usage-lookup', usageLookupPage);
   return router;
 }
