@@ -53,7 +53,15 @@ export async function startUsageDrainer(options: UsageDrainOptions): Promise<Usa
 
   return {
     async idle() {
-      while (running && !(await streamDrained(redis, options.keys))) await new Promise((r) => setTimeout(r, 20));
+      // Asked on a connection of its own: the drain's connection sits in a blocking read.
+      const probe = createRedis(options.redisUrl);
+      probe.on('error', () => {});
+      try {
+        await connectRedis(probe);
+        while (running && !(await streamDrained(probe, options.keys))) await new Promise((r) => setTimeout(r, 20));
+      } finally {
+        probe.disconnect();
+      }
     },
     async stop() {
       running = false;

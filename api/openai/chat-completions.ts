@@ -23,6 +23,12 @@ export function chatCompletions(services: GatewayServices): Middleware {
     const key = await authenticate(services, bearerCredential(ctx));
     const tags = callTags(ctx.get('x-service-tags') || undefined, key.tags);
     const meter = new CallMeter(services, key, 'chat/completions', ctx.state.requestId, ctx.state.callId, tags);
+    // A client that goes away at any point aborts the upstream request (and with it the relay).
+    const abort = new AbortController();
+    const onClose = () => {
+      if (!ctx.res.writableEnded) abort.abort();
+    };
+    ctx.res.once('close', onClose);
     try {
       const body = await readJsonObject(ctx, limit);
       const req = parseOrThrow(chatRequestSchema, body.value);
@@ -32,7 +38,6 @@ export function chatCompletions(services: GatewayServices): Middleware {
       const maxCost = tokenCost(model, { inputTokens: body.bytes, outputTokens: maxOutput, cachedTokens: 0 }, discountOf(services, key));
       ctx.set(await meter.admit(model, maxCost, estimateTokensFromBytes(body.bytes) + maxOutput));
 
-      const abort = new AbortController();
       const stream = req.stream === true;
       const routed = await sendWithFallback(services.upstreams, model, abort.signal, (attempt) =>
         sendChatCompletion({ ...attempt, body: body.value, stream, signal: abort.signal }),
@@ -46,9 +51,15 @@ export function chatCompletions(services: GatewayServices): Middleware {
         await answerChatJson(ctx, meter, routed, body.bytes);
       }
     } catch (err) {
+      if (abort.signal.aborted) {
+        // Nothing was relayed, so nothing is charged; the record says who ended the call.
+        await meter.finish({ statusCode: 499, errorCode: 'client_closed' });
+        return;
+      }
       await meter.finish({ statusCode: isGatewayError(err) ? err.status : 500, errorCode: isGatewayError(err) ? err.code : 'internal_error' });
       throw err;
     } finally {
+      ctx.res.off('close', onClose);
       await meter.close();
     }
   };

@@ -8,7 +8,7 @@ import type { RoutedResponse } from '../../shared/routing/fallback.js';
 export interface RelayOptions {
   promptBytes: number;
   clientWantsUsage: boolean;
-  /** Aborts the upstream request; fired when the client goes away. */
+  /** Fired by the handler when the client goes away; aborts the upstream request. */
   abort: AbortController;
 }
 
@@ -30,30 +30,24 @@ export async function relayChatStream(ctx: Context, meter: CallMeter, routed: Ro
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.flushHeaders();
 
-  let clientGone = false;
-  const onClose = () => {
-    if (!res.writableEnded) {
-      clientGone = true;
-      options.abort.abort();
-    }
-  };
-  res.on('close', onClose);
-
+  const gone = options.abort.signal;
   const scanner = new ChatStreamScanner(options.clientWantsUsage);
   let ttftMs: number | null = null;
   let broken = false;
   try {
+    if (gone.aborted) throw gone.reason;
     for await (const chunk of routed.response.body as AsyncIterable<Buffer>) {
       const out = scanner.push(chunk);
       if (!out) continue;
       ttftMs ??= meter.elapsedMs();
-      if (!res.write(out)) await once(res, 'drain', { signal: options.abort.signal });
+      if (!res.write(out)) await once(res, 'drain', { signal: gone });
     }
     const tail = scanner.flush();
-    if (tail && !clientGone) res.write(tail);
+    if (tail && !gone.aborted) res.write(tail);
   } catch {
     broken = true;
   }
+  const clientGone = gone.aborted;
 
   const complete = scanner.done && !scanner.upstreamError && !broken && !clientGone;
   const usage = scanner.usage ?? {
@@ -71,9 +65,11 @@ export async function relayChatStream(ctx: Context, meter: CallMeter, routed: Ro
     stream: true,
     ttftMs,
   });
-  res.off('close', onClose);
-  if (clientGone) return;
+  if (clientGone) {
+    routed.response.body.destroy();
+    return;
+  }
   if (complete) res.end(DONE);
-  else if (scanner.upstreamError) res.end();
+  else if (scanner.upstreamError) res.end(errorEvent('upstream_error', 'the upstream provider failed during the stream'));
   else res.end(errorEvent('upstream_stream_interrupted', 'the upstream provider ended the stream before it was complete'));
 }

@@ -24,8 +24,10 @@ export const commands: Record<string, Command> = {
   'user:create': {
     usage: 'user:create --email E --password P [--balance-micro-usd N]',
     async run(ctx, f) {
-      const user = await createUser(ctx.db, requiredFlag(f, 'email'), requiredFlag(f, 'password'));
+      // Every flag is checked before anything is written, so a refused command leaves nothing behind.
       const balance = integerFlag(f, 'balance-micro-usd');
+      if (balance !== undefined && balance < 0) throw badRequest('--balance-micro-usd must not be negative', 'balance-micro-usd');
+      const user = await createUser(ctx.db, requiredFlag(f, 'email'), requiredFlag(f, 'password'));
       if (balance) await creditBalance(ctx.db, await ctx.balances(), user.id, balance, 'initial balance');
       return { id: user.id, email: user.email, balance_micro_usd: balance ?? 0 };
     },

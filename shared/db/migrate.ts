@@ -19,7 +19,8 @@ export async function ensureDatabase(url: string): Promise<void> {
     const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (exists.rowCount === 0) {
       await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`).catch((err: { code?: string }) => {
-        if (err.code !== '42P04') throw err; // created meanwhile by another process
+        // Created meanwhile by another process: 42P04, or 23505 when both CREATEs raced to commit.
+        if (err.code !== '42P04' && err.code !== '23505') throw err;
       });
     }
   } finally {

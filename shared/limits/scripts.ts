@@ -178,6 +178,8 @@ for i = 4, #ARGV, 2 do
   redis.call('ZADD', keys.resv, 'XX', ARGV[3], ARGV[i])
   for _, k in ipairs(keys.conc) do
     if redis.call('ZADD', k, 'XX', 'CH', ARGV[2], ARGV[i]) == 1 then n = n + 1 end
+    -- The set's own TTL (set at admission) must follow its leases, or a long call loses its slot.
+    redis.call('PEXPIRE', k, ARGV[2] - ARGV[1])
   end
 end
 return n

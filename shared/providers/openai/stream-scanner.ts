@@ -67,7 +67,11 @@ export class ChatStreamScanner {
       this.done = true;
       return undefined; // written by the relay once the call is settled
     }
-    if (data?.startsWith('{"error"')) this.upstreamError = true;
+    if (data?.startsWith('{"error"')) {
+      // The relay writes its own error event: an upstream's text can name its account.
+      this.upstreamError = true;
+      return undefined;
+    }
     if (data === undefined || !data.includes('"usage":{')) return event;
     let parsed: { usage?: unknown; choices?: unknown[] };
     try {

@@ -1,0 +1,104 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../api/app.js';
+import { buildCatalog } from '../../shared/catalog/index.js';
+import { parseConfig } from '../../shared/config.js';
+import { buildServices, type RunningServices } from '../../shared/gateway/build-services.js';
+import { createLogger } from '../../shared/log.js';
+import { DRAIN_GROUP, drainUsageBatch, ensureDrainGroup } from '../../shared/usage/drain.js';
+import { streamDrained } from '../../workers/usage-drain.js';
+import { testCatalog } from '../support/catalog.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { chatRequest, postChat } from '../support/http.js';
+import { expectConsistentLedger, pricedMicroUsd, SIM_DEFAULT_COMPLETION, usageRecords, usersBalance } from '../support/money.js';
+
+// A second gateway on its own Redis prefix and with no drainer: each test drains by hand with the
+// real drainUsageBatch, so a crash between the Postgres commit and the acknowledgement can be staged.
+let gw: TestGateway;
+let services: RunningServices;
+let server: Server;
+let url: string;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  // Under the harness prefix, so gw.close() deletes these keys too.
+  const config = parseConfig({ ...gw.env, REDIS_PREFIX: `${gw.env.REDIS_PREFIX}replay:` });
+  services = await buildServices(config, buildCatalog(testCatalog(gw.sim.url)), createLogger('silent'));
+  await ensureDrainGroup(services.redis, services.redisKeys);
+  server = createApp(services).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await services.close();
+  await gw.close();
+});
+
+// "hello" → (3 + 1) + 3 prompt tokens, 16 completion tokens at gpt-sim's 2 / 8 micro-USD per token.
+const COST = pricedMicroUsd({ input_per_mtok: 2_000_000, output_per_mtok: 8_000_000 }, 7, SIM_DEFAULT_COMPLETION);
+const FUNDS = 100_000;
+
+/** The same connection, except that acknowledging fails: the drainer "dies" right after its commit. */
+function crashingBeforeAck(redis: Redis): Redis {
+  return new Proxy(redis, {
+    get(target, prop) {
+      if (prop === 'gwAckDrained') return () => Promise.reject(new Error('process killed before XACK'));
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+async function paidCall(): Promise<{ userId: string }> {
+  const acct = await gw.account({ balance: FUNDS });
+  const res = await postChat(url, acct.key, chatRequest('gpt-sim', 'hello'));
+  expect(res.status, res.text).toBe(200);
+  return acct;
+}
+
+async function expectChargedOnce(userId: string) {
+  const records = await usageRecords(gw.services.db, userId);
+  expect(records.map((r) => r.charged_micro_usd)).toEqual([COST]);
+  const charges = await expectConsistentLedger(gw.services.db, userId);
+  expect(charges.map((c) => [c.request_id, c.amount_micro_usd])).toEqual([[records[0]!.id, -COST]]);
+  expect(await usersBalance(gw.services.db, userId)).toBe(FUNDS - COST);
+}
+
+const stream = () => services.redisKeys.usageStream;
+
+describe('the usage drain charges a record once', () => {
+  it('an entry redelivered after a crash between commit and acknowledgement moves no money again', async () => {
+    const { userId } = await paidCall();
+    const [[entryId]] = (await services.redis.xrange(stream(), '-', '+')) as [[string, string[]]];
+
+    await expect(drainUsageBatch(services.db, crashingBeforeAck(services.redis), services.redisKeys, 'dead', 10, 50)).rejects.toThrow(/XACK/);
+    await expectChargedOnce(userId);
+    expect(await streamDrained(services.redis, services.redisKeys)).toBe(false); // still pending on the dead consumer
+
+    // Age the pending entry past the claim threshold so a live drainer takes it over.
+    await services.redis.xclaim(stream(), DRAIN_GROUP, 'dead', 0, entryId, 'IDLE', 3_600_000);
+    expect(await drainUsageBatch(services.db, services.redis, services.redisKeys, 'alive', 10, 50)).toBe(1);
+
+    await expectChargedOnce(userId);
+    expect(await streamDrained(services.redis, services.redisKeys)).toBe(true);
+    // The first (and only) acknowledgement released the pending charge: Redis and Postgres agree.
+    expect(await services.balances.currentBalance(userId)).toEqual({ settled: FUNDS - COST, pending: 0, balance: FUNDS - COST });
+  });
+
+  it.each([
+    ['in one batch', 10],
+    ['in separate batches', 1],
+  ])('the same record pushed twice is written and charged once (%s)', async (_, batch) => {
+    const { userId } = await paidCall();
+    const [[, fields]] = (await services.redis.xrange(stream(), '-', '+')) as [[string, string[]]];
+    await services.redis.xadd(stream(), '*', ...fields);
+    let handled = 0;
+    while (handled < 2) handled += await drainUsageBatch(services.db, services.redis, services.redisKeys, 'alive', batch, 50);
+    expect(handled).toBe(2);
+    await expectChargedOnce(userId);
+  });
+});
