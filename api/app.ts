@@ -6,6 +6,7 @@ import { siteRouter } from './site.js';
 import { errorBoundary } from './middleware/errors.js';
 import { requestId } from './middleware/request-id.js';
 import { openAiRouter } from './openai/router.js';
+import { taskRouter } from './videos/router.js';
 
 // Thrown so the error boundary renders it in the caller's protocol, like every other error.
 const methodNotAllowed = () => new GatewayError('method_not_allowed', 405, 'method not allowed for this route');
@@ -15,7 +16,7 @@ export function createApp(services: GatewayServices): Koa {
   app.silent = true; // errors are logged by the boundary, once
   app.use(requestId);
   app.use(errorBoundary(services.log));
-  for (const router of [siteRouter(services), openAiRouter(services), consoleRouter(services)]) {
+  for (const router of [siteRouter(services), openAiRouter(services), taskRouter(services), consoleRouter(services)]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true, methodNotAllowed: methodNotAllowed, notImplemented: methodNotAllowed }));
   }

@@ -29,7 +29,7 @@ if (config.catalog.file) {
 }
 
 const services = await buildServices(config, catalog, log);
-const workers = await startWorkers(config, services.db, log, false);
+const workers = await startWorkers(services, false);
 const api = await startApiServer(services);
 log.info({ url: api.url }, 'gateway listening');
 
@@ -49,6 +49,6 @@ curl ${api.url}/v1/chat/completions \\
 
 installShutdown(log, [
   { name: 'stop accepting and finish requests', run: () => api.close(), timeoutMs: config.shutdownGraceMs },
-  { name: 'drain usage', run: () => workers.close(), timeoutMs: 10_000 },
+  { name: 'finish or hand back jobs', run: () => workers.close(), timeoutMs: config.shutdownGraceMs + 5_000 },
   { name: 'close pools', run: async () => { await services.close(); await sim?.close(); }, timeoutMs: 5_000 },
 ]);

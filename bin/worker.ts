@@ -1,6 +1,7 @@
 #!/usr/bin/env node
+import { loadCatalogOrExit } from '../shared/catalog/load-for-process.js';
 import { loadConfigOrExit } from '../shared/config.js';
-import { createDb } from '../shared/db/index.js';
+import { buildServices } from '../shared/gateway/build-services.js';
 import { installShutdown } from '../shared/lifecycle/shutdown.js';
 import { createLogger } from '../shared/log.js';
 import { startWorkers } from '../workers/index.js';
@@ -8,10 +9,11 @@ import { startWorkers } from '../workers/index.js';
 // Background work alone; scale by running more of these against the same Postgres and Redis.
 const config = loadConfigOrExit();
 const log = createLogger(config.log.level);
-const db = createDb(config.db.url, config.db.poolSize);
-const workers = await startWorkers(config, db, log, true);
-log.info({ metricsPort: config.worker.metricsPort }, 'gateway worker running');
+const catalog = await loadCatalogOrExit(config);
+const services = await buildServices(config, catalog, log);
+const workers = await startWorkers(services, true);
+log.info({ metricsPort: config.worker.metricsPort, queues: config.worker.queues }, 'gateway worker running');
 installShutdown(log, [
-  { name: 'finish jobs', run: () => workers.close(), timeoutMs: config.shutdownGraceMs },
-  { name: 'close pools', run: () => db.destroy(), timeoutMs: 5_000 },
+  { name: 'finish or hand back jobs', run: () => workers.close(), timeoutMs: config.shutdownGraceMs + 5_000 },
+  { name: 'close pools', run: () => services.close(), timeoutMs: 5_000 },
 ]);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkStorageEnv, storageConfig, storageEnvShape, type StorageConfig } from './storage/config.js';
 
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
 const optionalString = z.string().min(1).optional();
@@ -27,7 +28,15 @@ const envSchema = z.object({
   USAGE_DRAIN_BATCH: z.coerce.number().int().min(1).max(5000).default(500),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9091),
   SHUTDOWN_GRACE_MS: int(25_000),
-});
+  TASK_DEADLINE_MS: z.coerce.number().int().min(1_000).default(3 * 60 * 60 * 1000),
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  OPERATOR_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
+  WORKER_QUEUES: z.string().default('all'),
+  WORKER_CONCURRENCY: z.string().default(''),
+  MAINTENANCE_EVERY_MS: z.coerce.number().int().min(100).default(30_000),
+  TASK_RECONCILE_AFTER_MS: z.coerce.number().int().min(100).default(120_000),
+  ...storageEnvShape,
+}).superRefine(checkStorageEnv);
 
 export type Env = z.infer<typeof envSchema>;
 
@@ -44,8 +53,14 @@ export interface Config {
   readonly billing: Readonly<{ reservationTtlMs: number; leaseTtlMs: number }>;
   readonly console: Readonly<{ sessionTtlHours: number }>;
   readonly usage: Readonly<{ drainBatch: number }>;
-  readonly worker: Readonly<{ metricsPort: number }>;
+  readonly worker: Readonly<{ metricsPort: number; queues: string; concurrency: string }>;
   readonly shutdownGraceMs: number;
+  readonly tasks: Readonly<{ deadlineMs: number; maintenanceEveryMs: number; reconcileAfterMs: number }>;
+  readonly storage: Readonly<StorageConfig>;
+  /** Origin of every URL the gateway hands out; unset = the origin the request came to. */
+  readonly publicBaseUrl: string | undefined;
+  /** Bearer token of the operator endpoints (queue dashboard); unset = they are off. */
+  readonly operatorToken: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -74,8 +89,12 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
     billing: { reservationTtlMs: e.RESERVATION_TTL_MS, leaseTtlMs: e.LEASE_TTL_MS },
     console: { sessionTtlHours: e.SESSION_TTL_HOURS },
     usage: { drainBatch: e.USAGE_DRAIN_BATCH },
-    worker: { metricsPort: e.WORKER_METRICS_PORT },
+    worker: { metricsPort: e.WORKER_METRICS_PORT, queues: e.WORKER_QUEUES, concurrency: e.WORKER_CONCURRENCY },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    tasks: { deadlineMs: e.TASK_DEADLINE_MS, maintenanceEveryMs: e.MAINTENANCE_EVERY_MS, reconcileAfterMs: e.TASK_RECONCILE_AFTER_MS },
+    storage: storageConfig(e, e.DATA_DIR),
+    publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+    operatorToken: e.OPERATOR_TOKEN,
   });
 }
 

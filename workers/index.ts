@@ -1,25 +1,42 @@
-import type { Config } from '../shared/config.js';
-import type { Db } from '../shared/db/index.js';
+import type { GatewayServices } from '../shared/gateway/services.js';
 import { listen } from '../shared/lifecycle/http-server.js';
-import type { Logger } from '../shared/log.js';
-import { redisKeys } from '../shared/redis/keys.js';
-import { workerHttpServer } from './metrics.js';
-import { startUsageDrainer } from './usage-drain.js';
+import { trackQueueDepth, workerHttpServer } from './metrics.js';
+import { selectedQueues, startTaskWorkers } from './task-workers.js';
+import { startUsageDrainer, type UsageDrainer } from './usage-drain.js';
 
 export interface Workers {
   close(): Promise<void>;
 }
 
-/** Every background job of this process; `serveMetrics` is off when the API shares the process. */
-export async function startWorkers(config: Config, db: Db, log: Logger, serveMetrics: boolean): Promise<Workers> {
-  const drainer = await startUsageDrainer({ db, redisUrl: config.redis.url, keys: redisKeys(config.redis.prefix), batch: config.usage.drainBatch, log });
+/**
+ * Every background job this process serves (WORKER_QUEUES): the usage drain, the task queues and
+ * maintenance. `serveMetrics` is off when the API shares the process.
+ */
+export async function startWorkers(s: GatewayServices, serveMetrics: boolean): Promise<Workers> {
+  const { config } = s;
+  const selected = selectedQueues(config.worker.queues);
+  let drainer: UsageDrainer | undefined;
+  if (selected.has('usage')) {
+    drainer = await startUsageDrainer({ db: s.db, redisUrl: config.redis.url, keys: s.redisKeys, batch: config.usage.drainBatch, log: s.log });
+  }
+  const tasks = startTaskWorkers(s, {
+    queues: config.worker.queues,
+    concurrency: config.worker.concurrency,
+    maintenanceEveryMs: config.tasks.maintenanceEveryMs,
+    staleAfterMs: config.tasks.reconcileAfterMs,
+    graceMs: config.shutdownGraceMs,
+  });
   let stopping = false;
   const http = serveMetrics ? workerHttpServer(() => !stopping) : undefined;
-  if (http) await listen(http, config.worker.metricsPort, config.http.host);
+  if (http) {
+    trackQueueDepth(s.jobs);
+    await listen(http, config.worker.metricsPort, config.http.host);
+  }
   return {
     async close() {
       stopping = true;
-      await drainer.stop();
+      await tasks.close();
+      await drainer?.stop();
       http?.close();
     },
   };

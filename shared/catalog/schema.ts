@@ -4,8 +4,15 @@ import { z } from 'zod';
 export const ENDPOINTS = ['chat/completions', 'embeddings', 'images/generations', 'images/edits', 'videos', 'images/tasks'] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
-export const PROTOCOLS = ['openai'] as const;
+export const PROTOCOLS = ['openai', 'content-tasks', 'openai-videos'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
+
+/** Which gateway endpoints each upstream protocol can serve. */
+const SERVES: Record<Protocol, readonly Endpoint[]> = {
+  openai: ['chat/completions', 'embeddings', 'images/generations', 'images/edits'],
+  'content-tasks': ['videos', 'images/tasks'],
+  'openai-videos': ['videos'],
+};
 
 const microUsd = z.number().int().nonnegative();
 const id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/, 'letters, digits and . _ : / - (1-128 characters)');
@@ -80,8 +87,15 @@ export const catalogSchema = z
       if (modelIds.has(m.id)) ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `duplicate model id ${m.id}` });
       modelIds.add(m.id);
       m.routes.forEach((r, j) => {
-        if (!providerIds.has(r.provider)) {
+        const protocol = c.providers.find((p) => p.id === r.provider)?.protocol;
+        if (!protocol) {
           ctx.addIssue({ code: 'custom', path: ['models', i, 'routes', j, 'provider'], message: `unknown provider ${r.provider}` });
+          return;
+        }
+        for (const endpoint of m.endpoints) {
+          if (!SERVES[protocol].includes(endpoint)) {
+            ctx.addIssue({ code: 'custom', path: ['models', i, 'routes', j, 'provider'], message: `a ${protocol} provider cannot serve ${endpoint}` });
+          }
         }
       });
     });

@@ -99,13 +99,68 @@ export interface UsageRecordsTable {
   created_at: Timestamp;
 }
 
+export type TaskKind = 'video' | 'image';
+export type TaskStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'expired';
+export type TaskStage = 'submit' | 'poll' | 'mirror' | 'settle' | 'done';
+
+export interface TasksTable {
+  id: string;
+  kind: TaskKind;
+  user_id: string;
+  api_key_id: string | null;
+  request_id: string;
+  model: string;
+  provider: string;
+  upstream_model: string;
+  status: ColumnType<TaskStatus, TaskStatus | undefined, TaskStatus>;
+  stage: ColumnType<TaskStage, TaskStage | undefined, TaskStage>;
+  request: ColumnType<Record<string, unknown>, string, string>;
+  upstream_id: string | null;
+  progress: number | null;
+  provider_url: string | null;
+  provider_urls: string[] | null;
+  stored_keys: string[] | null;
+  result_size: Money | null;
+  error_code: string | null;
+  error_message: string | null;
+  reserved_micro_usd: Money;
+  charged_micro_usd: ColumnType<number, number | undefined, number>;
+  usage: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  tags: ColumnType<string[], string[] | undefined, string[]>;
+  cancel_requested: ColumnType<boolean, boolean | undefined, boolean>;
+  submit_attempts: ColumnType<number, number | undefined, number>;
+  polls: ColumnType<number, number | undefined, number>;
+  created_at: Timestamp;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+  deadline_at: Timestamp;
+}
+
+export interface IdempotencyKeysTable {
+  user_id: string;
+  api_key_id: string;
+  endpoint: string;
+  key: string;
+  request_hash: Buffer;
+  response_status: number;
+  response_body: ColumnType<unknown, string, string>;
+  task_id: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
   console_sessions: ConsoleSessionsTable;
   ledger_entries: LedgerEntriesTable;
   usage_records: UsageRecordsTable;
+  tasks: TasksTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
+
+export type TaskRow = Selectable<TasksTable>;
 
 export type User = Selectable<UsersTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;

@@ -4,6 +4,8 @@ import { systemClock, type Clock } from '../clock.js';
 import { Admissions } from '../limits/admission.js';
 import { Limiter } from '../limits/limiter.js';
 import { defineScripts } from '../redis/scripts.js';
+import { JobQueues, bullPrefix } from '../jobs/queues.js';
+import { createObjectStore, loadOrCreateLinkSecret } from '../storage/index.js';
 import type { Catalog } from '../catalog/index.js';
 import type { Config } from '../config.js';
 import { createDb } from '../db/index.js';
@@ -30,6 +32,14 @@ export async function buildServices(config: Config, catalog: Catalog, log: Logge
   const keyCache = new KeyCache(db, config.keys.cacheTtlMs);
   await keyCache.subscribe(subscriber, keys.keyInvalidation);
   const upstreams = new UpstreamRegistry(catalog, config.upstream);
+  // A producer connection of its own: BullMQ's scripts should not queue behind admission scripts.
+  const jobConnection = createRedis(config.redis.url);
+  jobConnection.on('error', () => {});
+  await connectRedis(jobConnection);
+  const jobs = new JobQueues(jobConnection, bullPrefix(config.redis.prefix));
+  const storage = createObjectStore(config.storage.objects);
+  await storage.ensureReady();
+  const linkSecret = Buffer.from(config.storage.linkSecret ?? (await loadOrCreateLinkSecret(config.dataDir)));
   const balances = new BalanceStore(redis, db, keys);
   const quotas = new QuotaStore(redis, db, keys);
   const admissions = new Admissions(redis, keys, balances, quotas, config.billing);
@@ -47,8 +57,14 @@ export async function buildServices(config: Config, catalog: Catalog, log: Logge
     quotas,
     admissions,
     limiter: new Limiter(redis, keys, clock),
+    jobs,
+    storage,
+    linkSecret,
     async close() {
       admissions.renewer.stop();
+      await jobs.close();
+      jobConnection.disconnect();
+      storage.close();
       await upstreams.close();
       subscriber.disconnect();
       await redis.quit().catch(() => redis.disconnect());

@@ -86,7 +86,7 @@ export class CallMeter {
   private async end(cost: number, actualTokens: number, record: string | undefined): Promise<number> {
     try {
       return await this.services.admissions.finish({
-        key: this.key,
+        owner: { userId: this.key.userId, keyId: this.key.id },
         callId: this.callId,
         now: this.services.clock.now(),
         cost,

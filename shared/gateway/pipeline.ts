@@ -78,9 +78,25 @@ export function discountOf(services: GatewayServices, key: ApiKeyContext): Disco
  * the rate limits and concurrency of the key, account and group layers — one atomic Redis step.
  * Redis unreachable answers 503 at once: nothing is admitted without its limits.
  */
-export async function admit(services: GatewayServices, key: ApiKeyContext, callId: string, maxCost: number, estimatedTokens: number): Promise<Admitted> {
+export async function admit(
+  services: GatewayServices,
+  key: ApiKeyContext,
+  callId: string,
+  maxCost: number,
+  estimatedTokens: number,
+  detachedReservationTtlMs?: number,
+): Promise<Admitted> {
   try {
-    return await services.admissions.admit({ key, group: groupOf(services, key), callId, maxCost, estimatedTokens, now: services.clock.now() });
+    const group = groupOf(services, key);
+    return await services.admissions.admit({
+      key,
+      group,
+      callId,
+      maxCost,
+      estimatedTokens,
+      now: services.clock.now(),
+      ...(detachedReservationTtlMs === undefined ? {} : { detachedReservationTtlMs }),
+    });
   } catch (err) {
     if (isGatewayError(err)) throw err;
     services.log.error({ err: (err as Error).message }, 'admission failed');

@@ -8,7 +8,9 @@ import type { Db } from '../db/index.js';
 import type { KeyCache } from '../keys/key-cache.js';
 import type { Admissions } from '../limits/admission.js';
 import type { Limiter } from '../limits/limiter.js';
+import type { JobQueues } from '../jobs/queues.js';
 import type { Logger } from '../log.js';
+import type { ObjectStore } from '../storage/object-store.js';
 import type { UpstreamRegistry } from '../providers/registry.js';
 import type { RedisKeys } from '../redis/keys.js';
 
@@ -27,4 +29,10 @@ export interface GatewayServices {
   readonly quotas: QuotaStore;
   readonly admissions: Admissions;
   readonly limiter: Limiter;
+  /** Producers of the background jobs (task submit, poll, mirror, settle). */
+  readonly jobs: JobQueues;
+  /** Where mirrored results and uploads live. */
+  readonly storage: ObjectStore;
+  /** Signs the short-lived links to stored files; the same on every process. */
+  readonly linkSecret: Buffer;
 }

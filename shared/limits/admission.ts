@@ -18,6 +18,11 @@ export interface AdmissionInput {
   /** Reserved against TPM, corrected to the actual tokens when the call ends. */
   estimatedTokens: number;
   now: number;
+  /**
+   * A task's reservation outlives the creating request: it lasts this long (its deadline and some)
+   * instead of being renewed by this process, and the task takes no concurrency lease.
+   */
+  detachedReservationTtlMs?: number;
 }
 
 /** What an admitted call holds until `finish`. */
@@ -29,7 +34,7 @@ export interface Admitted {
 }
 
 export interface FinishInput {
-  key: ApiKeyContext;
+  owner: { userId: string; keyId: string };
   callId: string;
   now: number;
   /** Priced cost; the charge is at most what was reserved. */
@@ -38,6 +43,8 @@ export interface FinishInput {
   actualTokens: number;
   /** The usage record to queue, as JSON. */
   record: string | undefined;
+  /** Finish at most once for this call (tasks: a settle job that runs twice charges once). */
+  once?: boolean;
 }
 
 interface Header {
@@ -79,14 +86,17 @@ export class Admissions {
 
   async admit(input: AdmissionInput): Promise<Admitted> {
     const { key, callId, now } = input;
-    const { rates, concurrency } = limitRules(this.keys, key, input.group, input.estimatedTokens);
+    const detached = input.detachedReservationTtlMs !== undefined;
+    const rules = limitRules(this.keys, key, input.group, input.estimatedTokens);
+    const rates = rules.rates;
+    const concurrency = detached ? [] : rules.concurrency;
     const caps = Object.fromEntries(Object.entries(key.quota).filter(([, v]) => v !== null));
     const q = this.keys.keyQuota(key.id, utcDay(now), utcMonth(now));
     const plan = JSON.stringify({
       now,
       id: callId,
       amount: input.maxCost,
-      exp: now + this.options.reservationTtlMs,
+      exp: now + (input.detachedReservationTtlMs ?? this.options.reservationTtlMs),
       lexp: now + this.options.leaseTtlMs,
       lttl: this.options.leaseTtlMs,
       bal: this.keys.balance(key.userId),
@@ -106,7 +116,7 @@ export class Admissions {
           concurrencyKeys: concurrency.map((c) => c.k),
           estimatedTokens: input.estimatedTokens,
         };
-        this.renewer.track(callId, this.keys.reservations(key.userId), admitted.concurrencyKeys);
+        if (!detached) this.renewer.track(callId, this.keys.reservations(key.userId), admitted.concurrencyKeys);
         return admitted;
       }
       if (reply.fail === 'load_balance') await this.balances.load(key.userId);
@@ -118,20 +128,21 @@ export class Admissions {
 
   /** Releases what the call held, charges it and queues its record; returns the amount charged. */
   async finish(input: FinishInput): Promise<number> {
-    const { key, now } = input;
+    const { owner, now } = input;
     this.renewer.untrack(input.callId);
     const a = input.admitted;
-    const q = this.keys.keyQuota(key.id, utcDay(now), utcMonth(now));
+    const q = this.keys.keyQuota(owner.keyId, utcDay(now), utcMonth(now));
     const plan = JSON.stringify({
       id: input.callId,
       now,
       charge: input.cost,
-      bal: this.keys.balance(key.userId),
-      resv: this.keys.reservations(key.userId),
-      ramt: this.keys.reservationAmounts(key.userId),
-      rq: this.keys.reservationQuotas(key.userId),
-      und: this.keys.undrained(key.userId),
-      epoch: this.keys.epoch(key.userId),
+      bal: this.keys.balance(owner.userId),
+      resv: this.keys.reservations(owner.userId),
+      ramt: this.keys.reservationAmounts(owner.userId),
+      rq: this.keys.reservationQuotas(owner.userId),
+      und: this.keys.undrained(owner.userId),
+      epoch: this.keys.epoch(owner.userId),
+      once: input.once ? this.keys.finished(input.callId) : undefined,
       q: { t: q.t, d: q.d, m: q.m, und: q.und, epoch: q.epoch },
       tpm: (a?.tpm ?? []).map((r) => ({ k: r.k, limit: r.limit, delta: input.actualTokens - a!.estimatedTokens })),
       conc: a?.concurrencyKeys ?? [],

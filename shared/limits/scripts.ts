@@ -122,6 +122,10 @@ return cjson.encode({ ok = 1, hdr = hdr })
 export const FINISH = `
 local p = cjson.decode(ARGV[1])
 local now = p.now
+if p.once then
+  local done = redis.call('GET', p.once)
+  if done then return tonumber(done) end
+end
 local loaded = redis.call('EXISTS', p.bal) == 1
 local amt = redis.call('HGET', p.ramt, p.id)
 local charge = p.charge
@@ -167,6 +171,7 @@ for _, t in ipairs(p.tpm) do
 end
 for _, k in ipairs(p.conc) do redis.call('ZREM', k, p.id) end
 if p.rec then redis.call('XADD', p.stream, '*', 'r', p.rec, 'c', charge) end
+if p.once then redis.call('SET', p.once, charge, 'PX', 604800000) end
 return charge
 `;
 

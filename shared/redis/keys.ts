@@ -27,6 +27,8 @@ export function redisKeys(prefix: string) {
     concurrency: (layer: string, id: string) => `${prefix}cc:${layer}:{${id}}`,
     /** Generic limits (per IP, per key lookups, code cooldowns). */
     policy: (name: string, id: string) => `${prefix}lim:${name}:{${id}}`,
+    /** Marks a call finished (with its charge), for finishes that must happen once. */
+    finished: (callId: string) => `${prefix}done:{${callId}}`,
     usageStream: `${prefix}usage`,
     keyInvalidation: `${prefix}keys:invalidate`,
   };

@@ -1,0 +1,22 @@
+import type { Middleware } from 'koa';
+import { notFound } from '../../shared/errors.js';
+import { serveObject, verifyLink } from '../../shared/storage/index.js';
+import type { TaskApiServices } from '../videos/task-api-services.js';
+
+/**
+ * GET /v1/files/{token}: a stored result behind a short-lived, owner-scoped signed link (the
+ * bucket itself is never public). Range requests are answered, so players can seek.
+ */
+export function serveStoredFile(services: TaskApiServices): Middleware {
+  return async (ctx) => {
+    const claims = verifyLink(String(ctx.params.token), services.linkSecret, services.clock.now());
+    if (!claims) throw notFound('this link is invalid or has expired');
+    const method = ctx.method === 'HEAD' ? 'HEAD' : 'GET';
+    const answer = await serveObject(services.storage, claims, ctx.get('range') || undefined, method);
+    if (answer.status === 404) throw notFound('the file no longer exists');
+    ctx.status = answer.status;
+    ctx.set(answer.headers);
+    ctx.body = answer.body ?? null;
+    if (answer.status === 416 || method === 'HEAD') ctx.body = null;
+  };
+}

@@ -1,0 +1,45 @@
+import type { Middleware } from 'koa';
+import type { TaskKind } from '../../shared/db/schema.js';
+import { advanceTask, findUserTask } from '../../shared/db/tasks.js';
+import { GatewayError, notFound } from '../../shared/errors.js';
+import { authenticate } from '../../shared/gateway/pipeline.js';
+import { jobId } from '../../shared/jobs/catalog.js';
+import { taskProviderFor } from '../../shared/providers/tasks/index.js';
+import { bearerCredential } from '../openai/credential.js';
+import type { TaskApiServices } from './task-api-services.js';
+import { viewWithLinks } from './task-responses.js';
+
+/**
+ * POST /v1/videos/{id}/cancel: a task not yet finished upstream ends `cancelled` and costs nothing
+ * (the upstream task is cancelled too when the provider supports it). A finished task answers 409.
+ */
+export function cancelTask(services: TaskApiServices, kind: TaskKind): Middleware {
+  return async (ctx) => {
+    const key = await authenticate(services, bearerCredential(ctx));
+    const id = String(ctx.params.id);
+    if (!(await findUserTask(services.db, key.userId, kind, id))) throw notFound(`no ${kind} task ${id}`);
+    const now = new Date(services.clock.now());
+    const moved = await advanceTask(services.db, id, ['submit', 'poll'], {
+      status: 'cancelled',
+      stage: 'settle',
+      cancel_requested: true,
+      finished_at: now,
+    });
+    if (!moved) {
+      const current = (await findUserTask(services.db, key.userId, kind, id))!;
+      if (current.status !== 'cancelled') {
+        throw new GatewayError('conflict', 409, `this task already ${current.status === 'expired' ? 'expired' : 'finished'} (${current.status})`);
+      }
+      ctx.body = viewWithLinks(services, ctx, current);
+      return;
+    }
+    if (moved.upstream_id) {
+      const upstream = services.upstreams.get(moved.provider);
+      await taskProviderFor(upstream.provider.protocol)
+        .cancel(upstream, moved.upstream_id)
+        .catch((err: Error) => services.log.warn({ err: err.message, taskId: id }, 'upstream cancel failed; the task is cancelled here'));
+    }
+    await services.jobs.enqueue('task-settle', { taskId: id }, { jobId: jobId('task-settle', id) }).catch(() => {});
+    ctx.body = viewWithLinks(services, ctx, moved);
+  };
+}

@@ -1,0 +1,30 @@
+import type { Context } from 'koa';
+import type { TaskRow } from '../../shared/db/schema.js';
+import { linkUrl, signLink } from '../../shared/storage/signed-links.js';
+import type { CreatedTask } from '../../shared/tasks/create-task.js';
+import { taskView } from '../../shared/tasks/task-view.js';
+import type { TaskApiServices } from './task-api-services.js';
+
+/** A stored_url works for this long; every read of the task makes a fresh one. */
+const LINK_TTL_MS = 60 * 60 * 1000;
+
+export function answerCreated(ctx: Context, created: CreatedTask, modelId: string): void {
+  if (created.replayed) ctx.set('Idempotent-Replayed', 'true');
+  ctx.set('X-Service-Model', modelId);
+  ctx.status = created.status;
+  ctx.body = created.body;
+}
+
+/** Every URL the gateway hands out starts with PUBLIC_BASE_URL when set, else the request's origin. */
+export function baseUrl(services: TaskApiServices, ctx: Context): string {
+  return services.config.publicBaseUrl ?? ctx.origin;
+}
+
+export function viewWithLinks(services: TaskApiServices, ctx: Context, task: TaskRow) {
+  const base = baseUrl(services, ctx);
+  const expiresAt = services.clock.now() + LINK_TTL_MS;
+  return taskView(task, (t, objectKey) => {
+    const filename = objectKey.slice(objectKey.lastIndexOf('/') + 1);
+    return linkUrl(base, signLink({ objectKey, userId: t.user_id, expiresAt, filename }, services.linkSecret));
+  });
+}

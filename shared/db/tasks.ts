@@ -1,0 +1,95 @@
+import { sql } from 'kysely';
+import type { Db } from './index.js';
+import type { TaskKind, TaskRow, TaskStage, TasksTable } from './schema.js';
+import type { Updateable } from 'kysely';
+
+export interface IdempotentInsert {
+  key: string;
+  endpoint: string;
+  requestHash: Buffer;
+  responseStatus: number;
+  responseBody: unknown;
+  now: Date;
+  expiresAt: Date;
+}
+
+/**
+ * Inserts a task, and with an idempotency key also the key's stored result, in one statement. A
+ * concurrent duplicate waits on the key's primary key until the first commits, then inserts
+ * nothing; an expired key is taken over. Returns whether this call created the task.
+ */
+export async function insertTask(db: Db, task: NewTask, idem?: IdempotentInsert): Promise<boolean> {
+  // jsonb_populate_record types every column from the table itself, so one statement carries it all.
+  const record = JSON.stringify(task);
+  if (!idem) {
+    await sql`INSERT INTO tasks SELECT * FROM jsonb_populate_record(null::tasks, ${record}::jsonb)`.execute(db);
+    return true;
+  }
+  const result = await sql<{ id: string }>`
+    WITH idem AS (
+      INSERT INTO idempotency_keys (user_id, api_key_id, endpoint, key, request_hash, response_status, response_body, task_id, created_at, expires_at)
+      VALUES (${task.user_id}, ${task.api_key_id}, ${idem.endpoint}, ${idem.key}, ${idem.requestHash}, ${idem.responseStatus},
+              ${JSON.stringify(idem.responseBody)}::jsonb, ${task.id}, ${idem.now}, ${idem.expiresAt})
+      ON CONFLICT (user_id, api_key_id, endpoint, key) DO UPDATE SET
+        request_hash = EXCLUDED.request_hash, response_status = EXCLUDED.response_status,
+        response_body = EXCLUDED.response_body, task_id = EXCLUDED.task_id,
+        created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+      WHERE idempotency_keys.expires_at <= ${idem.now}
+      RETURNING task_id
+    )
+    INSERT INTO tasks SELECT * FROM jsonb_populate_record(null::tasks, ${record}::jsonb) WHERE EXISTS (SELECT 1 FROM idem)
+    RETURNING id`.execute(db);
+  return result.rows.length === 1;
+}
+
+/** Every column of a new task: jsonb_populate_record fills absent ones with NULL, not their defaults. */
+export type NewTask = Omit<TaskRow, 'request' | 'usage' | 'created_at' | 'updated_at' | 'started_at' | 'finished_at' | 'deadline_at'> & {
+  request: Record<string, unknown>;
+  usage: null;
+  created_at: string;
+  updated_at: string;
+  started_at: null;
+  finished_at: null;
+  deadline_at: string;
+};
+
+export function findUserTask(db: Db, userId: string, kind: TaskKind, id: string): Promise<TaskRow | undefined> {
+  return db.selectFrom('tasks').selectAll().where('id', '=', id).where('user_id', '=', userId).where('kind', '=', kind).executeTakeFirst();
+}
+
+export function findTask(db: Db, id: string): Promise<TaskRow | undefined> {
+  return db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Newest first; the cursor is the last row's (created_at, id). */
+export function listUserTasks(db: Db, userId: string, kind: TaskKind, limit: number, after?: { createdAt: Date; id: string }) {
+  let q = db.selectFrom('tasks').selectAll().where('user_id', '=', userId).where('kind', '=', kind);
+  if (after) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.createdAt, after.id)));
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/**
+ * Moves a task on only from the stages given: the compare-and-set that makes every job idempotent
+ * (a second run, or a racing cancel, finds the stage moved and does nothing).
+ */
+export function advanceTask(db: Db, id: string, from: readonly TaskStage[], patch: Updateable<TasksTable>): Promise<TaskRow | undefined> {
+  return db
+    .updateTable('tasks')
+    .set({ ...patch, updated_at: new Date() })
+    .where('id', '=', id)
+    .where('stage', 'in', from)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Tasks still in flight, oldest first (the reconciler re-enqueues their next job after a Redis loss). */
+export function openTasks(db: Db, limit: number, updatedBefore: Date) {
+  return db
+    .selectFrom('tasks')
+    .select(['id', 'stage', 'polls'])
+    .where('stage', '<>', 'done')
+    .where('updated_at', '<', updatedBefore)
+    .orderBy('updated_at')
+    .limit(limit)
+    .execute();
+}

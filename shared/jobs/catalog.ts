@@ -1,0 +1,32 @@
+import type { JobsOptions } from 'bullmq';
+import { z } from 'zod';
+
+const taskJob = z.strictObject({ taskId: z.string().min(1) });
+
+/**
+ * Every background job: its queue (one queue per job, so operators can give each its own workers
+ * and concurrency), its data schema, and its retry policy. Processors are idempotent: the task's
+ * stage in Postgres says what is left to do, so a job that runs twice changes nothing.
+ */
+export const JOBS = {
+  'task-submit': { schema: taskJob, options: { attempts: 8, backoff: { type: 'exponential', delay: 1_000 } } },
+  'task-poll': { schema: taskJob, options: { attempts: 6, backoff: { type: 'exponential', delay: 2_000 } } },
+  'task-mirror': { schema: taskJob, options: { attempts: 5, backoff: { type: 'exponential', delay: 2_000 } } },
+  'task-settle': { schema: taskJob, options: { attempts: 25, backoff: { type: 'exponential', delay: 1_000 } } },
+  maintenance: { schema: z.strictObject({}), options: { attempts: 1 } },
+} as const satisfies Record<string, { schema: z.ZodType; options: JobsOptions }>;
+
+export type JobName = keyof typeof JOBS;
+export type JobData<N extends JobName> = z.infer<(typeof JOBS)[N]['schema']>;
+export const JOB_NAMES = Object.keys(JOBS) as JobName[];
+
+/** Completed jobs are kept briefly for the dashboard; failed ones longer, for diagnosis. */
+export const RETENTION: Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'> = {
+  removeOnComplete: { age: 3_600, count: 10_000 },
+  removeOnFail: { age: 7 * 86_400 },
+};
+
+/** BullMQ job ids may not contain ':'; one id per (job, task, step) makes re-adding a no-op while it exists. */
+export function jobId(name: JobName, taskId: string, step = 0): string {
+  return `${name}-${taskId}-${step}`;
+}

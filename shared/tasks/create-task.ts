@@ -1,0 +1,115 @@
+import type { CatalogModel } from '../catalog/index.js';
+import type { TaskKind } from '../db/schema.js';
+import { insertTask, type NewTask } from '../db/tasks.js';
+import { admit } from '../gateway/pipeline.js';
+import type { GatewayServices } from '../gateway/services.js';
+import { IDEMPOTENCY_WINDOW_MS, requestHash } from '../idempotency/idempotency-key.js';
+import { findReplay, type IdempotencyScope, type StoredResult } from '../idempotency/replay.js';
+import { randomBase62 } from '../ids.js';
+import { jobId } from '../jobs/catalog.js';
+import type { JobQueues } from '../jobs/queues.js';
+import type { ApiKeyContext } from '../keys/api-key.js';
+import { taskView } from './task-view.js';
+
+export interface CreateTaskInput {
+  kind: TaskKind;
+  key: ApiKeyContext;
+  model: CatalogModel;
+  /** The validated request, with defaults filled in (duration, resolution, n, size). */
+  request: Record<string, unknown>;
+  /** The body as the client sent it: what an Idempotency-Key is compared on. */
+  rawBody: unknown;
+  requestId: string;
+  tags: string[];
+  idempotencyKey: string | undefined;
+  /** The priced cost (after discount), reserved now and charged on success. */
+  cost: number;
+}
+
+export interface CreatedTask extends StoredResult {
+  replayed: boolean;
+}
+
+const ID_PREFIX: Record<TaskKind, string> = { video: 'video_', image: 'imgtask_' };
+const RESERVATION_SLACK_MS = 60 * 60 * 1000;
+
+/**
+ * Accepts a creating call as an idempotent job: replays the first result of a known key without
+ * touching money, otherwise reserves the cost, stores the task (and the key's result) in one
+ * statement, and hands it to the submit queue. Answers at once; the workers do the rest.
+ */
+export async function createTask(services: GatewayServices, queues: JobQueues, input: CreateTaskInput): Promise<CreatedTask> {
+  const { key, model } = input;
+  const endpoint = input.kind === 'video' ? 'videos' : 'images/tasks';
+  const now = services.clock.now();
+  const scope: IdempotencyScope | undefined = input.idempotencyKey
+    ? { userId: key.userId, apiKeyId: key.id, endpoint, key: input.idempotencyKey }
+    : undefined;
+  const hash = requestHash(input.rawBody);
+  if (scope) {
+    const replay = await findReplay(services.db, scope, hash, now);
+    if (replay) return { ...replay, replayed: true };
+  }
+
+  const id = `${ID_PREFIX[input.kind]}${Date.now().toString(36)}${randomBase62(16)}`;
+  const deadlineMs = services.config.tasks.deadlineMs;
+  await admit(services, key, id, input.cost, 0, deadlineMs + RESERVATION_SLACK_MS);
+  const route = model.routes[0]!;
+  const task: NewTask = {
+    id,
+    kind: input.kind,
+    user_id: key.userId,
+    api_key_id: key.id,
+    request_id: input.requestId,
+    model: model.id,
+    provider: route.provider,
+    upstream_model: route.upstream_model ?? model.id,
+    status: 'queued',
+    stage: 'submit',
+    request: input.request,
+    upstream_id: null,
+    progress: null,
+    provider_url: null,
+    provider_urls: null,
+    stored_keys: null,
+    result_size: null,
+    error_code: null,
+    error_message: null,
+    reserved_micro_usd: input.cost,
+    charged_micro_usd: 0,
+    usage: null,
+    tags: input.tags,
+    cancel_requested: false,
+    submit_attempts: 0,
+    polls: 0,
+    created_at: new Date(now).toISOString(),
+    updated_at: new Date(now).toISOString(),
+    started_at: null,
+    finished_at: null,
+    deadline_at: new Date(now + deadlineMs).toISOString(),
+  };
+  const body = taskView({ ...task, request: task.request, usage: null, created_at: new Date(now), updated_at: new Date(now), deadline_at: new Date(now + deadlineMs) });
+  const idem = scope
+    ? { key: scope.key, endpoint, requestHash: hash, responseStatus: 200, responseBody: body, now: new Date(now), expiresAt: new Date(now + IDEMPOTENCY_WINDOW_MS) }
+    : undefined;
+
+  let created: boolean;
+  try {
+    created = await insertTask(services.db, task, idem);
+  } catch (err) {
+    await services.admissions.finish({ owner: { userId: key.userId, keyId: key.id }, callId: id, now, cost: 0, admitted: undefined, actualTokens: 0, record: undefined });
+    throw err;
+  }
+  if (!created) {
+    // A concurrent duplicate won: give this reservation back and answer with its result.
+    await services.admissions.finish({ owner: { userId: key.userId, keyId: key.id }, callId: id, now, cost: 0, admitted: undefined, actualTokens: 0, record: undefined });
+    const replay = await findReplay(services.db, scope!, hash, now);
+    if (!replay) throw new Error(`idempotency key ${scope!.key} has no stored result`);
+    return { ...replay, replayed: true };
+  }
+  // If Redis is away the task waits in Postgres; the reconciler enqueues it when Redis is back.
+  await queues.enqueue('task-submit', { taskId: id }, { jobId: jobId('task-submit', id) }).catch((err: Error) => {
+    services.log.warn({ err: err.message, taskId: id }, 'submit not enqueued; the reconciler will');
+  });
+  return { status: 200, body, replayed: false };
+}

@@ -1,0 +1,101 @@
+import { Worker, type Job, type Processor } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { JOB_NAMES, type JobName } from '../shared/jobs/catalog.js';
+import { bullPrefix } from '../shared/jobs/queues.js';
+import { createRedis } from '../shared/redis/client.js';
+import { jobOutcomes } from './metrics.js';
+import { maintenance } from './tasks/maintenance.js';
+import { mirrorTask } from './tasks/mirror-task.js';
+import { pollTask } from './tasks/poll-task.js';
+import { settleTask } from './tasks/settle-task.js';
+import { submitTask } from './tasks/submit-task.js';
+import type { TaskJobServices } from './tasks/task-steps.js';
+
+type TaskJobName = Exclude<JobName, 'maintenance'>;
+
+const PROCESSORS: Record<TaskJobName, (s: TaskJobServices, job: Job<{ taskId: string }>) => Promise<string>> = {
+  'task-submit': submitTask,
+  'task-poll': pollTask,
+  'task-mirror': mirrorTask,
+  'task-settle': settleTask,
+};
+
+// Polls are quick HTTP calls and mostly waiting; mirrors move big files.
+const DEFAULT_CONCURRENCY: Record<TaskJobName, number> = { 'task-submit': 20, 'task-poll': 50, 'task-mirror': 4, 'task-settle': 20 };
+
+export interface TaskWorkerOptions {
+  /** Which queues this process serves (WORKER_QUEUES: `all` or a comma list). */
+  queues: string;
+  /** `task-poll=100,task-mirror=2` (WORKER_CONCURRENCY). */
+  concurrency: string;
+  maintenanceEveryMs: number;
+  staleAfterMs: number;
+  graceMs: number;
+}
+
+export interface TaskWorkers {
+  close(): Promise<void>;
+}
+
+export function selectedQueues(spec: string): Set<string> {
+  const all = [...JOB_NAMES.filter((n) => n !== 'maintenance'), 'usage', 'maintenance'];
+  if (spec.trim() === '' || spec.trim() === 'all') return new Set(all);
+  const wanted = spec.split(',').map((q) => q.trim()).filter(Boolean);
+  for (const q of wanted) if (!all.includes(q)) throw new Error(`WORKER_QUEUES: unknown queue '${q}' (known: ${all.join(', ')})`);
+  return new Set(wanted);
+}
+
+function concurrencyOf(spec: string, name: TaskJobName): number {
+  for (const part of spec.split(',')) {
+    const [queue, n] = part.split('=').map((x) => x.trim());
+    if (queue === name && Number.isInteger(Number(n)) && Number(n) > 0) return Number(n);
+  }
+  return DEFAULT_CONCURRENCY[name];
+}
+
+/** BullMQ workers for the selected task queues, plus the maintenance loop. */
+export function startTaskWorkers(s: TaskJobServices, options: TaskWorkerOptions): TaskWorkers {
+  const selected = selectedQueues(options.queues);
+  // Workers block on Redis: their connection waits for it instead of failing fast.
+  const connection: Redis = createRedis(s.config.redis.url, { maxRetriesPerRequest: null, enableOfflineQueue: true, commandTimeout: undefined, lazyConnect: false });
+  connection.on('error', () => {});
+  const workers: Worker[] = [];
+  for (const name of Object.keys(PROCESSORS) as TaskJobName[]) {
+    if (!selected.has(name)) continue;
+    const processor: Processor<{ taskId: string }, string> = (job) => PROCESSORS[name](s, job);
+    const worker = new Worker(name, processor, { connection, prefix: bullPrefix(s.config.redis.prefix), concurrency: concurrencyOf(options.concurrency, name) });
+    worker.on('completed', () => jobOutcomes.inc({ queue: name, outcome: 'completed' }));
+    worker.on('failed', (job, err) => {
+      jobOutcomes.inc({ queue: name, outcome: 'failed' });
+      s.log.warn({ queue: name, taskId: job?.data.taskId, err: err.message }, 'job attempt failed');
+    });
+    worker.on('error', (err) => s.log.warn({ queue: name, err: err.message }, 'worker error'));
+    workers.push(worker);
+  }
+  const timer = selected.has('maintenance') ? startMaintenance(s, options) : undefined;
+  return {
+    async close() {
+      clearInterval(timer);
+      // Stop taking jobs and finish the running ones; past the grace period, hand them back
+      // (they become stalled and another worker picks them up).
+      const graceful = Promise.all(workers.map((w) => w.close()));
+      const timedOut = await Promise.race([graceful.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), options.graceMs).unref())]);
+      if (timedOut) await Promise.all(workers.map((w) => w.close(true)));
+      connection.disconnect();
+    },
+  };
+}
+
+/** One maintenance run per interval across all workers (a Redis lock), on a plain timer that survives Redis restarts. */
+function startMaintenance(s: TaskJobServices, options: TaskWorkerOptions): NodeJS.Timeout {
+  const lock = `${s.config.redis.prefix}maintenance:lock`;
+  return setInterval(async () => {
+    try {
+      if ((await s.redis.set(lock, String(process.pid), 'PX', options.maintenanceEveryMs, 'NX')) !== 'OK') return;
+      const outcome = await maintenance(s, options.staleAfterMs);
+      s.log.debug({ outcome }, 'maintenance');
+    } catch (err) {
+      s.log.warn({ err: (err as Error).message }, 'maintenance failed');
+    }
+  }, options.maintenanceEveryMs).unref();
+}

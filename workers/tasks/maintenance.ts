@@ -1,0 +1,25 @@
+import { openTasks } from '../../shared/db/tasks.js';
+import { purgeExpiredKeys } from '../../shared/idempotency/replay.js';
+import { jobId, type JobName } from '../../shared/jobs/catalog.js';
+import type { TaskJobServices } from './task-steps.js';
+
+const NEXT_JOB: Record<string, JobName> = { submit: 'task-submit', poll: 'task-poll', mirror: 'task-mirror', settle: 'task-settle' };
+
+/**
+ * Periodically, on one worker at a time: purges idempotency keys past their window, and re-enqueues the next job
+ * of tasks that lost theirs. Adding a job whose id exists is a no-op, and every job checks the
+ * task's stage first, so a task that was fine is not disturbed.
+ */
+export async function maintenance(s: TaskJobServices, staleAfterMs: number): Promise<string> {
+  const now = s.clock.now();
+  const purged = await purgeExpiredKeys(s.db, now);
+  // A task untouched this long has probably lost its job (Redis restarted without its data).
+  const stale = await openTasks(s.db, 500, new Date(now - staleAfterMs));
+  for (const t of stale) {
+    const name = NEXT_JOB[t.stage];
+    if (!name) continue;
+    await s.jobs.enqueue(name, { taskId: t.id }, { jobId: jobId(name, t.id, name === 'task-poll' ? t.polls : 0) });
+  }
+  return `purged ${purged} keys, re-enqueued ${stale.length} tasks`;
+}
+

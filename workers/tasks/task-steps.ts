@@ -1,0 +1,43 @@
+import type { TaskRow, TaskStage } from '../../shared/db/schema.js';
+import { advanceTask } from '../../shared/db/tasks.js';
+import { jobId } from '../../shared/jobs/catalog.js';
+import { taskProviderFor } from '../../shared/providers/tasks/index.js';
+import type { TaskProvider } from '../../shared/providers/tasks/task-provider.js';
+import type { Upstream } from '../../shared/providers/registry.js';
+import type { TaskApiServices } from '../../api/videos/task-api-services.js';
+
+/** Everything a task job needs; the same services the API has. */
+export type TaskJobServices = TaskApiServices;
+
+export function providerOf(s: TaskJobServices, task: TaskRow): { upstream: Upstream; provider: TaskProvider } {
+  const upstream = s.upstreams.get(task.provider);
+  return { upstream, provider: taskProviderFor(upstream.provider.protocol) };
+}
+
+/** Ends a task that cost nothing (failed, cancelled upstream, expired) and hands it to settle. */
+export async function endUnsuccessfully(
+  s: TaskJobServices,
+  task: TaskRow,
+  from: readonly TaskStage[],
+  status: 'failed' | 'cancelled' | 'expired',
+  error: { code: string; message: string } | undefined,
+): Promise<void> {
+  const moved = await advanceTask(s.db, task.id, from, {
+    status,
+    stage: 'settle',
+    finished_at: new Date(s.clock.now()),
+    ...(error ? { error_code: error.code, error_message: error.message } : {}),
+  });
+  if (moved) await s.jobs.enqueue('task-settle', { taskId: task.id }, { jobId: jobId('task-settle', task.id) });
+}
+
+/** Polls start after 2 s and back off to 30 s, with ±20 % jitter so many tasks never poll in step. */
+export function nextPollDelayMs(polls: number): number {
+  const base = Math.min(2_000 * 1.5 ** polls, 30_000);
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+/** Whether this run is the job's last attempt (then a failure is final, not retried). */
+export function lastAttempt(job: { attemptsMade: number; opts: { attempts?: number } }): boolean {
+  return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+}
