@@ -17,7 +17,7 @@ export function answerCreated(ctx: Context, created: CreatedTask, modelId: strin
 
 /** Every URL the gateway hands out starts with PUBLIC_BASE_URL when set, else the request's origin. */
 export function baseUrl(services: TaskApiServices, ctx: Context): string {
-  return services.config.publicBaseUrl ?? ctx.origin;
+  return services.config.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`;
 }
 
 export function viewWithLinks(services: TaskApiServices, ctx: Context, task: TaskRow) {

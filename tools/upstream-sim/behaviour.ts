@@ -3,8 +3,12 @@
 export const SIM_FAULTS = ['none', 'error500', 'error429', 'disconnect', 'hang', 'errorMidStream'] as const;
 export type SimFault = (typeof SIM_FAULTS)[number];
 
+/** Faults of the asynchronous task protocols; a task's settings are fixed when it is created. */
+export const SIM_TASK_FAULTS = ['none', 'fail', 'submit500', 'submit429', 'hang', 'pollError500'] as const;
+export type SimTaskFault = (typeof SIM_TASK_FAULTS)[number];
+
 export interface SimBehaviour {
-  /** Delay before response headers (time to first byte), ms. Default 0. */
+  /** Delay before response headers (time to first byte), ms; also delays task creates. Default 0. */
   latencyMs?: number;
   /** Delay between stream chunks, ms. Default 0. */
   chunkDelayMs?: number;
@@ -12,12 +16,30 @@ export interface SimBehaviour {
   outputTokens?: number;
   /** Default 'none'. */
   fault?: SimFault;
-  /** Retry-After header for error429, seconds. Default 1. */
+  /** Retry-After header for error429 and submit429, seconds. Default 1. */
   retryAfterSeconds?: number;
   /** Content chunks written before a disconnect / errorMidStream fault. Default 3. */
   faultAfterChunks?: number;
   /** Put usage on the finish chunk instead of a separate empty-choices chunk, as some providers do. */
   usageInLastChoiceChunk?: boolean;
+  /** Task time from running to finished, ms. Default 200. */
+  taskRunMs?: number;
+  /** Task time spent queued before running, ms. Default 50. */
+  taskQueuedMs?: number;
+  /**
+   * Default 'none'. 'fail': the task ends failed; 'submit500' / 'submit429': the create is refused and
+   * no task exists; 'hang': the task is created but the create is never answered; 'pollError500':
+   * every pollErrorEvery-th GET of the task answers 500.
+   */
+  taskFault?: SimTaskFault;
+  /** With taskFault pollError500: which GETs of a task fail (every Nth, counted per task). Default 2. */
+  pollErrorEvery?: number;
+  /** Size of each result file (video, or each image), bytes. Default 65536. */
+  resultBytes?: number;
+  /** How long result URLs (and OpenAI video content) stay downloadable after the task succeeds, ms. Default 1 h. */
+  resultUrlTtlMs?: number;
+  /** Distinct progress values while running: progress moves in 100/progressSteps increments. Default 10. */
+  progressSteps?: number;
 }
 
 export type ResolvedBehaviour = Required<SimBehaviour>;
@@ -30,34 +52,53 @@ export const BUILTIN_BEHAVIOUR: Readonly<ResolvedBehaviour> = Object.freeze({
   retryAfterSeconds: 1,
   faultAfterChunks: 3,
   usageInLastChoiceChunk: false,
+  taskRunMs: 200,
+  taskQueuedMs: 50,
+  taskFault: 'none',
+  pollErrorEvery: 2,
+  resultBytes: 64 * 1024,
+  resultUrlTtlMs: 60 * 60 * 1000,
+  progressSteps: 10,
 });
 
 /** A setting that is not a SimBehaviour field or has a value of the wrong kind. */
 export class BehaviourError extends Error {}
 
 type Field = keyof SimBehaviour;
-const NUMBER_FIELDS: ReadonlySet<string> = new Set<Field>([
-  'latencyMs', 'chunkDelayMs', 'outputTokens', 'retryAfterSeconds', 'faultAfterChunks',
-]);
-const COUNT_FIELDS: ReadonlySet<string> = new Set<Field>(['outputTokens', 'faultAfterChunks']);
+/** Numeric fields with their lower bound and whether they count things (whole numbers). */
+const NUMBER_FIELDS: Partial<Record<Field, { min: number; whole: boolean }>> = {
+  latencyMs: { min: 0, whole: false },
+  chunkDelayMs: { min: 0, whole: false },
+  outputTokens: { min: 0, whole: true },
+  retryAfterSeconds: { min: 0, whole: false },
+  faultAfterChunks: { min: 0, whole: true },
+  taskRunMs: { min: 0, whole: false },
+  taskQueuedMs: { min: 0, whole: false },
+  pollErrorEvery: { min: 1, whole: true },
+  resultBytes: { min: 0, whole: true },
+  resultUrlTtlMs: { min: 0, whole: false },
+  progressSteps: { min: 1, whole: true },
+};
+const ENUM_FIELDS: Partial<Record<Field, readonly string[]>> = { fault: SIM_FAULTS, taskFault: SIM_TASK_FAULTS };
 
 /** Checks one field; accepts directive strings ("50", "true") as well as JSON values. */
 function parseField(key: string, raw: unknown): SimBehaviour {
-  if (NUMBER_FIELDS.has(key)) {
+  const number = Object.hasOwn(NUMBER_FIELDS, key) ? NUMBER_FIELDS[key as Field] : undefined;
+  if (number !== undefined) {
     const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
       throw new BehaviourError(`sim setting ${key} must be a non-negative number`);
     }
-    if (COUNT_FIELDS.has(key) && !Number.isInteger(value)) {
-      throw new BehaviourError(`sim setting ${key} must be a whole number`);
-    }
+    if (number.whole && !Number.isInteger(value)) throw new BehaviourError(`sim setting ${key} must be a whole number`);
+    if (value < number.min) throw new BehaviourError(`sim setting ${key} must be at least ${number.min}`);
     return { [key]: value };
   }
-  if (key === 'fault') {
-    if (!SIM_FAULTS.includes(raw as SimFault)) {
-      throw new BehaviourError(`sim setting fault must be one of ${SIM_FAULTS.join(', ')}`);
+  const allowed = Object.hasOwn(ENUM_FIELDS, key) ? ENUM_FIELDS[key as Field] : undefined;
+  if (allowed !== undefined) {
+    if (typeof raw !== 'string' || !allowed.includes(raw)) {
+      throw new BehaviourError(`sim setting ${key} must be one of ${allowed.join(', ')}`);
     }
-    return { fault: raw as SimFault };
+    return { [key]: raw };
   }
   if (key === 'usageInLastChoiceChunk') {
     if (raw !== true && raw !== false && raw !== 'true' && raw !== 'false') {

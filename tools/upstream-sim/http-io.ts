@@ -5,17 +5,24 @@ const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 export type JsonBody = { ok: true; value: unknown } | { ok: false; reason: 'invalid-json' | 'too-large' };
 
-/** Reads and parses the request body; rejects only when the client goes away mid-upload. */
-export async function readJsonBody(req: IncomingMessage): Promise<JsonBody> {
+/** The whole request body, or undefined past the size limit; rejects only when the client goes away mid-upload. */
+export async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) return { ok: false, reason: 'too-large' };
+    if (size > MAX_BODY_BYTES) return undefined;
     chunks.push(chunk);
   }
+  return Buffer.concat(chunks, size);
+}
+
+/** Reads and parses the request body; rejects only when the client goes away mid-upload. */
+export async function readJsonBody(req: IncomingMessage): Promise<JsonBody> {
+  const body = await readBody(req);
+  if (body === undefined) return { ok: false, reason: 'too-large' };
   try {
-    return { ok: true, value: JSON.parse(Buffer.concat(chunks, size).toString('utf8')) };
+    return { ok: true, value: JSON.parse(body.toString('utf8')) };
   } catch {
     return { ok: false, reason: 'invalid-json' };
   }

@@ -3,9 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { BehaviourStore, type SimBehaviour } from './behaviour.js';
 import { createSimServer } from './server.js';
 import { StatsTracker, type SimStats } from './stats.js';
+import { taskView, type SimTaskView } from './tasks/task-control.js';
+import type { TaskError } from './tasks/task-record.js';
+import { TaskStore } from './tasks/task-store.js';
 
-export type { SimBehaviour, SimFault } from './behaviour.js';
-export type { SimStats } from './stats.js';
+export type { SimBehaviour, SimFault, SimTaskFault } from './behaviour.js';
+export type { SimStats, TaskCounters } from './stats.js';
+export type { SimTaskView } from './tasks/task-control.js';
+export type { TaskError, TaskKind, TaskProtocol, TaskStatus } from './tasks/task-record.js';
+/** The bytes a result URL serves, to check a download or a mirrored copy against. */
+export { resultBytes } from './tasks/result-bytes.js';
 
 export interface UpstreamSimOptions {
   /** 0 (the default) picks a free port. */
@@ -16,6 +23,8 @@ export interface UpstreamSimOptions {
   models?: Record<string, SimBehaviour>;
   /** When set, requests must send `Authorization: Bearer <apiKey>`, else 401. */
   apiKey?: string;
+  /** The clock tasks run on, epoch ms; tests may pass a controllable one. Default Date.now. */
+  now?: () => number;
 }
 
 export interface UpstreamSim {
@@ -28,13 +37,20 @@ export interface UpstreamSim {
   setDefaults(behaviour: SimBehaviour): void;
   stats(): SimStats;
   resetStats(): void;
+  /** Every live task of both task protocols (not removed). */
+  tasks(): SimTaskView[];
+  /** Forces a task to succeeded now; throws when there is no such task. */
+  finishTask(id: string): SimTaskView;
+  /** Forces a task to failed now, with this error or the simulator's default one. */
+  failTask(id: string, error?: TaskError): SimTaskView;
 }
 
 export async function startUpstreamSim(options: UpstreamSimOptions = {}): Promise<UpstreamSim> {
   const host = options.host ?? '127.0.0.1';
   const behaviours = new BehaviourStore(options.defaults, options.models);
   const stats = new StatsTracker();
-  const server = createSimServer({ behaviours, stats, apiKey: options.apiKey });
+  const store = new TaskStore(options.now ?? Date.now);
+  const server = createSimServer({ behaviours, stats, apiKey: options.apiKey, tasks: store });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
@@ -44,9 +60,16 @@ export async function startUpstreamSim(options: UpstreamSimOptions = {}): Promis
   });
   const { port } = server.address() as AddressInfo;
   const urlHost = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${urlHost}:${port}`;
+  const forced = (id: string, status: 'succeeded' | 'failed', error?: TaskError): SimTaskView => {
+    const task = store.get(id);
+    if (task === undefined) throw new Error(`upstream sim: no task ${id}`);
+    store.force(task, status, error);
+    return taskView(task, store, url);
+  };
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${urlHost}:${port}`,
+    url,
     port,
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
@@ -59,5 +82,8 @@ export async function startUpstreamSim(options: UpstreamSimOptions = {}): Promis
     setDefaults: (behaviour) => behaviours.setDefaults(behaviour),
     stats: () => stats.snapshot(),
     resetStats: () => stats.reset(),
+    tasks: () => store.list().map((task) => taskView(task, store, url)),
+    finishTask: (id) => forced(id, 'succeeded'),
+    failTask: (id, error) => forced(id, 'failed', error),
   };
 }

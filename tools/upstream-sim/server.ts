@@ -5,10 +5,16 @@ import { pathOf, readJsonBody, sendJson } from './http-io.js';
 import { handleChatCompletions } from './openai-chat.js';
 import { openAiError, sendOpenAiError, unknownRoute } from './openai-errors.js';
 import type { SimContext } from './sim-context.js';
+import { FILES_PREFIX, handleFile } from './tasks/result-files.js';
+import { handleTaskControl, TASKS_PATH } from './tasks/task-control.js';
+import { matchTaskRoute } from './tasks/task-routes.js';
 
 type ProtocolHandler = (req: IncomingMessage, res: ServerResponse, sim: SimContext) => Promise<void>;
 
-/** Keyed by "METHOD /path"; later protocols (Messages, generative content, embeddings...) add rows. */
+/**
+ * Keyed by "METHOD /path"; later protocols (Messages, generative content, embeddings...) add rows.
+ * The task protocols have ids in their paths and live in tasks/task-routes.ts.
+ */
 const PROTOCOL_ROUTES: Readonly<Record<string, ProtocolHandler>> = {
   'POST /v1/chat/completions': handleChatCompletions,
   'POST /chat/completions': handleChatCompletions,
@@ -30,6 +36,8 @@ async function readBehaviour(req: IncomingMessage, res: ServerResponse): Promise
 }
 
 async function handleControl(req: IncomingMessage, res: ServerResponse, path: string, sim: SimContext): Promise<void> {
+  if (path === TASKS_PATH || path.startsWith(`${TASKS_PATH}/`)) return handleTaskControl(req, res, path, sim);
+  if (path.startsWith(FILES_PREFIX)) return handleFile(req, res, path, sim);
   const route = `${req.method} ${path}`;
   if (route === 'GET /_sim/stats') return sendJson(res, 200, sim.stats.snapshot());
   if (route === 'POST /_sim/reset') {
@@ -62,12 +70,13 @@ function failSafely(res: ServerResponse): void {
 
 function route(req: IncomingMessage, res: ServerResponse, sim: SimContext): void {
   const path = pathOf(req.url);
-  const handler = PROTOCOL_ROUTES[`${req.method} ${path}`];
+  const control = path.startsWith(CONTROL_PREFIX);
+  const handler = PROTOCOL_ROUTES[`${req.method} ${path}`] ?? (control ? undefined : matchTaskRoute(req.method, path));
   let handled: Promise<void>;
   if (handler !== undefined) {
     sim.stats.begin(req, res);
     handled = handler(req, res, sim);
-  } else if (path.startsWith(CONTROL_PREFIX)) {
+  } else if (control) {
     handled = handleControl(req, res, path, sim);
   } else {
     req.resume(); // drain the body so the connection can be reused

@@ -1,5 +1,6 @@
 import type { BehaviourStore } from './behaviour.js';
 import type { StatsTracker } from './stats.js';
+import type { TaskStore } from './tasks/task-store.js';
 
 /** What every protocol handler of one simulator instance shares. */
 export interface SimContext {
@@ -7,4 +8,6 @@ export interface SimContext {
   stats: StatsTracker;
   /** When set, protocol requests must present it (each protocol in its own header). */
   apiKey: string | undefined;
+  /** The asynchronous tasks of both task protocols; its clock is the simulator's clock. */
+  tasks: TaskStore;
 }

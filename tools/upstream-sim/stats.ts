@@ -1,4 +1,19 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { TASK_PROTOCOLS, type TaskProtocol } from './tasks/task-record.js';
+
+/** Per task protocol. Every request is counted whatever its answer, except taskCreates. */
+export interface TaskCounters {
+  /** Tasks actually created: an idempotent replay or a refused submit adds none. */
+  taskCreates: number;
+  /** Create requests received (POST). */
+  taskCreateRequests: number;
+  /** Task reads (GET of one task). */
+  taskPolls: number;
+  /** Cancel / delete requests (DELETE). */
+  taskCancels: number;
+  /** Result downloads answered with bytes (GET of a result URL or of OpenAI's /content). */
+  resultDownloads: number;
+}
 
 export interface SimStats {
   requests: number;
@@ -7,7 +22,14 @@ export interface SimStats {
   byModel: Record<string, number>;
   lastRequestBody?: unknown;
   lastHeaders?: Record<string, string | string[] | undefined>;
+  tasks: Record<TaskProtocol, TaskCounters>;
 }
+
+const zeroCounters = (): TaskCounters =>
+  ({ taskCreates: 0, taskCreateRequests: 0, taskPolls: 0, taskCancels: 0, resultDownloads: 0 });
+const copyTasks = (from?: Record<TaskProtocol, TaskCounters>): Record<TaskProtocol, TaskCounters> =>
+  Object.fromEntries(TASK_PROTOCOLS.map((protocol) => [protocol, { ...(from?.[protocol] ?? zeroCounters()) }])) as
+    Record<TaskProtocol, TaskCounters>;
 
 /** Counts protocol requests; a request is in flight from arrival until its response finishes or the client leaves. */
 export class StatsTracker {
@@ -17,6 +39,7 @@ export class StatsTracker {
   private byModel = new Map<string, number>();
   private lastRequestBody: unknown;
   private lastHeaders: IncomingHttpHeaders | undefined;
+  private tasks = copyTasks();
 
   begin(req: IncomingMessage, res: ServerResponse): void {
     this.requests++;
@@ -32,12 +55,17 @@ export class StatsTracker {
     if (model !== undefined) this.byModel.set(model, (this.byModel.get(model) ?? 0) + 1);
   }
 
+  countTask(protocol: TaskProtocol, counter: keyof TaskCounters): void {
+    this.tasks[protocol][counter]++;
+  }
+
   snapshot(): SimStats {
     const stats: SimStats = {
       requests: this.requests,
       inFlight: this.inFlight,
       maxInFlight: this.maxInFlight,
       byModel: Object.fromEntries(this.byModel),
+      tasks: copyTasks(this.tasks),
     };
     if (this.lastRequestBody !== undefined) stats.lastRequestBody = this.lastRequestBody;
     if (this.lastHeaders !== undefined) stats.lastHeaders = { ...this.lastHeaders };
@@ -51,5 +79,6 @@ export class StatsTracker {
     this.byModel.clear();
     this.lastRequestBody = undefined;
     this.lastHeaders = undefined;
+    this.tasks = copyTasks();
   }
 }
