@@ -6,6 +6,7 @@ import { siteRouter } from './site.js';
 import { errorBoundary } from './middleware/errors.js';
 import { requestId } from './middleware/request-id.js';
 import { openAiRouter } from './openai/router.js';
+import { queueDashboard } from './operator/queue-dashboard.js';
 import { taskRouter } from './videos/router.js';
 
 // Thrown so the error boundary renders it in the caller's protocol, like every other error.
@@ -16,6 +17,7 @@ export function createApp(services: GatewayServices): Koa {
   app.silent = true; // errors are logged by the boundary, once
   app.use(requestId);
   app.use(errorBoundary(services.log));
+  for (const middleware of queueDashboard(services)) app.use(middleware);
   for (const router of [siteRouter(services), openAiRouter(services), taskRouter(services), consoleRouter(services)]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true, methodNotAllowed: methodNotAllowed, notImplemented: methodNotAllowed }));

@@ -36,7 +36,7 @@ log.info({ url: api.url }, 'gateway listening');
 if (sim) {
   const key = await ensureDemoAccount(services);
   process.stdout.write(`
-Demo mode (no CATALOG_FILE): models demo-large, demo-small, demo-free on a built-in simulator.
+Demo mode (no CATALOG_FILE): chat models demo-large, demo-small, demo-free; video model demo-video; image-task model demo-image — all on a built-in simulator.
 Console sign-in: ${DEMO_EMAIL} / ${DEMO_PASSWORD}
 Demo API key:    ${key}
 
