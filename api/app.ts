@@ -4,6 +4,7 @@ import type { GatewayServices } from '../shared/gateway/services.js';
 import { consoleRouter } from './console/router.js';
 import { siteRouter } from './site.js';
 import { errorBoundary } from './middleware/errors.js';
+import { rateLimitHeaders } from './middleware/rate-limit-headers.js';
 import { requestId } from './middleware/request-id.js';
 import { openAiRouter } from './openai/router.js';
 import { queueDashboard } from './operator/queue-dashboard.js';
@@ -17,6 +18,7 @@ export function createApp(services: GatewayServices): Koa {
   app.silent = true; // errors are logged by the boundary, once
   app.use(requestId);
   app.use(errorBoundary(services.log));
+  app.use(rateLimitHeaders(services));
   for (const middleware of queueDashboard(services)) app.use(middleware);
   for (const router of [siteRouter(services), openAiRouter(services), taskRouter(services), consoleRouter(services)]) {
     app.use(router.routes());

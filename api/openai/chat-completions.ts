@@ -3,7 +3,7 @@ import { estimateTokensFromBytes } from '../../shared/billing/estimate.js';
 import { tokenCost } from '../../shared/billing/pricing.js';
 import { isGatewayError } from '../../shared/errors.js';
 import { CallMeter } from '../../shared/gateway/call-meter.js';
-import { authenticate, authorizeModel, discountOf } from '../../shared/gateway/pipeline.js';
+import { authorizeModel, discountOf } from '../../shared/gateway/pipeline.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { chatRequestSchema, maxOutputTokens } from '../../shared/protocols/openai/chat-request.js';
 import { sendChatCompletion } from '../../shared/providers/openai/chat.js';
@@ -13,14 +13,14 @@ import { parseOrThrow } from '../../shared/validation.js';
 import { readJsonObject } from '../middleware/read-json.js';
 import { answerChatJson } from './chat-json.js';
 import { relayChatStream } from './chat-stream.js';
-import { bearerCredential } from './credential.js';
+import { authenticateRequest } from './credential.js';
 import { passUpstreamError } from './upstream-error.js';
 
 /** POST /v1/chat/completions */
 export function chatCompletions(services: GatewayServices): Middleware {
   const limit = services.config.http.bodyLimitBytes;
   return async (ctx) => {
-    const key = await authenticate(services, bearerCredential(ctx));
+    const key = await authenticateRequest(ctx, services);
     const tags = callTags(ctx.get('x-service-tags') || undefined, key.tags);
     const meter = new CallMeter(services, key, 'chat/completions', ctx.state.requestId, ctx.state.callId, tags);
     // A client that goes away at any point aborts the upstream request (and with it the relay).

@@ -2,9 +2,8 @@ import type { Middleware } from 'koa';
 import type { CatalogModel } from '../../shared/catalog/index.js';
 import { groupAllows } from '../../shared/catalog/index.js';
 import { GatewayError } from '../../shared/errors.js';
-import { authenticate } from '../../shared/gateway/pipeline.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
-import { bearerCredential } from './credential.js';
+import { authenticateRequest } from './credential.js';
 
 // The catalog has no creation dates; a fixed one keeps `created` stable across restarts.
 const CREATED = 1_735_689_600;
@@ -16,7 +15,7 @@ function modelObject(m: CatalogModel) {
 /** GET /v1/models: the models this key's group may call. */
 export function listModels(services: GatewayServices): Middleware {
   return async (ctx) => {
-    const key = await authenticate(services, bearerCredential(ctx));
+    const key = await authenticateRequest(ctx, services);
     const data = [...services.catalog.models.values()].filter((m) => groupAllows(services.catalog, key.groupId, m.id)).map(modelObject);
     ctx.body = { object: 'list', data };
   };
@@ -25,7 +24,7 @@ export function listModels(services: GatewayServices): Middleware {
 /** GET /v1/models/{id}: the API model id as listed (ids may contain '/'). */
 export function getModel(services: GatewayServices): Middleware {
   return async (ctx) => {
-    const key = await authenticate(services, bearerCredential(ctx));
+    const key = await authenticateRequest(ctx, services);
     const raw = ctx.params.id as string | string[];
     const id = Array.isArray(raw) ? raw.join('/') : raw;
     const model = services.catalog.models.get(id);

@@ -1,6 +1,7 @@
 import type { TokenUsage } from '../billing/pricing.js';
 import { tokenCost } from '../billing/pricing.js';
 import type { CatalogModel, Endpoint } from '../catalog/index.js';
+import { isGatewayError } from '../errors.js';
 import type { ApiKeyContext } from '../keys/api-key.js';
 import type { Admitted } from '../limits/admission.js';
 import { usageFields, type UsageEvent } from '../usage/record.js';
@@ -44,7 +45,14 @@ export class CallMeter {
   /** Admits the call; returns the rate-limit headers to send. */
   async admit(model: CatalogModel, maxCost: number, estimatedTokens: number): Promise<Record<string, string>> {
     this.model = model;
-    this.admitted = await admit(this.services, this.key, this.callId, maxCost, estimatedTokens);
+    try {
+      this.admitted = await admit(this.services, this.key, this.callId, maxCost, estimatedTokens);
+    } catch (err) {
+      // Redis did not answer: there is nowhere to record the call, and waiting again would only
+      // hold the client longer (the admission released itself).
+      if (isGatewayError(err) && err.code === 'service_unavailable') this.finished = true;
+      throw err;
+    }
     return this.admitted.headers;
   }
 

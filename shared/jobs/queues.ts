@@ -12,7 +12,14 @@ export class JobQueues {
   readonly queues: ReadonlyMap<JobName, Queue>;
 
   constructor(connection: Redis, prefix: string) {
-    this.queues = new Map(JOB_NAMES.map((name) => [name, new Queue(name, { connection, prefix })]));
+    this.queues = new Map(
+      JOB_NAMES.map((name) => {
+        const queue = new Queue(name, { connection, prefix });
+        // Connection problems are the connection's to report; without a listener BullMQ prints each one.
+        queue.on('error', () => {});
+        return [name, queue];
+      }),
+    );
   }
 
   async enqueue<N extends JobName>(name: N, data: JobData<N>, options: EnqueueOptions): Promise<void> {

@@ -108,7 +108,16 @@ export class Admissions {
       conc: concurrency,
     });
     for (let attempt = 0; attempt < 5; attempt++) {
-      const reply = JSON.parse(String(await this.redis.gwAdmit(plan))) as AdmitReply;
+      let raw: unknown;
+      try {
+        raw = await this.redis.gwAdmit(plan);
+      } catch (err) {
+        // No answer (Redis stalled or gone): the admission may still run when Redis wakes, so a
+        // release queued behind it on the same connection gives back whatever it would take.
+        this.releaseUnanswered(key, callId, rates, concurrency.map((c) => c.k));
+        throw err;
+      }
+      const reply = JSON.parse(String(raw)) as AdmitReply;
       if ('ok' in reply) {
         const admitted = {
           headers: rateHeaders(reply.hdr),
@@ -124,6 +133,22 @@ export class Admissions {
       else throw refusal(reply, now);
     }
     throw new Error(`admission of ${callId} could not load its counters`);
+  }
+
+  /**
+   * Where the caller stands, for responses that take nothing (a model list, an estimate, a call
+   * refused before admission). No Redis call when no layer limits requests or tokens.
+   */
+  async peekHeaders(key: ApiKeyContext, group: Group, now: number): Promise<Record<string, string>> {
+    const { rates } = limitRules(this.keys, key, group, 0);
+    if (rates.length === 0) return {};
+    const hdr = JSON.parse(String(await this.redis.gwPeek(JSON.stringify({ now, rates })))) as Partial<Record<Dimension, Header>>;
+    return rateHeaders(hdr);
+  }
+
+  private releaseUnanswered(key: ApiKeyContext, callId: string, rates: RateRule[], concurrencyKeys: string[]): void {
+    const admitted: Admitted = { headers: {}, tpm: rates.filter((r) => r.dim === 'tokens'), concurrencyKeys, estimatedTokens: 0 };
+    void this.finish({ owner: { userId: key.userId, keyId: key.id }, callId, now: Date.now(), cost: 0, admitted, actualTokens: 0, record: undefined }).catch(() => {});
   }
 
   /** Releases what the call held, charges it and queues its record; returns the amount charged. */

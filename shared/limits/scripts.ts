@@ -26,33 +26,47 @@ export const ADMIT = `${GCRA_PEEK}
 local p = cjson.decode(ARGV[1])
 local now = p.now
 
--- Step 6 is evaluated first without writing, so every answer can report where the caller stands;
--- failures are still reported in step order (5 before 6).
-local news, rateFail, hdr = {}, nil, {}
+-- Step 6 is evaluated first without writing, so every answer can report where the caller stands
+-- (\`before\` for a refusal, \`after\` for an admitted call); failures are still reported in step
+-- order (5 before 6). When several layers refuse, Retry-After covers the longest wait.
+local news, rateFail, before, after = {}, nil, {}, {}
+local function keep(tbl, dim, h)
+  local cur = tbl[dim]
+  if cur == nil or h.remaining < cur.remaining then tbl[dim] = h end
+end
 for i, r in ipairs(p.rates) do
   if r.limit <= 0 then
-    -- A zero limit admits nothing; GCRA would divide by zero.
-    hdr[r.dim] = { limit = 0, remaining = 0, reset = 60 }
+    -- A zero limit admits nothing (and GCRA would divide by zero).
+    local h = { limit = 0, remaining = 0, reset = 60 }
+    keep(before, r.dim, h)
+    keep(after, r.dim, h)
+    news[i] = false
     if rateFail == nil then rateFail = { fail = 'rate', layer = r.layer, dim = r.dim, limit = 0, retry = 60, oversize = true } end
-    r.cost = 0
-    r.limit = 1
-  end
-  local tat, new, T = gcra(r, now)
-  local admitted = new - now <= 60000
-  news[i] = new
-  local used = admitted and new or tat
-  local remaining = math.floor((60000 - (used - now)) / T)
-  if remaining < 0 then remaining = 0 end
-  local h = hdr[r.dim]
-  if h == nil or remaining < h.remaining then
-    hdr[r.dim] = { limit = r.limit, remaining = remaining, reset = math.ceil((used - now) / 1000) }
-  end
-  if not admitted and rateFail == nil then
-    local wait = math.ceil((new - 60000 - now) / 1000)
-    if wait < 1 then wait = 1 end
-    rateFail = { fail = 'rate', layer = r.layer, dim = r.dim, limit = r.limit, retry = wait, oversize = r.cost > r.limit }
+  else
+    local tat, new, T = gcra(r, now)
+    local function view(used)
+      local remaining = math.floor((60000 - (used - now)) / T)
+      if remaining < 0 then remaining = 0 end
+      return { limit = r.limit, remaining = remaining, reset = math.ceil((used - now) / 1000) }
+    end
+    news[i] = new
+    keep(before, r.dim, view(tat))
+    if new - now <= 60000 then
+      keep(after, r.dim, view(new))
+    else
+      keep(after, r.dim, view(tat))
+      local wait = math.ceil((new - 60000 - now) / 1000)
+      if wait < 1 then wait = 1 end
+      if r.cost > r.limit then wait = 60 end
+      if rateFail == nil then
+        rateFail = { fail = 'rate', layer = r.layer, dim = r.dim, limit = r.limit, retry = wait, oversize = r.cost > r.limit }
+      elseif wait > rateFail.retry then
+        rateFail.retry = wait
+      end
+    end
   end
 end
+local hdr = before
 
 -- Step 5: balance (after returning the reservations of processes that died), then quota caps.
 if redis.call('EXISTS', p.bal) == 0 then return cjson.encode({ fail = 'load_balance' }) end
@@ -104,13 +118,33 @@ if p.amount > 0 then
   end
 end
 for i, r in ipairs(p.rates) do
-  redis.call('SET', r.k, string.format('%.3f', news[i]), 'PX', math.ceil(news[i] - now) + 1000)
+  if news[i] then redis.call('SET', r.k, string.format('%.3f', news[i]), 'PX', math.ceil(news[i] - now) + 1000) end
 end
 for _, c in ipairs(p.conc) do
   redis.call('ZADD', c.k, p.lexp, p.id)
   redis.call('PEXPIRE', c.k, p.lttl)
 end
-return cjson.encode({ ok = 1, hdr = hdr })
+return cjson.encode({ ok = 1, hdr = after })
+`;
+
+/** ARGV[1] = JSON {now, rates} → JSON headers of the tightest layer per dimension; writes nothing. */
+export const PEEK = `${GCRA_PEEK}
+local p = cjson.decode(ARGV[1])
+local hdr = {}
+for _, r in ipairs(p.rates) do
+  local h
+  if r.limit <= 0 then
+    h = { limit = 0, remaining = 0, reset = 60 }
+  else
+    local tat, _, T = gcra(r, p.now)
+    local remaining = math.floor((60000 - (tat - p.now)) / T)
+    if remaining < 0 then remaining = 0 end
+    h = { limit = r.limit, remaining = remaining, reset = math.ceil((tat - p.now) / 1000) }
+  end
+  local cur = hdr[r.dim]
+  if cur == nil or h.remaining < cur.remaining then hdr[r.dim] = h end
+end
+return cjson.encode(hdr)
 `;
 
 /**

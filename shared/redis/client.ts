@@ -8,7 +8,8 @@ export function createRedis(url: string, overrides: RedisOptions = {}): Redis {
   return new Redis(url, {
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
-    commandTimeout: 5_000,
+    // A stalled Redis answers 503 after this, rather than holding every call.
+    commandTimeout: 2_000,
     retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
     lazyConnect: true,
     ...overrides,
