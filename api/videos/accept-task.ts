@@ -1,0 +1,45 @@
+import type { Context } from 'koa';
+import type { Discount } from '../../shared/billing/pricing.js';
+import type { CatalogModel, Endpoint } from '../../shared/catalog/index.js';
+import type { TaskKind } from '../../shared/db/schema.js';
+import { authorizeModel, discountOf } from '../../shared/gateway/pipeline.js';
+import { parseIdempotencyKey } from '../../shared/idempotency/idempotency-key.js';
+import type { ApiKeyContext } from '../../shared/keys/api-key.js';
+import { createTask } from '../../shared/tasks/create-task.js';
+import { callTags } from '../../shared/usage/tags.js';
+import { readJsonObject } from '../middleware/read-json.js';
+import { authenticateRequest } from '../openai/credential.js';
+import type { TaskApiServices } from './task-api-services.js';
+import { answerCreated } from './task-responses.js';
+
+export interface TaskRoute<R extends { model: string }> {
+  kind: TaskKind;
+  endpoint: Endpoint;
+  /** Validates the body (400 naming the field). */
+  parse(body: unknown): R;
+  /** Checks what needs the model and the key, fills in defaults, and prices the call. */
+  prepare(request: R, model: CatalogModel, key: ApiKeyContext, discount: Discount): { request: Record<string, unknown>; cost: number };
+}
+
+/** The creating call of every task surface: steps 1-4, validation and pricing, then an idempotent job. */
+export async function acceptTask<R extends { model: string }>(ctx: Context, services: TaskApiServices, route: TaskRoute<R>): Promise<void> {
+  const key = await authenticateRequest(ctx, services);
+  const idempotencyKey = parseIdempotencyKey(ctx.get('idempotency-key') || undefined);
+  const tags = callTags(ctx.get('x-service-tags') || undefined, key.tags);
+  const body = await readJsonObject(ctx, services.config.http.bodyLimitBytes);
+  const parsed = route.parse(body.value);
+  const model = authorizeModel(services, key, parsed.model, route.endpoint);
+  const { request, cost } = route.prepare(parsed, model, key, discountOf(services, key));
+  const created = await createTask(services, services.jobs, {
+    kind: route.kind,
+    key,
+    model,
+    request,
+    rawBody: body.value,
+    requestId: ctx.state.requestId,
+    tags,
+    idempotencyKey,
+    cost,
+  });
+  answerCreated(ctx, created, model.id);
+}
