@@ -27,8 +27,16 @@ export async function ensureDrainGroup(redis: Redis, keys: RedisKeys): Promise<v
  * ledger entries in one statement, idempotent by usage id (a redelivered entry inserts nothing and
  * moves no money). Only after the commit are the entries acknowledged. Returns the entries handled.
  */
-export async function drainUsageBatch(db: Db, redis: Redis, keys: RedisKeys, consumer: string, batch: number, blockMs: number): Promise<number> {
-  const claimed = await claimStale(redis, keys, consumer, batch);
+export async function drainUsageBatch(
+  db: Db,
+  redis: Redis,
+  keys: RedisKeys,
+  consumer: string,
+  batch: number,
+  blockMs: number,
+  claimStaleEntries = true,
+): Promise<number> {
+  const claimed = claimStaleEntries ? await claimStale(redis, keys, consumer, batch) : [];
   const entries = claimed.length > 0 ? claimed : await readNew(redis, keys, consumer, batch, blockMs);
   if (entries.length === 0) return 0;
   await writeBatch(db, entries);
