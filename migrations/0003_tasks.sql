@@ -50,7 +50,8 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
   key             text NOT NULL,
   request_hash    bytea NOT NULL,
   response_status integer NOT NULL,
-  response_body   jsonb NOT NULL,
+  -- json, not jsonb: a replay must be the first answer byte for byte (jsonb reorders keys).
+  response_body   json NOT NULL,
   task_id         text,
   created_at      timestamptz NOT NULL,
   expires_at      timestamptz NOT NULL,

@@ -33,6 +33,8 @@ const envSchema = z.object({
   OPERATOR_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   WORKER_QUEUES: z.string().default('all'),
   WORKER_CONCURRENCY: z.string().default(''),
+  WORKER_LOCK_MS: z.coerce.number().int().min(1_000).default(30_000),
+  WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(30_000),
   MAINTENANCE_EVERY_MS: z.coerce.number().int().min(100).default(30_000),
   TASK_RECONCILE_AFTER_MS: z.coerce.number().int().min(100).default(120_000),
   ...storageEnvShape,
@@ -53,7 +55,7 @@ export interface Config {
   readonly billing: Readonly<{ reservationTtlMs: number; leaseTtlMs: number }>;
   readonly console: Readonly<{ sessionTtlHours: number }>;
   readonly usage: Readonly<{ drainBatch: number }>;
-  readonly worker: Readonly<{ metricsPort: number; queues: string; concurrency: string }>;
+  readonly worker: Readonly<{ metricsPort: number; queues: string; concurrency: string; lockMs: number; stalledIntervalMs: number }>;
   readonly shutdownGraceMs: number;
   readonly tasks: Readonly<{ deadlineMs: number; maintenanceEveryMs: number; reconcileAfterMs: number }>;
   readonly storage: Readonly<StorageConfig>;
@@ -89,7 +91,13 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
     billing: { reservationTtlMs: e.RESERVATION_TTL_MS, leaseTtlMs: e.LEASE_TTL_MS },
     console: { sessionTtlHours: e.SESSION_TTL_HOURS },
     usage: { drainBatch: e.USAGE_DRAIN_BATCH },
-    worker: { metricsPort: e.WORKER_METRICS_PORT, queues: e.WORKER_QUEUES, concurrency: e.WORKER_CONCURRENCY },
+    worker: {
+      metricsPort: e.WORKER_METRICS_PORT,
+      queues: e.WORKER_QUEUES,
+      concurrency: e.WORKER_CONCURRENCY,
+      lockMs: e.WORKER_LOCK_MS,
+      stalledIntervalMs: e.WORKER_STALLED_INTERVAL_MS,
+    },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     tasks: { deadlineMs: e.TASK_DEADLINE_MS, maintenanceEveryMs: e.MAINTENANCE_EVERY_MS, reconcileAfterMs: e.TASK_RECONCILE_AFTER_MS },
     storage: storageConfig(e, e.DATA_DIR),

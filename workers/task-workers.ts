@@ -63,7 +63,14 @@ export function startTaskWorkers(s: TaskJobServices, options: TaskWorkerOptions)
   for (const name of Object.keys(PROCESSORS) as TaskJobName[]) {
     if (!selected.has(name)) continue;
     const processor: Processor<{ taskId: string }, string> = (job) => PROCESSORS[name](s, job);
-    const worker = new Worker(name, processor, { connection, prefix: bullPrefix(s.config.redis.prefix), concurrency: concurrencyOf(options.concurrency, name) });
+    const worker = new Worker(name, processor, {
+      connection,
+      prefix: bullPrefix(s.config.redis.prefix),
+      concurrency: concurrencyOf(options.concurrency, name),
+      // A job whose worker died is taken up again once its lock lapses and a stall check sees it.
+      lockDuration: s.config.worker.lockMs,
+      stalledInterval: s.config.worker.stalledIntervalMs,
+    });
     worker.on('completed', () => jobOutcomes.inc({ queue: name, outcome: 'completed' }));
     worker.on('failed', (job, err) => {
       jobOutcomes.inc({ queue: name, outcome: 'failed' });

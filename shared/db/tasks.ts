@@ -29,7 +29,7 @@ export async function insertTask(db: Db, task: NewTask, idem?: IdempotentInsert)
     WITH idem AS (
       INSERT INTO idempotency_keys (user_id, api_key_id, endpoint, key, request_hash, response_status, response_body, task_id, created_at, expires_at)
       VALUES (${task.user_id}, ${task.api_key_id}, ${idem.endpoint}, ${idem.key}, ${idem.requestHash}, ${idem.responseStatus},
-              ${JSON.stringify(idem.responseBody)}::jsonb, ${task.id}, ${idem.now}, ${idem.expiresAt})
+              ${JSON.stringify(idem.responseBody)}::json, ${task.id}, ${idem.now}, ${idem.expiresAt})
       ON CONFLICT (user_id, api_key_id, endpoint, key) DO UPDATE SET
         request_hash = EXCLUDED.request_hash, response_status = EXCLUDED.response_status,
         response_body = EXCLUDED.response_body, task_id = EXCLUDED.task_id,

@@ -29,6 +29,8 @@ export function redisKeys(prefix: string) {
     policy: (name: string, id: string) => `${prefix}lim:${name}:{${id}}`,
     /** Marks a call finished (with its charge), for finishes that must happen once. */
     finished: (callId: string) => `${prefix}done:{${callId}}`,
+    /** Held while a creating call with this Idempotency-Key is being accepted. */
+    idempotencyInProgress: (digest: string) => `${prefix}idem:${digest}`,
     usageStream: `${prefix}usage`,
     keyInvalidation: `${prefix}keys:invalidate`,
   };

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { CatalogModel } from '../catalog/index.js';
+import { GatewayError, serviceUnavailable } from '../errors.js';
 import type { TaskKind } from '../db/schema.js';
 import { insertTask, type NewTask } from '../db/tasks.js';
 import { admit } from '../gateway/pipeline.js';
@@ -32,6 +34,14 @@ export interface CreatedTask extends StoredResult {
 
 const ID_PREFIX: Record<TaskKind, string> = { video: 'video_', image: 'imgtask_' };
 const RESERVATION_SLACK_MS = 60 * 60 * 1000;
+/** How long a duplicate waits for the first request's result before answering 409. */
+const IN_PROGRESS_WAIT_MS = 10_000;
+/** The in-progress marker of a process that died frees the key after this. */
+const IN_PROGRESS_TTL_MS = 30_000;
+
+function scopeDigest(scope: IdempotencyScope): string {
+  return createHash('sha256').update(JSON.stringify([scope.userId, scope.apiKeyId, scope.endpoint, scope.key])).digest('base64url');
+}
 
 /**
  * Accepts a creating call as an idempotent job: replays the first result of a known key without
@@ -39,17 +49,44 @@ const RESERVATION_SLACK_MS = 60 * 60 * 1000;
  * statement, and hands it to the submit queue. Answers at once; the workers do the rest.
  */
 export async function createTask(services: GatewayServices, queues: JobQueues, input: CreateTaskInput): Promise<CreatedTask> {
-  const { key, model } = input;
   const endpoint = input.kind === 'video' ? 'videos' : 'images/tasks';
   const now = services.clock.now();
   const scope: IdempotencyScope | undefined = input.idempotencyKey
-    ? { userId: key.userId, apiKeyId: key.id, endpoint, key: input.idempotencyKey }
+    ? { userId: input.key.userId, apiKeyId: input.key.id, endpoint, key: input.idempotencyKey }
     : undefined;
   const hash = requestHash(input.rawBody);
-  if (scope) {
-    const replay = await findReplay(services.db, scope, hash, now);
-    if (replay) return { ...replay, replayed: true };
+  if (!scope) return accept(services, queues, input, now, hash, undefined);
+  const replay = await findReplay(services.db, scope, hash, now);
+  if (replay) return { ...replay, replayed: true };
+  const marker = services.redisKeys.idempotencyInProgress(scopeDigest(scope));
+  const waitUntil = Date.now() + IN_PROGRESS_WAIT_MS;
+  // One request per key does the work; a duplicate waits (bounded) for its stored result instead
+  // of reserving money or limits a second time.
+  while ((await services.redis.set(marker, '1', 'PX', IN_PROGRESS_TTL_MS, 'NX').catch(() => Promise.reject(serviceUnavailable()))) !== 'OK') {
+    await new Promise((r) => setTimeout(r, 25));
+    const stored = await findReplay(services.db, scope, hash, services.clock.now());
+    if (stored) return { ...stored, replayed: true };
+    if (Date.now() > waitUntil) {
+      throw new GatewayError('idempotency_in_progress', 409, 'a request with this Idempotency-Key is still being accepted', { retryAfter: 1 });
+    }
   }
+  try {
+    return await accept(services, queues, input, now, hash, scope);
+  } finally {
+    await services.redis.del(marker).catch(() => {});
+  }
+}
+
+async function accept(
+  services: GatewayServices,
+  queues: JobQueues,
+  input: CreateTaskInput,
+  now: number,
+  hash: Buffer,
+  scope: IdempotencyScope | undefined,
+): Promise<CreatedTask> {
+  const { key, model } = input;
+  const endpoint = input.kind === 'video' ? 'videos' : 'images/tasks';
 
   const id = `${ID_PREFIX[input.kind]}${Date.now().toString(36)}${randomBase62(16)}`;
   const deadlineMs = services.config.tasks.deadlineMs;

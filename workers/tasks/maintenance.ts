@@ -18,7 +18,12 @@ export async function maintenance(s: TaskJobServices, staleAfterMs: number): Pro
   for (const t of stale) {
     const name = NEXT_JOB[t.stage];
     if (!name) continue;
-    await s.jobs.enqueue(name, { taskId: t.id }, { jobId: jobId(name, t.id, name === 'task-poll' ? t.polls : 0) });
+    const id = jobId(name, t.id, name === 'task-poll' ? t.polls : 0);
+    // A job that failed for good (attempts spent, or stalled too often: its worker died under it
+    // twice) keeps its id, and adding under an existing id is a no-op: remove it so the task runs again.
+    const old = await s.jobs.queues.get(name)!.getJob(id);
+    if (old && (await old.isFailed())) await old.remove();
+    await s.jobs.enqueue(name, { taskId: t.id }, { jobId: id });
   }
   return `purged ${purged} keys, re-enqueued ${stale.length} tasks`;
 }

@@ -26,7 +26,11 @@ export async function submitTask(s: TaskJobServices, job: Job<{ taskId: string }
   }
   const moved = await advanceTask(s.db, task.id, ['submit'], { upstream_id: upstreamId, stage: 'poll', started_at: new Date(s.clock.now()) });
   if (!moved) {
-    // Cancelled while we were submitting: cancel what we just created upstream.
+    // Either cancelled while we were submitting, or another run of this job (re-enqueued after a
+    // Redis loss, or a stalled job run again) recorded the same upstream task first. Only an upstream
+    // task the row does not point at is ours to undo; cancelling the recorded one would kill the task.
+    const current = await findTask(s.db, task.id);
+    if (current?.upstream_id === upstreamId) return 'submitted by another run';
     await provider.cancel(upstream, upstreamId).catch(() => {});
     return 'cancelled meanwhile';
   }
