@@ -19,6 +19,8 @@ ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
 # build: full dependency tree (typescript etc.) + tsc -> dist/
 FROM base AS build
 COPY package.json package-lock.json ./
+# package.json overrides msgpackr-extract with this local stand-in; npm ci needs it first.
+COPY tools/no-native-msgpackr ./tools/no-native-msgpackr
 RUN --mount=type=cache,target=/root/.npm,sharing=locked \
     npm ci
 COPY . .
@@ -32,6 +34,8 @@ FROM base AS runtime
 ENV NODE_ENV=production \
     PORT=8080
 COPY package.json package-lock.json ./
+# package.json overrides msgpackr-extract with this local stand-in; npm ci needs it first.
+COPY tools/no-native-msgpackr ./tools/no-native-msgpackr
 RUN --mount=type=cache,target=/root/.npm,sharing=locked \
     npm ci --omit=dev
 # package.json (copied above) stays: it carries "type": "module" for dist/.
