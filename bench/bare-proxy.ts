@@ -1,0 +1,80 @@
+// The ceiling: the least a Node proxy can do per call. node:http in front, one undici keep-alive
+// Pool behind (the same pool settings as the gateway's upstream registry), request bytes forwarded
+// up and response bytes relayed back as they arrive: no parsing, no auth, no accounting.
+// Usage: node dist/bench/bare-proxy.js --upstream http://127.0.0.1:PORT [--port P]; prints {"url"}.
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import { parseArgs } from 'node:util';
+import { Pool } from 'undici';
+
+const { values } = parseArgs({
+  options: { upstream: { type: 'string' }, port: { type: 'string' }, connections: { type: 'string' } },
+  strict: true,
+});
+if (!values.upstream) throw new Error('--upstream is required');
+
+const pool = new Pool(new URL(values.upstream).origin, {
+  connections: Number(values.connections ?? 256),
+  keepAliveTimeout: 30_000,
+});
+
+const ROUTE = '/v1/chat/completions';
+// What a real proxy puts on the upstream call: the provider's key, not the client's.
+const UPSTREAM_AUTHORIZATION = 'Bearer bench-upstream-secret';
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-connection']);
+
+function responseHeaders(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+  }
+  return out;
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+// The request body is read whole and sent as one Buffer (a streamed request body costs undici about
+// twice the CPU for a small JSON document); the response is relayed chunk by chunk as it arrives.
+async function forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const headers: Record<string, string> = { authorization: UPSTREAM_AUTHORIZATION };
+  const type = req.headers['content-type'];
+  if (type) headers['content-type'] = type;
+  const body = await readBody(req);
+  const upstream = await pool.request({ method: 'POST', path: ROUTE, headers, body });
+  res.writeHead(upstream.statusCode, responseHeaders(upstream.headers));
+  for await (const chunk of upstream.body) {
+    if (!res.write(chunk)) await once(res, 'drain');
+  }
+  res.end();
+}
+
+const server = createServer((req, res) => {
+  if (req.method !== 'POST' || req.url !== ROUTE) {
+    req.resume();
+    res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+    return;
+  }
+  forward(req, res).catch(() => {
+    if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' }).end('{"error":"upstream failed"}');
+    else res.destroy();
+  });
+});
+server.keepAliveTimeout = 65_000;
+server.headersTimeout = 66_000;
+server.listen(Number(values.port ?? 0), '127.0.0.1', () => {
+  const { port } = server.address() as AddressInfo;
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
+});
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    server.closeAllConnections();
+    server.close();
+    pool.close().finally(() => process.exit(0));
+  });
+}
