@@ -6,12 +6,25 @@ export interface Clock {
 export const systemClock: Clock = { now: () => Date.now() };
 
 /** UTC calendar periods: quota days and months roll over at 00:00 UTC. */
+// Every call names its quota day and month; formatting a date each time is measurable, so the
+// current day is remembered until it ends.
+let dayCache = { start: 0, end: 0, day: '', month: '' };
+
+function periods(ms: number) {
+  if (ms < dayCache.start || ms >= dayCache.end) {
+    const iso = new Date(ms).toISOString();
+    const start = startOfUtcDay(ms).getTime();
+    dayCache = { start, end: start + 86_400_000, day: iso.slice(0, 10).replaceAll('-', ''), month: iso.slice(0, 7).replace('-', '') };
+  }
+  return dayCache;
+}
+
 export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10).replaceAll('-', '');
+  return periods(ms).day;
 }
 
 export function utcMonth(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 7).replace('-', '');
+  return periods(ms).month;
 }
 
 export function startOfUtcDay(ms: number): Date {

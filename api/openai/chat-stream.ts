@@ -27,8 +27,8 @@ function errorEvent(code: string, message: string): string {
 export async function relayChatStream(ctx: Context, meter: CallMeter, routed: RoutedResponse, options: RelayOptions): Promise<void> {
   const res = ctx.res;
   ctx.respond = false;
+  // Headers go out with the first event (one write, not two); Node sends them on the first write.
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  res.flushHeaders();
 
   const gone = options.abort.signal;
   const scanner = new ChatStreamScanner(options.clientWantsUsage);

@@ -31,6 +31,8 @@ export interface Admitted {
   readonly tpm: readonly RateRule[];
   readonly concurrencyKeys: readonly string[];
   readonly estimatedTokens: number;
+  /** Whether the reservation also holds the key's quota caps (then finish releases those too). */
+  readonly capped: boolean;
 }
 
 export interface FinishInput {
@@ -124,6 +126,7 @@ export class Admissions {
           tpm: rates.filter((r) => r.dim === 'tokens'),
           concurrencyKeys: concurrency.map((c) => c.k),
           estimatedTokens: input.estimatedTokens,
+          capped: Object.keys(caps).length > 0,
         };
         if (!detached) this.renewer.track(callId, this.keys.reservations(key.userId), admitted.concurrencyKeys);
         return admitted;
@@ -147,7 +150,7 @@ export class Admissions {
   }
 
   private releaseUnanswered(key: ApiKeyContext, callId: string, rates: RateRule[], concurrencyKeys: string[]): void {
-    const admitted: Admitted = { headers: {}, tpm: rates.filter((r) => r.dim === 'tokens'), concurrencyKeys, estimatedTokens: 0 };
+    const admitted: Admitted = { headers: {}, tpm: rates.filter((r) => r.dim === 'tokens'), concurrencyKeys, estimatedTokens: 0, capped: true };
     void this.finish({ owner: { userId: key.userId, keyId: key.id }, callId, now: Date.now(), cost: 0, admitted, actualTokens: 0, record: undefined }).catch(() => {});
   }
 
@@ -171,6 +174,8 @@ export class Admissions {
       q: { t: q.t, d: q.d, m: q.m, und: q.und, epoch: q.epoch },
       tpm: (a?.tpm ?? []).map((r) => ({ k: r.k, limit: r.limit, delta: input.actualTokens - a!.estimatedTokens })),
       conc: a?.concurrencyKeys ?? [],
+      // Without the admission at hand (a task settling later), look for a quota hold anyway.
+      capped: a?.capped ?? true,
       stream: this.keys.usageStream,
       rec: input.record,
     });

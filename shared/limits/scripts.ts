@@ -69,41 +69,61 @@ end
 local hdr = before
 
 -- Step 5: balance (after returning the reservations of processes that died), then quota caps.
-if redis.call('EXISTS', p.bal) == 0 then return cjson.encode({ fail = 'load_balance' }) end
-local expired = redis.call('ZRANGEBYSCORE', p.resv, '-inf', now, 'LIMIT', 0, 100)
-for _, id in ipairs(expired) do
-  local amt = redis.call('HGET', p.ramt, id)
-  if amt then
-    redis.call('INCRBY', p.bal, amt)
-    local qr = redis.call('HGET', p.rq, id)
-    if qr then redis.call('DECRBY', qr, amt) end
+local bal = redis.call('GET', p.bal)
+if not bal then return cjson.encode({ fail = 'load_balance' }) end
+bal = tonumber(bal)
+-- The reservations of processes that died are taken back only when they would make the difference
+-- (money or a quota short), not on every call.
+local purged = false
+local function purge()
+  if purged then return end
+  purged = true
+  local expired = redis.call('ZRANGEBYSCORE', p.resv, '-inf', now, 'LIMIT', 0, 1000)
+  for _, id in ipairs(expired) do
+    local amt = redis.call('HGET', p.ramt, id)
+    if amt then
+      redis.call('INCRBY', p.bal, amt)
+      local qr = redis.call('HGET', p.rq, id)
+      if qr then redis.call('DECRBY', qr, amt) end
+    end
+    redis.call('HDEL', p.ramt, id)
+    redis.call('HDEL', p.rq, id)
+    redis.call('ZREM', p.resv, id)
   end
-  redis.call('HDEL', p.ramt, id)
-  redis.call('HDEL', p.rq, id)
-  redis.call('ZREM', p.resv, id)
+  bal = tonumber(redis.call('GET', p.bal))
 end
-local bal = tonumber(redis.call('GET', p.bal))
+if bal < p.amount then purge() end
 if bal < p.amount then return cjson.encode({ fail = 'balance', balance = bal, hdr = hdr }) end
 if p.q then
   if redis.call('EXISTS', p.q.t) == 0 then return cjson.encode({ fail = 'load_quota' }) end
-  local reserved = tonumber(redis.call('GET', p.q.r) or '0')
-  for _, c in ipairs({ { 'total', p.q.t }, { 'daily', p.q.d }, { 'monthly', p.q.m } }) do
-    local cap = p.q.caps[c[1]]
-    if cap then
-      local used = tonumber(redis.call('GET', c[2]) or '0')
-      if used + reserved + p.amount > cap then
-        return cjson.encode({ fail = 'quota', period = c[1], used = used, cap = cap, hdr = hdr })
+  local function overCap()
+    local reserved = tonumber(redis.call('GET', p.q.r) or '0')
+    for _, c in ipairs({ { 'total', p.q.t }, { 'daily', p.q.d }, { 'monthly', p.q.m } }) do
+      local cap = p.q.caps[c[1]]
+      if cap then
+        local used = tonumber(redis.call('GET', c[2]) or '0')
+        if used + reserved + p.amount > cap then return { fail = 'quota', period = c[1], used = used, cap = cap, hdr = hdr } end
       end
     end
+    return nil
   end
+  local over = overCap()
+  if over and not purged then
+    purge()
+    over = overCap()
+  end
+  if over then return cjson.encode(over) end
 end
 
 -- Step 6: rate limits, then concurrency.
 if rateFail then rateFail.hdr = hdr return cjson.encode(rateFail) end
 for _, c in ipairs(p.conc) do
-  redis.call('ZREMRANGEBYSCORE', c.k, '-inf', now)
+  -- Leases of processes that died are dropped only when they would make the difference.
   if redis.call('ZCARD', c.k) >= c.limit then
-    return cjson.encode({ fail = 'concurrency', layer = c.layer, limit = c.limit, hdr = hdr })
+    redis.call('ZREMRANGEBYSCORE', c.k, '-inf', now)
+    if redis.call('ZCARD', c.k) >= c.limit then
+      return cjson.encode({ fail = 'concurrency', layer = c.layer, limit = c.limit, hdr = hdr })
+    end
   end
 end
 
@@ -166,10 +186,12 @@ local charge = p.charge
 if amt then
   amt = tonumber(amt)
   if charge > amt then charge = amt end
-  local qr = redis.call('HGET', p.rq, p.id)
-  if qr then redis.call('DECRBY', qr, amt) end
+  if p.capped then
+    local qr = redis.call('HGET', p.rq, p.id)
+    if qr then redis.call('DECRBY', qr, amt) end
+    redis.call('HDEL', p.rq, p.id)
+  end
   redis.call('HDEL', p.ramt, p.id)
-  redis.call('HDEL', p.rq, p.id)
   redis.call('ZREM', p.resv, p.id)
   if loaded then redis.call('INCRBY', p.bal, amt - charge) end
 elseif loaded then
