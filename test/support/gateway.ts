@@ -1,6 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { inject } from 'vitest';
 import { createApp } from '../../api/app.js';
 import { createUser } from '../../shared/accounts/create-user.js';
@@ -41,7 +44,9 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const sim = await startUpstreamSim(options.sim ?? {});
   const dbUrl = await cloneTemplate(inject('templateDb'), inject('runId'));
   const prefix = `gwt:${randomBytes(4).toString('hex')}:`;
-  const env = { DATABASE_URL: dbUrl, REDIS_PREFIX: prefix, LOG_LEVEL: 'silent', PORT: '0', ...options.env };
+  // Local files (the link secret, the local object store) go to a temp dir, never into the checkout.
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'gw-test-'));
+  const env = { DATABASE_URL: dbUrl, REDIS_PREFIX: prefix, LOG_LEVEL: 'silent', PORT: '0', DATA_DIR: dataDir, ...options.env };
   const config = parseConfig(env);
   const catalog = buildCatalog((options.catalog ?? testCatalog)(sim.url));
   const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
@@ -73,6 +78,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       await deleteRedisPrefix(services, prefix);
       await services.close();
       await sim.close();
+      await rm(dataDir, { recursive: true, force: true });
     },
   };
 }
