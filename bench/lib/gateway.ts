@@ -19,6 +19,17 @@ export interface GatewayUnderTest {
   dbName: string;
   redisPrefix: string;
   redis: Redis;
+  /** The environment the API and the worker run with (database, Redis prefix, catalog...). */
+  env: NodeJS.ProcessEnv;
+  /** The bench user's e-mail (the owner of `authorization`) and the key's id. */
+  email: string;
+  keyId: string;
+  /** The bench database's connection URL. */
+  databaseUrl: string;
+  /** Runs `dist/bin/cli.js` against the bench database and returns its JSON output. */
+  cli(args: string[]): Promise<Record<string, unknown>>;
+  /** Starts one more worker process (`extraEnv` over `env`); it is stopped by `close()` too. */
+  spawnWorker(name: string, extraEnv?: Record<string, string>): Child;
   /** Postgres backend pids serving the bench database (the API's and the worker's pools). */
   postgresBackends(): Promise<number[]>;
   /** Waits until the worker has written every queued usage record (bounded by timeoutMs). */
@@ -40,6 +51,12 @@ export interface GatewaySetup {
   redisUrl: string;
   /** Node flags for the API process (e.g. --cpu-prof to profile it under the benchmark's load). */
   apiNodeArgs?: string[];
+  /** Catalog entries added to the chat providers/models above (task providers, video models, limited groups). */
+  catalogExtra?: { providers?: unknown[]; models?: unknown[]; groups?: unknown[] };
+  /** Extra environment for the API and every worker. */
+  env?: Record<string, string>;
+  /** Extra environment for the worker started with the gateway only (e.g. `WORKER_QUEUES=usage`). */
+  workerEnv?: Record<string, string>;
 }
 
 function databaseUrl(adminUrl: string, name: string): string {
@@ -77,15 +94,21 @@ export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTes
     catalogFile,
     JSON.stringify(
       {
-        providers: Object.entries(setup.upstreams).map(([id, url]) => ({ id, protocol: 'openai', base_url: `${url}/v1`, api_key: 'bench-upstream-secret' })),
-        models: Object.entries(setup.models).map(([id, provider]) => ({
-          id,
-          endpoints: ['chat/completions'],
-          routes: [{ provider }],
-          pricing: { input_per_mtok: 2_000_000, output_per_mtok: 8_000_000 },
-          max_output_tokens: 1000,
-        })),
-        groups: [{ id: 'default', models: ['*'] }],
+        providers: [
+          ...Object.entries(setup.upstreams).map(([id, url]) => ({ id, protocol: 'openai', base_url: `${url}/v1`, api_key: 'bench-upstream-secret' })),
+          ...(setup.catalogExtra?.providers ?? []),
+        ],
+        models: [
+          ...Object.entries(setup.models).map(([id, provider]) => ({
+            id,
+            endpoints: ['chat/completions'],
+            routes: [{ provider }],
+            pricing: { input_per_mtok: 2_000_000, output_per_mtok: 8_000_000 },
+            max_output_tokens: 1000,
+          })),
+          ...(setup.catalogExtra?.models ?? []),
+        ],
+        groups: [{ id: 'default', models: ['*'] }, ...(setup.catalogExtra?.groups ?? [])],
       },
       null,
       2,
@@ -104,6 +127,7 @@ export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTes
     PORT: String(port),
     WORKER_METRICS_PORT: '0',
     DATA_DIR: path.join(setup.tmpDir, 'data'),
+    ...setup.env,
   };
 
   await cli(setup.root, env, ['migrate']);
@@ -114,9 +138,14 @@ export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTes
   if (typeof created.key !== 'string') throw new Error(`key:create printed no key: ${JSON.stringify(created)}`);
 
   const api = spawnNode('gateway-api', path.join(setup.root, 'dist/bin/api.js'), [], { env, cwd: setup.root, logDir: setup.logDir, nodeArgs: setup.apiNodeArgs });
-  const worker = spawnNode('gateway-worker', path.join(setup.root, 'dist/bin/worker.js'), [], { env, cwd: setup.root, logDir: setup.logDir });
+  const spawnWorker = (name: string, extraEnv: Record<string, string> = {}): Child => {
+    const child = spawnNode(name, path.join(setup.root, 'dist/bin/worker.js'), [], { env: { ...env, ...extraEnv }, cwd: setup.root, logDir: setup.logDir });
+    child.proc.stdout?.resume();
+    return child;
+  };
+  const worker = spawnWorker('gateway-worker', setup.workerEnv);
+  const extraWorkers: Child[] = [];
   api.proc.stdout?.resume();
-  worker.proc.stdout?.resume();
   const url = `http://127.0.0.1:${port}`;
   await waitHealthy(url, api);
 
@@ -153,6 +182,16 @@ export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTes
     dbName,
     redisPrefix,
     redis,
+    env,
+    email,
+    keyId: String(created.id),
+    databaseUrl: databaseUrl(setup.postgresAdminUrl, dbName),
+    cli: (args) => cli(setup.root, env, args),
+    spawnWorker(name, extraEnv) {
+      const child = spawnWorker(name, extraEnv);
+      extraWorkers.push(child);
+      return child;
+    },
     async postgresBackends() {
       const rows = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [dbName]);
       return rows.rows.map((r) => r.pid);
@@ -178,7 +217,7 @@ export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTes
       }
     },
     async close() {
-      await Promise.all([api.stop(30_000), worker.stop()]);
+      await Promise.all([api.stop(30_000), worker.stop(), ...extraWorkers.map((w) => w.stop(15_000))]);
       let cursor = '0';
       do {
         const [next, keys] = await redis.scan(cursor, 'MATCH', `${redisPrefix}*`, 'COUNT', 1000);
