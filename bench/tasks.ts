@@ -64,6 +64,8 @@ interface E2ePhase {
   meter: MeterResult;
   failed: number;
   createNon2xx: number;
+  /** How many times it was measured (a disturbed run is measured again). */
+  attempts: number;
 }
 
 interface PollCohort {
@@ -232,7 +234,7 @@ async function main(): Promise<void> {
     log('warming up task creation (1 s)');
     const warm = await cannon({ url: createUrl, connections: CONNECTIONS, durationS: 1, body: BODY, headers, perRequestHeaders: uniqueKey });
     if (warm.non2xx) log(`warm-up answers: ${JSON.stringify(warm.statuses)}`);
-    let retries = num('BENCH_RETRY_BUDGET', 2);
+    let retries = num('BENCH_RETRY_BUDGET', 3);
     const measureCreate = async (): Promise<CreatePhase> => {
       await quiet.wait();
       const before = Number((await q<{ n: string }>('SELECT count(*) AS n FROM tasks')).rows[0]!.n);
@@ -280,17 +282,17 @@ async function main(): Promise<void> {
     const backlog = await openTasks();
     log(`draining the backlog of ${backlog} tasks with 2 task workers`);
     await startTaskWorkers(2);
+    const drainMeter = startMeter(await roles(), await ownPids());
     const drainStarted = performance.now();
     const drained = await waitAllDone(180_000);
     const drainS = (performance.now() - drainStarted) / 1000;
+    const drainM = drainMeter.stop(await roles());
     log(`backlog: ${backlog} tasks in ${drainS.toFixed(1)} s (${Math.round(backlog / drainS)} tasks/s)${drained ? '' : ' — NOT all done'}`);
     await stopTaskWorkers();
 
     // ---- (b) end to end, 1 and 2 worker processes --------------------------------------------
     const e2e: E2ePhase[] = [];
-    for (const workers of E2E_WORKERS) {
-      await startTaskWorkers(workers);
-      await sleep(500);
+    const runE2e = async (workers: number): Promise<E2ePhase> => {
       await quiet.wait();
       const since = new Date();
       const meter = startMeter(await roles(), await ownPids());
@@ -335,11 +337,28 @@ async function main(): Promise<void> {
         meter: m,
         failed: final.failed,
         createNon2xx: load.non2xx + load.errors + load.timeouts,
+        attempts: 1,
       };
       log(
         `e2e ${workers} worker(s): ${E2E_N} tasks created in ${createS.toFixed(1)} s, all succeeded at ${allSucceededS.toFixed(1)} s, ` +
           `settled at ${allSettledS.toFixed(1)} s; steady ${Math.round(phase.steadyPerS)} tasks/s; failed ${final.failed}; foreign ${pct(m.foreign)}`,
       );
+      return phase;
+    };
+    for (const workers of E2E_WORKERS) {
+      await startTaskWorkers(workers);
+      await sleep(500);
+      let phase = await runE2e(workers);
+      let attempts = 1;
+      // A run another job disturbed is measured once more (while the budget lasts); the less disturbed one is kept.
+      while (phase.meter.foreign > NOISY && retries > 0 && attempts < 2) {
+        retries--;
+        attempts++;
+        log(`  foreign load ${pct(phase.meter.foreign)}: measuring again`);
+        const again = await runE2e(workers);
+        if (again.meter.foreign < phase.meter.foreign) phase = again;
+      }
+      phase = { ...phase, attempts };
       e2e.push(phase);
       // Keep the last set of workers running for (c).
       if (workers !== E2E_WORKERS[E2E_WORKERS.length - 1]) await stopTaskWorkers();
@@ -395,7 +414,7 @@ async function main(): Promise<void> {
 
     const taskStates = (await q<{ status: string; stage: string; n: string }>('SELECT status, stage, count(*) AS n FROM tasks GROUP BY 1, 2 ORDER BY 3 DESC')).rows;
     tasksCreated = taskStates.reduce((a, r) => a + Number(r.n), 0);
-    markdown = render({ create, trace, backlog, drainS, drained, e2e, polls, taskStates });
+    markdown = render({ create, trace, backlog, drainS, drained, drainForeign: drainM.foreign, e2e, polls, taskStates });
     succeeded = true;
   } finally {
     await cleanup();
@@ -453,6 +472,7 @@ interface RenderInput {
   backlog: number;
   drainS: number;
   drained: boolean;
+  drainForeign: number;
   e2e: E2ePhase[];
   polls: PollPhase;
   taskStates: { status: string; stage: string; n: string }[];
@@ -532,7 +552,7 @@ function render(input: RenderInput): string {
           f0(p.steadyPerS / p.workers),
           `${p.failed}${p.createNon2xx ? ` (+${p.createNon2xx} creates refused)` : ''}`,
           `task workers ${per('task workers')} + api ${per('api')} + redis ${per('redis')} + postgres ${per('postgres')} + usage worker ${per('usage worker')} + sim ${per('sim')}`,
-          `${pct(p.meter.hostBusy)} / ${pct(p.meter.foreign)}${p.meter.foreign > NOISY ? ' ⚠' : ''}`,
+          `${pct(p.meter.hostBusy)} / ${pct(p.meter.foreign)}${p.meter.foreign > NOISY ? ' ⚠' : ''}${p.attempts > 1 ? ` (best of ${p.attempts})` : ''}`,
         ];
       }),
       ['r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l', 'r'],
@@ -543,7 +563,7 @@ function render(input: RenderInput): string {
     `The clock starts at the first create (creation runs alongside the workers) and stops when the last task is \`succeeded\` (its result`,
     'mirrored) or settled (charged, `stage = done`). Each task is four jobs (submit, poll, mirror, settle); its first poll is a delayed job',
     `2 s (±20 %) after the submit, so every run has a floor of ≈ 2–2.4 s: the steady rate (10 % → 90 % of the tasks succeeded) leaves it out.`,
-    `Backlog of (a): ${f0(input.backlog)} tasks drained by 2 task workers in ${f1(input.drainS)} s (${f0(input.backlog / input.drainS)} tasks/s)${input.drained ? '' : ' — **not all finished**'}.`,
+    `Backlog of (a): ${f0(input.backlog)} tasks drained by 2 task workers in ${f1(input.drainS)} s (${f0(input.backlog / input.drainS)} tasks/s, ${f0(input.backlog / input.drainS / 2)} per worker process; foreign load ${pct(input.drainForeign)})${input.drained ? '' : ' — **not all finished**'}.`,
     '',
   );
 

@@ -19,7 +19,7 @@ export function taskView(task: TaskRow, link?: StoredLink) {
     completed_at: seconds(task.finished_at),
     progress: task.progress ?? (task.status === 'succeeded' ? 100 : 0),
     ...(task.error_code ? { error: { code: task.error_code, message: task.error_message ?? '' } } : {}),
-    ...(task.stage === 'done' && task.status === 'succeeded' ? { charged_micro_usd: task.charged_micro_usd } : {}),
+    ...(task.stage === 'done' && task.status === 'succeeded' ? { charged_micro_usd: task.charged_micro_usd, ...(task.usage ? { usage: task.usage } : {}) } : {}),
   };
   const r = task.request;
   if (task.kind === 'video') {
