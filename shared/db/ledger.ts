@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Trx } from './index.js';
+import type { Db, Trx } from './index.js';
 import type { LedgerKind } from './schema.js';
 
 export interface LedgerMove {
@@ -30,7 +30,7 @@ export async function applyLedgerMove(trx: Trx, move: LedgerMove): Promise<numbe
   return inserted.rows[0]?.balance_after_micro_usd;
 }
 
-export async function ledgerSum(trx: Trx | import('./index.js').Db, userId: string): Promise<number> {
+export async function ledgerSum(trx: Trx | Db, userId: string): Promise<number> {
   const row = await trx
     .selectFrom('ledger_entries')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount_micro_usd'), sql<number>`0`).as('sum'))

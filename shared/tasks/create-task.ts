@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CatalogModel } from '../catalog/index.js';
+import type { CatalogModel, Endpoint } from '../catalog/index.js';
 import { GatewayError, serviceUnavailable } from '../errors.js';
 import type { TaskKind } from '../db/schema.js';
 import { insertTask, type NewTask } from '../db/tasks.js';
@@ -33,6 +33,7 @@ export interface CreatedTask extends StoredResult {
 }
 
 const ID_PREFIX: Record<TaskKind, string> = { video: 'video_', image: 'imgtask_' };
+export const TASK_ENDPOINT: Record<TaskKind, Endpoint> = { video: 'videos', image: 'images/tasks' };
 const RESERVATION_SLACK_MS = 60 * 60 * 1000;
 /** How long a duplicate waits for the first request's result before answering 409. */
 const IN_PROGRESS_WAIT_MS = 10_000;
@@ -49,7 +50,7 @@ function scopeDigest(scope: IdempotencyScope): string {
  * statement, and hands it to the submit queue. Answers at once; the workers do the rest.
  */
 export async function createTask(services: GatewayServices, queues: JobQueues, input: CreateTaskInput): Promise<CreatedTask> {
-  const endpoint = input.kind === 'video' ? 'videos' : 'images/tasks';
+  const endpoint = TASK_ENDPOINT[input.kind];
   const now = services.clock.now();
   const scope: IdempotencyScope | undefined = input.idempotencyKey
     ? { userId: input.key.userId, apiKeyId: input.key.id, endpoint, key: input.idempotencyKey }
@@ -86,7 +87,7 @@ async function accept(
   scope: IdempotencyScope | undefined,
 ): Promise<CreatedTask> {
   const { key, model } = input;
-  const endpoint = input.kind === 'video' ? 'videos' : 'images/tasks';
+  const endpoint = TASK_ENDPOINT[input.kind];
 
   const id = `${ID_PREFIX[input.kind]}${Date.now().toString(36)}${randomBase62(16)}`;
   const deadlineMs = services.config.tasks.deadlineMs;

@@ -2,6 +2,7 @@ import { findKeyById } from '../db/api-keys.js';
 import { keyUsageByModel, recentKeyCalls } from '../db/usage-records.js';
 import type { GatewayServices } from '../gateway/services.js';
 import type { ApiKeyContext } from '../keys/api-key.js';
+import { keyView } from '../keys/key-settings.js';
 
 const DAY_MS = 86_400_000;
 
@@ -38,14 +39,7 @@ export async function keyUsageView(services: GatewayServices, key: ApiKeyContext
     { requests: 0, errors: 0, input_tokens: 0, output_tokens: 0, cached_tokens: 0, charged_micro_usd: 0 },
   );
   return {
-    key: {
-      name: row.name,
-      prefix: row.prefix,
-      last4: row.last4,
-      status: row.status,
-      expires_at: row.expires_at?.toISOString() ?? null,
-      created_at: row.created_at.toISOString(),
-    },
+    key: (({ name, prefix, last4, status, expires_at, created_at }) => ({ name, prefix, last4, status, expires_at, created_at }))(keyView(row)),
     quota,
     limits: { rpm_limit: key.limits.rpm, tpm_limit: key.limits.tpm, concurrency_limit: key.limits.concurrency },
     last_30_days: { start: since.toISOString(), end: new Date(now).toISOString(), models, total },

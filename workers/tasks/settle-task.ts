@@ -1,6 +1,7 @@
 import type { Job } from 'bullmq';
 import type { TaskRow } from '../../shared/db/schema.js';
 import { advanceTask, findTask } from '../../shared/db/tasks.js';
+import { TASK_ENDPOINT } from '../../shared/tasks/create-task.js';
 import type { UsageEvent } from '../../shared/usage/record.js';
 import type { TaskJobServices } from './task-steps.js';
 
@@ -46,7 +47,7 @@ function usageEvent(task: TaskRow, now: number): UsageEvent {
     api_key_id: task.api_key_id,
     model: task.model,
     provider: task.provider,
-    endpoint: task.kind === 'video' ? 'videos' : 'images/tasks',
+    endpoint: TASK_ENDPOINT[task.kind],
     status_code: STATUS_CODES[task.status] ?? 500,
     error_code: task.error_code,
     stream: false,
