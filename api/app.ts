@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import Koa from 'koa';
 import { GatewayError } from '../shared/errors.js';
 import type { GatewayServices } from '../shared/gateway/services.js';
@@ -5,7 +6,9 @@ import { consoleRouter } from './console/router.js';
 import { siteRouter } from './site.js';
 import { errorBoundary } from './middleware/errors.js';
 import { rateLimitHeaders } from './middleware/rate-limit-headers.js';
+import { exchangeOf } from './http/exchange.js';
 import { requestId } from './middleware/request-id.js';
+import { CHAT_COMPLETIONS_PATH, chatCompletions } from './openai/chat-completions.js';
 import { openAiRouter } from './openai/router.js';
 import { queueDashboard } from './operator/queue-dashboard.js';
 import { taskRouter } from './videos/router.js';
@@ -25,4 +28,21 @@ export function createApp(services: GatewayServices): Koa {
     app.use(router.allowedMethods({ throw: true, methodNotAllowed: methodNotAllowed, notImplemented: methodNotAllowed }));
   }
   return app;
+}
+
+/**
+ * The API's request listener: chat completions, the hot path, straight on node:http (Koa's
+ * middleware costs more per call than a whole bare proxy does); every other route through Koa.
+ */
+export function createRequestListener(services: GatewayServices): RequestListener {
+  const koa = createApp(services).callback();
+  const chat = chatCompletions(services);
+  const trustProxy = services.config.http.trustProxy;
+  return (req, res) => {
+    if (req.method === 'POST' && req.url === CHAT_COMPLETIONS_PATH) {
+      void chat(exchangeOf(req, res, trustProxy));
+      return;
+    }
+    void koa(req, res);
+  };
 }

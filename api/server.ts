@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { GatewayServices } from '../shared/gateway/services.js';
 import { closeGracefully, listen } from '../shared/lifecycle/http-server.js';
-import { createApp } from './app.js';
+import { createRequestListener } from './app.js';
 
 export interface ApiServer {
   server: Server;
@@ -11,7 +11,7 @@ export interface ApiServer {
 
 export async function startApiServer(services: GatewayServices): Promise<ApiServer> {
   const { host, port } = services.config.http;
-  const server = createServer(createApp(services).callback());
+  const server = createServer(createRequestListener(services));
   // Longer than common load balancer idle timeouts, so the proxy closes first (no reset races).
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;

@@ -21,6 +21,8 @@ const DURATION_S = num('BENCH_DURATION_S', 8);
 const WARMUP_S = num('BENCH_WARMUP_S', 1);
 const TTFB_N = num('BENCH_TTFB_N', 300);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '50,200').split(',').map(Number);
+/** `BENCH_SCENARIOS=instant-json,paced-stream`: measure only these (a quick look while working; not a full run). */
+const SCENARIOS = process.env.BENCH_SCENARIOS ? new Set(process.env.BENCH_SCENARIOS.split(',')) : undefined;
 const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Share of both cores other processes may use before a phase starts (else wait, up to QUIET_WAIT_S). */
@@ -214,6 +216,7 @@ async function main(): Promise<void> {
     let retries = RETRY_BUDGET;
     for (const upstream of ['instant', 'paced'] as const) {
       for (const mode of ['json', 'stream'] as const) {
+        if (SCENARIOS && !SCENARIOS.has(`${upstream}-${mode}`)) continue;
         for (const connections of CONNECTIONS) {
           for (const target of ['sim', 'bare', 'gateway'] as const) {
             let phase = await measure(upstream, mode, connections, target);

@@ -16,14 +16,19 @@ const OPENAI_TYPES: Record<number, string> = {
   429: 'rate_limit_error',
 };
 
-export const renderOpenAi: ErrorRenderer = (err) => ({
-  error: {
-    message: err.message,
-    type: OPENAI_TYPES[err.status] ?? (err.status >= 500 ? 'api_error' : 'invalid_request_error'),
-    param: err.param ?? null,
-    code: err.code,
-  },
-});
+/** OpenAI's error body. */
+export function openAiError(err: GatewayError) {
+  return {
+    error: {
+      message: err.message,
+      type: OPENAI_TYPES[err.status] ?? (err.status >= 500 ? 'api_error' : 'invalid_request_error'),
+      param: err.param ?? null,
+      code: err.code,
+    },
+  };
+}
+
+export const renderOpenAi: ErrorRenderer = (err) => openAiError(err);
 
 /** The console's flat envelope; the numeric `code` is the HTTP status. */
 export const renderConsole: ErrorRenderer = (err, ctx) => ({

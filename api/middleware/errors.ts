@@ -21,7 +21,7 @@ export function errorBoundary(log: Logger): Middleware {
   };
 }
 
-function toGatewayError(err: unknown): GatewayError {
+export function toGatewayError(err: unknown): GatewayError {
   if (isGatewayError(err)) return err;
   // Koa's own errors (e.g. a malformed URL) carry an expose-safe status.
   const e = err as { status?: number; expose?: boolean; message?: string };

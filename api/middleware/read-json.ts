@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
 import { GatewayError, invalidJson } from '../../shared/errors.js';
 
@@ -8,8 +9,13 @@ export interface JsonBody {
 }
 
 /** Reads the body once, within `limit` bytes, and parses a JSON object from it. */
-export async function readJsonObject(ctx: Context, limit: number): Promise<JsonBody> {
-  const raw = await readRaw(ctx, limit);
+export function readJsonObject(ctx: Context, limit: number): Promise<JsonBody> {
+  return readJsonBody(ctx.req, limit);
+}
+
+/** `readJsonObject` on the bare request (the routes that run outside Koa). */
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<JsonBody> {
+  const raw = await readRaw(req, limit);
   let value: unknown;
   try {
     value = JSON.parse(raw.toString('utf8'));
@@ -22,21 +28,48 @@ export async function readJsonObject(ctx: Context, limit: number): Promise<JsonB
 
 const tooLarge = (limit: number) => new GatewayError('body_too_large', 413, `request body exceeds ${limit} bytes`);
 
-async function readRaw(ctx: Context, limit: number): Promise<Buffer> {
-  const declared = Number(ctx.get('content-length') || 0);
-  if (declared > limit) {
-    ctx.req.resume(); // drain so the connection can be reused
-    throw tooLarge(limit);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      ctx.req.resume();
-      throw tooLarge(limit);
+// Plain 'data'/'end' listeners: an async iterator over the request costs several promises per chunk.
+function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] || 0);
+    if (declared > limit) {
+      req.resume(); // drain so the connection can be reused
+      reject(tooLarge(limit));
+      return;
     }
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        done();
+        req.resume();
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onClose = () => {
+      done();
+      reject(new Error('the client closed the connection before the body was complete'));
+    };
+    const onError = (err: Error) => {
+      done();
+      reject(err);
+    };
+    const done = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      req.off('error', onError);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('close', onClose);
+    req.on('error', onError);
+  });
 }

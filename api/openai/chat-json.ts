@@ -1,13 +1,14 @@
-import type { Context } from 'koa';
+import type { ServerResponse } from 'node:http';
 import { estimateTokensFromBytes } from '../../shared/billing/estimate.js';
 import { GatewayError } from '../../shared/errors.js';
 import type { CallMeter } from '../../shared/gateway/call-meter.js';
 import { parseOpenAiUsage } from '../../shared/providers/openai/chat.js';
 import type { RoutedResponse } from '../../shared/routing/fallback.js';
+import { sendJson } from '../http/exchange.js';
 
 /** A non-streamed completion: the upstream's bytes pass through unchanged once the call is settled. */
-export async function answerChatJson(ctx: Context, meter: CallMeter, routed: RoutedResponse, promptBytes: number): Promise<void> {
-  const raw = Buffer.from(await routed.response.body.arrayBuffer());
+export async function answerChatJson(res: ServerResponse, meter: CallMeter, routed: RoutedResponse, promptBytes: number): Promise<void> {
+  const raw = await routed.response.body();
   let parsed: { usage?: unknown; choices?: { message?: { content?: unknown } }[] };
   try {
     parsed = JSON.parse(raw.toString('utf8')) as typeof parsed;
@@ -25,7 +26,5 @@ export async function answerChatJson(ctx: Context, meter: CallMeter, routed: Rou
     };
   }
   await meter.finish({ statusCode: 200, provider: routed.upstream.provider.id, usage, usageEstimated: estimated, ttftMs: meter.elapsedMs() });
-  ctx.status = 200;
-  ctx.type = 'application/json';
-  ctx.body = raw;
+  sendJson(res, 200, raw);
 }

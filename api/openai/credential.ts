@@ -3,11 +3,15 @@ import { authenticate, type Credential } from '../../shared/gateway/pipeline.js'
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 
+/** The key in `Authorization: Bearer <key>`, if any. */
+export function bearerSecret(header: string | undefined): string | undefined {
+  const secret = header !== undefined && header.length > 7 && header.slice(0, 7).toLowerCase() === 'bearer ' ? header.slice(7).trim() : undefined;
+  return secret || undefined;
+}
+
 /** `Authorization: Bearer <key>` (chat-completions-style and video routes). */
 export function bearerCredential(ctx: Context): Credential {
-  const header = ctx.get('authorization');
-  const secret = header.toLowerCase().startsWith('bearer ') ? header.slice(7).trim() : undefined;
-  return { secret: secret || undefined, ip: ctx.ip };
+  return { secret: bearerSecret(ctx.get('authorization') || undefined), ip: ctx.ip };
 }
 
 /** Steps 1-3 for a request; the key is kept on the context for the rate-limit headers. */

@@ -2,13 +2,16 @@ import Router from '@koa/router';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { createEstimate } from '../estimates/create-estimate.js';
 import { keyUsage } from '../usage/key-usage.js';
+import { exchangeFromKoa } from '../http/exchange.js';
 import { chatCompletions } from './chat-completions.js';
 import { getModel, listModels } from './models.js';
 
 /** The OpenAI-compatible surface under /v1. */
 export function openAiRouter(services: GatewayServices): Router {
   const router = new Router({ prefix: '/v1' });
-  router.post('/chat/completions', chatCompletions(services));
+  // Normally answered before Koa (api/app.ts); a URL with a query string still arrives here.
+  const chat = chatCompletions(services);
+  router.post('/chat/completions', (ctx) => chat(exchangeFromKoa(ctx)));
   router.get('/models', listModels(services));
   router.get('/models/*id', getModel(services));
   router.post('/estimates', createEstimate(services));

@@ -10,15 +10,15 @@ const CLIENT_FAULTS = new Set([400, 413, 422]);
  * on, and only its text: a 401/403 from the upstream is our credential's problem, not the caller's.
  */
 export async function passUpstreamError(routed: RoutedResponse): Promise<never> {
-  const { statusCode, headers, body } = routed.response;
+  const { statusCode, headers } = routed.response;
   if (!CLIENT_FAULTS.has(statusCode)) {
-    await body.dump().catch(() => {});
+    await routed.response.discard();
     throw upstreamStatusError(statusCode, headerValue(headers['retry-after']));
   }
   let message = `the upstream provider rejected the request (status ${statusCode})`;
   let param: string | undefined;
   try {
-    const parsed = (await body.json()) as { error?: { message?: unknown; param?: unknown } };
+    const parsed = JSON.parse((await routed.response.body()).toString('utf8')) as { error?: { message?: unknown; param?: unknown } };
     if (typeof parsed.error?.message === 'string') message = parsed.error.message;
     if (typeof parsed.error?.param === 'string') param = parsed.error.param;
   } catch {

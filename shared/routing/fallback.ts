@@ -1,8 +1,8 @@
-import type { Dispatcher } from 'undici';
 import type { CatalogModel } from '../catalog/index.js';
 import type { GatewayError } from '../errors.js';
 import { isRetryableStatus, upstreamStatusError, upstreamTransportError } from '../providers/upstream-errors.js';
 import type { Upstream, UpstreamRegistry } from '../providers/registry.js';
+import type { UpstreamCall } from '../providers/upstream-call.js';
 
 export interface RouteAttempt {
   upstream: Upstream;
@@ -10,18 +10,19 @@ export interface RouteAttempt {
 }
 
 export interface RoutedResponse extends RouteAttempt {
-  response: Dispatcher.ResponseData;
+  response: UpstreamCall;
 }
 
 /**
  * Tries a model's routes in catalog order. A route that cannot be reached, or answers 5xx or 429
  * before any byte reached the client, hands over to the next; the last route's answer stands.
+ * `send` starts the attempt; its status and headers are awaited here.
  */
 export async function sendWithFallback(
   upstreams: UpstreamRegistry,
   model: CatalogModel,
-  signal: AbortSignal,
-  send: (attempt: RouteAttempt) => Promise<Dispatcher.ResponseData>,
+  clientGone: () => boolean,
+  send: (attempt: RouteAttempt) => UpstreamCall,
 ): Promise<RoutedResponse> {
   let failure: GatewayError | undefined;
   const routes = model.routes;
@@ -29,17 +30,17 @@ export async function sendWithFallback(
     const route = routes[i]!;
     const attempt = { upstream: upstreams.get(route.provider), upstreamModel: route.upstream_model ?? model.id };
     const last = i === routes.length - 1;
-    let response: Dispatcher.ResponseData;
+    let response: UpstreamCall;
     try {
-      response = await send(attempt);
+      response = await send(attempt).started;
     } catch (err) {
-      if (signal.aborted) throw err;
+      if (clientGone()) throw err;
       failure = upstreamTransportError(err);
       continue;
     }
     if (last || !isRetryableStatus(response.statusCode)) return { ...attempt, response };
     failure = upstreamStatusError(response.statusCode, headerValue(response.headers['retry-after']));
-    await response.body.dump().catch(() => {});
+    await response.discard();
   }
   throw failure ?? new Error('model has no routes');
 }

@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../api/app.js';
+import { createRequestListener } from '../../api/app.js';
 import { buildCatalog } from '../../shared/catalog/index.js';
 import { parseConfig } from '../../shared/config.js';
 import { buildServices, type RunningServices } from '../../shared/gateway/build-services.js';
@@ -27,7 +27,7 @@ beforeAll(async () => {
   const config = parseConfig({ ...gw.env, REDIS_PREFIX: `${gw.env.REDIS_PREFIX}replay:` });
   services = await buildServices(config, buildCatalog(testCatalog(gw.sim.url)), createLogger('silent'));
   await ensureDrainGroup(services.redis, services.redisKeys);
-  server = createApp(services).listen(0, '127.0.0.1');
+  server = createServer(createRequestListener(services)).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

@@ -1,11 +1,11 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
-import { createApp } from '../../api/app.js';
+import { createRequestListener } from '../../api/app.js';
 import { createUser } from '../../shared/accounts/create-user.js';
 import { creditBalance } from '../../shared/billing/credit.js';
 import { buildCatalog } from '../../shared/catalog/index.js';
@@ -52,7 +52,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const services = await buildServices(config, catalog, log, options.clock);
   const drainer = await startUsageDrainer({ db: services.db, redisUrl: config.redis.url, keys: services.redisKeys, batch: 500, log, blockMs: 200 });
-  const server: Server = createApp(services).listen(0, '127.0.0.1');
+  const server: Server = createServer(createRequestListener(services)).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let accounts = 0;

@@ -1,6 +1,6 @@
-import type { Dispatcher } from 'undici';
 import type { TokenUsage } from '../../billing/pricing.js';
 import type { Upstream } from '../registry.js';
+import { UpstreamCall } from '../upstream-call.js';
 
 export interface OpenAiChatCall {
   upstream: Upstream;
@@ -8,11 +8,10 @@ export interface OpenAiChatCall {
   body: Record<string, unknown>;
   upstreamModel: string;
   stream: boolean;
-  signal: AbortSignal;
 }
 
 /** Sends a chat completion to an OpenAI-protocol upstream over its pooled keep-alive connections. */
-export function sendChatCompletion(call: OpenAiChatCall): Promise<Dispatcher.ResponseData> {
+export function sendChatCompletion(call: OpenAiChatCall): UpstreamCall {
   const body: Record<string, unknown> = { ...call.body, model: call.upstreamModel };
   if (call.stream) {
     // Always ask for usage so the call can be charged; the relay hides it unless the client asked.
@@ -22,7 +21,7 @@ export function sendChatCompletion(call: OpenAiChatCall): Promise<Dispatcher.Res
   const { provider, basePath, pool } = call.upstream;
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: call.stream ? 'text/event-stream' : 'application/json' };
   if (provider.api_key) headers.authorization = `Bearer ${provider.api_key}`;
-  return pool.request({ method: 'POST', path: `${basePath}/chat/completions`, headers, body: JSON.stringify(body), signal: call.signal });
+  return new UpstreamCall(pool, { method: 'POST', path: `${basePath}/chat/completions`, headers, body: JSON.stringify(body) });
 }
 
 interface OpenAiUsage {
