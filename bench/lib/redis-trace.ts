@@ -7,7 +7,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { ACK_DRAINED, CREDIT, LOAD_BALANCE, LOAD_QUOTA } from '../../shared/billing/scripts.js';
-import { ADMIT, CONSUME, FINISH, PEEK, RENEW } from '../../shared/limits/scripts.js';
+import { CONSUME, PEEK, RENEW, STEP } from '../../shared/limits/scripts.js';
 
 export interface CommandStat {
   calls: number;
@@ -36,7 +36,7 @@ export function statsDelta(before: Map<string, CommandStat>, after: Map<string, 
 
 /** The gateway's Lua scripts by SHA-1, as ioredis sends them with EVALSHA. */
 export const SCRIPT_NAMES: ReadonlyMap<string, string> = new Map(
-  Object.entries({ ADMIT, FINISH, PEEK, RENEW, CONSUME, LOAD_BALANCE, LOAD_QUOTA, CREDIT, ACK_DRAINED }).map(([name, lua]) => [
+  Object.entries({ STEP, PEEK, RENEW, CONSUME, LOAD_BALANCE, LOAD_QUOTA, CREDIT, ACK_DRAINED }).map(([name, lua]) => [
     createHash('sha1').update(lua).digest('hex'),
     name.toLowerCase(),
   ]),
@@ -181,7 +181,10 @@ export async function monitorTrace(
     }
     if (name === 'evalsha' || name === 'eval') {
       const sha = name === 'evalsha' ? String(args[1]) : createHash('sha1').update(String(args[1])).digest('hex');
-      const command = `${name}:${SCRIPT_NAMES.get(sha) ?? extraScripts.get(sha) ?? `other (${sha.slice(0, 8)})`}`;
+      let script = SCRIPT_NAMES.get(sha) ?? extraScripts.get(sha) ?? `other (${sha.slice(0, 8)})`;
+      // A STEP call carries a batch of admissions (A) and finishes (F): named by what it carries.
+      if (script === 'step') script = stepOps(args.slice(3).map(String));
+      const command = `${name}:${script}`;
       currentScript = `${role} ${command}`;
       out.push({ role, command });
     } else {
@@ -190,4 +193,35 @@ export async function monitorTrace(
     }
   }
   return out;
+}
+
+/** `admit`, `finish`, or e.g. `step(2 admit + 1 finish)` for a batched STEP call (its op markers). */
+function stepOps(argv: string[]): string {
+  const { A, F } = stepOpCounts(argv);
+  if (A === 1 && F === 0) return 'admit';
+  if (A === 0 && F === 1) return 'finish';
+  return `step(${A} admit + ${F} finish)`;
+}
+
+/** Admissions and finishes in the arguments of one STEP call (after its numkeys). */
+export function stepOpCounts(argv: string[]): { A: number; F: number } {
+  // Each operation is a marker and its fields; the field counts follow decodeAdmit / decodeFinish.
+  let A = 0;
+  let F = 0;
+  let i = 0;
+  while (i < argv.length) {
+    if (argv[i] === 'A') {
+      A++;
+      i += 11;
+      i += argv[i] === '1' ? 8 : 1;
+      i += 1 + 5 * Number(argv[i]);
+      i += 1 + 3 * Number(argv[i]);
+    } else {
+      F++;
+      i += 19;
+      i += 1 + 3 * Number(argv[i]);
+      i += 1 + Number(argv[i]);
+    }
+  }
+  return { A, F };
 }

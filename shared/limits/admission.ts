@@ -5,9 +5,10 @@ import type { Group } from '../catalog/index.js';
 import { utcDay, utcMonth } from '../clock.js';
 import { GatewayError } from '../errors.js';
 import type { ApiKeyContext } from '../keys/api-key.js';
-import type { RedisKeys } from '../redis/keys.js';
+import type { KeyQuotaKeys, RedisKeys } from '../redis/keys.js';
 import { limitRules, type Dimension, type RateRule } from './layers.js';
 import { LeaseRenewer } from './lease-renewer.js';
+import { StepBatch } from './step-batch.js';
 
 export interface AdmissionInput {
   key: ApiKeyContext;
@@ -75,6 +76,9 @@ export interface AdmissionOptions {
  */
 export class Admissions {
   readonly renewer: LeaseRenewer;
+  private readonly step: StepBatch;
+  private readonly accountNames = new Map<string, AccountKeys>();
+  private readonly quotaNames = new Map<string, { day: string; names: KeyQuotaKeys }>();
 
   constructor(
     private readonly redis: Redis,
@@ -84,6 +88,7 @@ export class Admissions {
     private readonly options: AdmissionOptions,
   ) {
     this.renewer = new LeaseRenewer(redis, options);
+    this.step = new StepBatch(redis);
   }
 
   async admit(input: AdmissionInput): Promise<Admitted> {
@@ -92,43 +97,42 @@ export class Admissions {
     const rules = limitRules(this.keys, key, input.group, input.estimatedTokens);
     const rates = rules.rates;
     const concurrency = detached ? [] : rules.concurrency;
-    const caps = Object.fromEntries(Object.entries(key.quota).filter(([, v]) => v !== null));
-    const q = this.keys.keyQuota(key.id, utcDay(now), utcMonth(now));
-    const plan = JSON.stringify({
-      now,
-      id: callId,
-      amount: input.maxCost,
-      exp: now + (input.detachedReservationTtlMs ?? this.options.reservationTtlMs),
-      lexp: now + this.options.leaseTtlMs,
-      lttl: this.options.leaseTtlMs,
-      bal: this.keys.balance(key.userId),
-      resv: this.keys.reservations(key.userId),
-      ramt: this.keys.reservationAmounts(key.userId),
-      rq: this.keys.reservationQuotas(key.userId),
-      q: Object.keys(caps).length > 0 ? { t: q.t, d: q.d, m: q.m, r: q.r, caps } : undefined,
-      rates,
-      conc: concurrency,
-    });
+    const acct = this.accountKeys(key.userId);
+    const { total, daily, monthly } = key.quota;
+    const capped = total !== null || daily !== null || monthly !== null;
+    // The fields in the order the STEP script's decodeAdmit reads them.
+    const op: (string | number)[] = ['A', now, callId, input.maxCost, now + (input.detachedReservationTtlMs ?? this.options.reservationTtlMs)];
+    op.push(now + this.options.leaseTtlMs, this.options.leaseTtlMs, acct.bal, acct.resv, acct.ramt, acct.rq);
+    if (capped) {
+      const q = this.quotaKeys(key.id, now);
+      op.push('1', q.t, q.d, q.m, q.r, total ?? '', daily ?? '', monthly ?? '');
+    } else {
+      op.push('0');
+    }
+    op.push(rates.length);
+    for (const r of rates) op.push(r.k, r.limit, r.cost, r.dim, r.layer);
+    op.push(concurrency.length);
+    for (const c of concurrency) op.push(c.k, c.limit, c.layer);
     for (let attempt = 0; attempt < 5; attempt++) {
-      let raw: unknown;
+      let raw: string;
       try {
-        raw = await this.redis.gwAdmit(plan);
+        raw = await this.step.run(op);
       } catch (err) {
         // No answer (Redis stalled or gone): the admission may still run when Redis wakes, so a
         // release queued behind it on the same connection gives back whatever it would take.
         this.releaseUnanswered(key, callId, rates, concurrency.map((c) => c.k));
         throw err;
       }
-      const reply = JSON.parse(String(raw)) as AdmitReply;
+      const reply = JSON.parse(raw) as AdmitReply;
       if ('ok' in reply) {
         const admitted = {
           headers: rateHeaders(reply.hdr),
           tpm: rates.filter((r) => r.dim === 'tokens'),
           concurrencyKeys: concurrency.map((c) => c.k),
           estimatedTokens: input.estimatedTokens,
-          capped: Object.keys(caps).length > 0,
+          capped,
         };
-        if (!detached) this.renewer.track(callId, this.keys.reservations(key.userId), admitted.concurrencyKeys);
+        if (!detached) this.renewer.track(callId, acct.resv, admitted.concurrencyKeys);
         return admitted;
       }
       if (reply.fail === 'load_balance') await this.balances.load(key.userId);
@@ -159,29 +163,54 @@ export class Admissions {
     const { owner, now } = input;
     this.renewer.untrack(input.callId);
     const a = input.admitted;
-    const q = this.keys.keyQuota(owner.keyId, utcDay(now), utcMonth(now));
-    const plan = JSON.stringify({
-      id: input.callId,
-      now,
-      charge: input.cost,
-      bal: this.keys.balance(owner.userId),
-      resv: this.keys.reservations(owner.userId),
-      ramt: this.keys.reservationAmounts(owner.userId),
-      rq: this.keys.reservationQuotas(owner.userId),
-      und: this.keys.undrained(owner.userId),
-      epoch: this.keys.epoch(owner.userId),
-      once: input.once ? this.keys.finished(input.callId) : undefined,
-      q: { t: q.t, d: q.d, m: q.m, und: q.und, epoch: q.epoch },
-      tpm: (a?.tpm ?? []).map((r) => ({ k: r.k, limit: r.limit, delta: input.actualTokens - a!.estimatedTokens })),
-      conc: a?.concurrencyKeys ?? [],
-      // Without the admission at hand (a task settling later), look for a quota hold anyway.
-      capped: a?.capped ?? true,
-      stream: this.keys.usageStream,
-      rec: input.record,
-    });
-    return Number(await this.redis.gwFinish(plan));
+    const acct = this.accountKeys(owner.userId);
+    const q = this.quotaKeys(owner.keyId, now);
+    // The fields in the order the STEP script's decodeFinish reads them.
+    const op: (string | number)[] = ['F', now, input.callId, input.cost, acct.bal, acct.resv, acct.ramt, acct.rq, acct.und, acct.epoch];
+    // Without the admission at hand (a task settling later), look for a quota hold anyway.
+    op.push(q.t, q.d, q.m, q.und, q.epoch, (a?.capped ?? true) ? '1' : '0', this.keys.usageStream);
+    op.push(input.once ? this.keys.finished(input.callId) : '', input.record ?? '');
+    const tpm = a?.tpm ?? [];
+    op.push(tpm.length);
+    for (const r of tpm) op.push(r.k, r.limit, input.actualTokens - a!.estimatedTokens);
+    const conc = a?.concurrencyKeys ?? [];
+    op.push(conc.length, ...conc);
+    return Number(await this.step.run(op));
+  }
+
+  // Key names are built once per account and per key (and quota day), not on every call.
+  private accountKeys(userId: string): AccountKeys {
+    let names = this.accountNames.get(userId);
+    if (!names) {
+      if (this.accountNames.size >= NAME_CACHE_SIZE) this.accountNames.clear();
+      const k = this.keys;
+      names = { bal: k.balance(userId), resv: k.reservations(userId), ramt: k.reservationAmounts(userId), rq: k.reservationQuotas(userId), und: k.undrained(userId), epoch: k.epoch(userId) };
+      this.accountNames.set(userId, names);
+    }
+    return names;
+  }
+
+  private quotaKeys(keyId: string, now: number): KeyQuotaKeys {
+    const day = utcDay(now);
+    const cached = this.quotaNames.get(keyId);
+    if (cached && cached.day === day) return cached.names;
+    if (this.quotaNames.size >= NAME_CACHE_SIZE) this.quotaNames.clear();
+    const names = this.keys.keyQuota(keyId, day, utcMonth(now));
+    this.quotaNames.set(keyId, { day, names });
+    return names;
   }
 }
+
+interface AccountKeys {
+  bal: string;
+  resv: string;
+  ramt: string;
+  rq: string;
+  und: string;
+  epoch: string;
+}
+
+const NAME_CACHE_SIZE = 100_000;
 
 const DIMENSIONS: Record<Dimension, string> = { requests: 'Requests', tokens: 'Tokens' };
 

@@ -1,13 +1,12 @@
 import type { Redis } from 'ioredis';
 import { ACK_DRAINED, CREDIT, LOAD_BALANCE, LOAD_QUOTA } from '../billing/scripts.js';
-import { ADMIT, CONSUME, FINISH, PEEK, RENEW } from '../limits/scripts.js';
+import { CONSUME, PEEK, RENEW, STEP } from '../limits/scripts.js';
 
 type Reply = Promise<unknown>;
 declare module 'ioredis' {
   interface RedisCommander {
-    gwAdmit(plan: string): Reply;
+    gwStep(...ops: (string | number)[]): Reply;
     gwPeek(plan: string): Reply;
-    gwFinish(plan: string): Reply;
     gwRenew(now: number, leaseExpiry: number, reservationExpiry: number, ...pairs: string[]): Reply;
     gwConsume(plan: string): Reply;
     gwLoadBalance(bal: string, epoch: string, seen: string, value: number): Reply;
@@ -19,9 +18,8 @@ declare module 'ioredis' {
 
 /** Registers the gateway's scripts on a connection (EVALSHA, reloaded transparently after a Redis restart). */
 export function defineScripts(redis: Redis): void {
-  redis.defineCommand('gwAdmit', { numberOfKeys: 0, lua: ADMIT });
+  redis.defineCommand('gwStep', { numberOfKeys: 0, lua: STEP });
   redis.defineCommand('gwPeek', { numberOfKeys: 0, lua: PEEK });
-  redis.defineCommand('gwFinish', { numberOfKeys: 0, lua: FINISH });
   redis.defineCommand('gwRenew', { numberOfKeys: 0, lua: RENEW });
   redis.defineCommand('gwConsume', { numberOfKeys: 0, lua: CONSUME });
   redis.defineCommand('gwLoadBalance', { numberOfKeys: 2, lua: LOAD_BALANCE });

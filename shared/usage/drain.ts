@@ -10,8 +10,12 @@ const CLAIM_IDLE_MS = 30_000;
 
 interface StreamEntry {
   entryId: string;
-  event: UsageEvent;
+  /** The usage record as queued, with its charge added: a JSON object, passed to Postgres as it is. */
+  row: string;
   charged: number;
+  /** The account's and the key's undrained counters (see the STEP script's finish). */
+  userUndrained: string;
+  keyUndrained: string;
 }
 
 export async function ensureDrainGroup(redis: Redis, keys: RedisKeys): Promise<void> {
@@ -40,9 +44,10 @@ export async function drainUsageBatch(
   const entries = claimed.length > 0 ? claimed : await readNew(redis, keys, consumer, batch, blockMs);
   if (entries.length === 0) return 0;
   await writeBatch(db, entries);
-  const quads = entries.flatMap((e) => [e.entryId, keys.undrained(e.event.user_id), e.event.api_key_id ? keys.keyUndrained(e.event.api_key_id) : '', e.charged]);
+  const quads: (string | number)[] = [];
+  for (const e of entries) quads.push(e.entryId, e.userUndrained, e.keyUndrained, e.charged);
+  // Acknowledges and deletes the entries, and lowers the undrained counters, in one step.
   await redis.gwAckDrained(keys.usageStream, DRAIN_GROUP, ...quads);
-  await redis.xdel(keys.usageStream, ...entries.map((e) => e.entryId));
   return entries.length;
 }
 
@@ -50,21 +55,37 @@ async function readNew(redis: Redis, keys: RedisKeys, consumer: string, batch: n
   const reply = (await redis.xreadgroup('GROUP', DRAIN_GROUP, consumer, 'COUNT', batch, 'BLOCK', blockMs, 'STREAMS', keys.usageStream, '>')) as
     | [string, [string, string[]][]][]
     | null;
-  return parseEntries(reply?.[0]?.[1] ?? []);
+  return parseEntries(keys, reply?.[0]?.[1] ?? []);
 }
 
 async function claimStale(redis: Redis, keys: RedisKeys, consumer: string, batch: number): Promise<StreamEntry[]> {
   const reply = (await redis.xautoclaim(keys.usageStream, DRAIN_GROUP, consumer, CLAIM_IDLE_MS, '0-0', 'COUNT', batch)) as [string, [string, string[]][]];
-  return parseEntries(reply[1] ?? []);
+  return parseEntries(keys, reply[1] ?? []);
 }
 
-function parseEntries(raw: [string, string[]][]): StreamEntry[] {
+function parseEntries(keys: RedisKeys, raw: [string, string[]][]): StreamEntry[] {
   const entries: StreamEntry[] = [];
   for (const [entryId, fields] of raw) {
     if (!fields) continue; // deleted meanwhile
     const record = fieldValue(fields, 'r');
     if (record === undefined) continue;
-    entries.push({ entryId, event: JSON.parse(record) as UsageEvent, charged: Number(fieldValue(fields, 'c') ?? 0) });
+    const charged = Number(fieldValue(fields, 'c') ?? 0);
+    const userUndrained = fieldValue(fields, 'u');
+    const keyUndrained = fieldValue(fields, 'k');
+    if (userUndrained !== undefined && keyUndrained !== undefined && record.endsWith('}')) {
+      // The record is JSON made by the API: the charge is appended without parsing it.
+      entries.push({ entryId, row: `${record.slice(0, -1)},"charged_micro_usd":${charged}}`, charged, userUndrained, keyUndrained });
+      continue;
+    }
+    // An entry queued by an older release names no counters: they are derived from the record.
+    const event = JSON.parse(record) as UsageEvent;
+    entries.push({
+      entryId,
+      row: JSON.stringify({ ...event, charged_micro_usd: charged }),
+      charged,
+      userUndrained: keys.undrained(event.user_id),
+      keyUndrained: event.api_key_id ? keys.keyUndrained(event.api_key_id) : '',
+    });
   }
   return entries;
 }
@@ -75,11 +96,11 @@ function fieldValue(fields: string[], name: string): string | undefined {
 }
 
 async function writeBatch(db: Db, entries: StreamEntry[]): Promise<void> {
-  const rows = entries.map(({ event: e, charged }) => ({ ...e, charged_micro_usd: charged }));
+  const rows = `[${entries.map((e) => e.row).join(',')}]`;
   // Window sums give each charge its balance_after within one account, in the order of the calls.
   await sql`
     WITH input AS (
-      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(
+      SELECT * FROM jsonb_to_recordset(${rows}::jsonb) AS r(
         id text, request_id text, user_id uuid, api_key_id uuid, model text, provider text, endpoint text,
         status_code int, error_code text, stream boolean, input_tokens int, output_tokens int, cached_tokens int,
         usage_estimated boolean, charged_micro_usd bigint, tags text[], latency_ms int, ttft_ms int, created_at timestamptz)
