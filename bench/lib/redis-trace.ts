@@ -205,20 +205,21 @@ function stepOps(argv: string[]): string {
 
 /** Admissions and finishes in the arguments of one STEP call (after its numkeys). */
 export function stepOpCounts(argv: string[]): { A: number; F: number } {
-  // Each operation is a marker and its fields; the field counts follow decodeAdmit / decodeFinish.
+  // Each operation is a marker and its fields, laid out as the STEP script's comment says.
   let A = 0;
   let F = 0;
   let i = 0;
   while (i < argv.length) {
     if (argv[i] === 'A') {
       A++;
-      i += 11;
+      i += 7; // marker, now, id, amount, expiry, bal, resv
       i += argv[i] === '1' ? 8 : 1;
       i += 1 + 5 * Number(argv[i]);
-      i += 1 + 3 * Number(argv[i]);
+      const nConc = Number(argv[i]);
+      i += 1 + (nConc > 0 ? 2 + 3 * nConc : 0);
     } else {
       F++;
-      i += 19;
+      i += 16; // marker and the 15 fixed fields
       i += 1 + 3 * Number(argv[i]);
       i += 1 + Number(argv[i]);
     }

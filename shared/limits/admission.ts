@@ -32,8 +32,10 @@ export interface Admitted {
   readonly tpm: readonly RateRule[];
   readonly concurrencyKeys: readonly string[];
   readonly estimatedTokens: number;
-  /** Whether the reservation also holds the key's quota caps (then finish releases those too). */
-  readonly capped: boolean;
+  /** The micro-USD reserved (finish gives back what the call did not cost). */
+  readonly reserved: number;
+  /** The key's reserved-spend counter when the reservation also holds its quota caps, else ''. */
+  readonly quotaReserved: string;
 }
 
 export interface FinishInput {
@@ -58,8 +60,6 @@ interface Header {
 
 type AdmitReply =
   | { ok: 1; hdr: Partial<Record<Dimension, Header>> }
-  | { fail: 'load_balance' }
-  | { fail: 'load_quota' }
   | { fail: 'balance'; hdr: Partial<Record<Dimension, Header>> }
   | { fail: 'quota'; period: 'total' | 'daily' | 'monthly'; cap: number; hdr: Partial<Record<Dimension, Header>> }
   | { fail: 'rate'; layer: string; dim: Dimension; limit: number; retry: number; oversize: boolean; hdr: Partial<Record<Dimension, Header>> }
@@ -79,6 +79,7 @@ export class Admissions {
   private readonly step: StepBatch;
   private readonly accountNames = new Map<string, AccountKeys>();
   private readonly quotaNames = new Map<string, { day: string; names: KeyQuotaKeys }>();
+  private readonly keyPrefixes = new Map<string, string>();
 
   constructor(
     private readonly redis: Redis,
@@ -100,19 +101,18 @@ export class Admissions {
     const acct = this.accountKeys(key.userId);
     const { total, daily, monthly } = key.quota;
     const capped = total !== null || daily !== null || monthly !== null;
-    // The fields in the order the STEP script's decodeAdmit reads them.
-    const op: (string | number)[] = ['A', now, callId, input.maxCost, now + (input.detachedReservationTtlMs ?? this.options.reservationTtlMs)];
-    op.push(now + this.options.leaseTtlMs, this.options.leaseTtlMs, acct.bal, acct.resv, acct.ramt, acct.rq);
-    if (capped) {
-      const q = this.quotaKeys(key.id, now);
-      op.push('1', q.t, q.d, q.m, q.r, total ?? '', daily ?? '', monthly ?? '');
-    } else {
-      op.push('0');
-    }
+    const q = capped ? this.quotaKeys(key.id, now) : undefined;
+    // The fields in the order the STEP script's admit reads them.
+    const op: (string | number)[] = ['A', now, callId, input.maxCost, now + (input.detachedReservationTtlMs ?? this.options.reservationTtlMs), acct.bal, acct.resv];
+    if (q) op.push('1', q.t, q.d, q.m, q.r, total ?? '', daily ?? '', monthly ?? '');
+    else op.push('0');
     op.push(rates.length);
     for (const r of rates) op.push(r.k, r.limit, r.cost, r.dim, r.layer);
     op.push(concurrency.length);
-    for (const c of concurrency) op.push(c.k, c.limit, c.layer);
+    if (concurrency.length > 0) {
+      op.push(now + this.options.leaseTtlMs, this.options.leaseTtlMs);
+      for (const c of concurrency) op.push(c.k, c.limit, c.layer);
+    }
     for (let attempt = 0; attempt < 5; attempt++) {
       let raw: string;
       try {
@@ -123,21 +123,26 @@ export class Admissions {
         this.releaseUnanswered(key, callId, rates, concurrency.map((c) => c.k));
         throw err;
       }
-      const reply = JSON.parse(raw) as AdmitReply;
-      if ('ok' in reply) {
-        const admitted = {
-          headers: rateHeaders(reply.hdr),
-          tpm: rates.filter((r) => r.dim === 'tokens'),
-          concurrencyKeys: concurrency.map((c) => c.k),
-          estimatedTokens: input.estimatedTokens,
-          capped,
-        };
-        if (!detached) this.renewer.track(callId, acct.resv, admitted.concurrencyKeys);
-        return admitted;
+      if (raw === 'load_balance') {
+        await this.balances.load(key.userId);
+        continue;
       }
-      if (reply.fail === 'load_balance') await this.balances.load(key.userId);
-      else if (reply.fail === 'load_quota') await this.quotas.load(key.id, now);
-      else throw refusal(reply, now);
+      if (raw === 'load_quota') {
+        await this.quotas.load(key.id, now);
+        continue;
+      }
+      const reply = raw === 'ok' ? undefined : (JSON.parse(raw) as AdmitReply);
+      if (reply && !('ok' in reply)) throw refusal(reply, now);
+      const admitted: Admitted = {
+        headers: reply ? rateHeaders(reply.hdr) : NO_HEADERS,
+        tpm: rates.length === 0 ? NONE : rates.filter((r) => r.dim === 'tokens'),
+        concurrencyKeys: concurrency.length === 0 ? NONE : concurrency.map((c) => c.k),
+        estimatedTokens: input.estimatedTokens,
+        reserved: input.maxCost,
+        quotaReserved: q?.r ?? '',
+      };
+      if (!detached) this.renewer.track(callId, acct.resv, admitted.concurrencyKeys);
+      return admitted;
     }
     throw new Error(`admission of ${callId} could not load its counters`);
   }
@@ -154,7 +159,8 @@ export class Admissions {
   }
 
   private releaseUnanswered(key: ApiKeyContext, callId: string, rates: RateRule[], concurrencyKeys: string[]): void {
-    const admitted: Admitted = { headers: {}, tpm: rates.filter((r) => r.dim === 'tokens'), concurrencyKeys, estimatedTokens: 0, capped: true };
+    // Whether the admission took anything is unknown: finish looks the reservation up itself.
+    const admitted: Admitted = { headers: {}, tpm: rates.filter((r) => r.dim === 'tokens'), concurrencyKeys, estimatedTokens: 0, reserved: -1, quotaReserved: '' };
     void this.finish({ owner: { userId: key.userId, keyId: key.id }, callId, now: Date.now(), cost: 0, admitted, actualTokens: 0, record: undefined }).catch(() => {});
   }
 
@@ -164,17 +170,18 @@ export class Admissions {
     this.renewer.untrack(input.callId);
     const a = input.admitted;
     const acct = this.accountKeys(owner.userId);
-    const q = this.quotaKeys(owner.keyId, now);
-    // The fields in the order the STEP script's decodeFinish reads them.
-    const op: (string | number)[] = ['F', now, input.callId, input.cost, acct.bal, acct.resv, acct.ramt, acct.rq, acct.und, acct.epoch];
-    // Without the admission at hand (a task settling later), look for a quota hold anyway.
-    op.push(q.t, q.d, q.m, q.und, q.epoch, (a?.capped ?? true) ? '1' : '0', this.keys.usageStream);
+    // The fields in the order the STEP script's finish reads them. Without the admission at hand (a
+    // task settling later, an admission that got no answer) the script looks the reservation up.
+    const held = a && a.reserved >= 0 ? a.reserved : '';
+    const op: (string | number)[] = ['F', now, input.callId, input.cost, held, a?.quotaReserved ?? '', acct.bal, acct.resv, acct.und, acct.epoch];
+    op.push(owner.keyId ? this.keySpendPrefix(owner.keyId) : '', utcDay(now), utcMonth(now), this.keys.usageStream);
     op.push(input.once ? this.keys.finished(input.callId) : '', input.record ?? '');
-    const tpm = a?.tpm ?? [];
+    const tpm = a?.tpm ?? NONE;
     op.push(tpm.length);
     for (const r of tpm) op.push(r.k, r.limit, input.actualTokens - a!.estimatedTokens);
-    const conc = a?.concurrencyKeys ?? [];
-    op.push(conc.length, ...conc);
+    const conc = a?.concurrencyKeys ?? NONE;
+    op.push(conc.length);
+    for (const k of conc) op.push(k);
     return Number(await this.step.run(op));
   }
 
@@ -184,10 +191,20 @@ export class Admissions {
     if (!names) {
       if (this.accountNames.size >= NAME_CACHE_SIZE) this.accountNames.clear();
       const k = this.keys;
-      names = { bal: k.balance(userId), resv: k.reservations(userId), ramt: k.reservationAmounts(userId), rq: k.reservationQuotas(userId), und: k.undrained(userId), epoch: k.epoch(userId) };
+      names = { bal: k.balance(userId), resv: k.reservations(userId), und: k.undrained(userId), epoch: k.epoch(userId) };
       this.accountNames.set(userId, names);
     }
     return names;
+  }
+
+  private keySpendPrefix(keyId: string): string {
+    let prefix = this.keyPrefixes.get(keyId);
+    if (prefix === undefined) {
+      if (this.keyPrefixes.size >= NAME_CACHE_SIZE) this.keyPrefixes.clear();
+      prefix = this.keys.keySpend(keyId);
+      this.keyPrefixes.set(keyId, prefix);
+    }
+    return prefix;
   }
 
   private quotaKeys(keyId: string, now: number): KeyQuotaKeys {
@@ -204,11 +221,12 @@ export class Admissions {
 interface AccountKeys {
   bal: string;
   resv: string;
-  ramt: string;
-  rq: string;
   und: string;
   epoch: string;
 }
+
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const NONE: readonly never[] = Object.freeze([]);
 
 const NAME_CACHE_SIZE = 100_000;
 
@@ -226,7 +244,7 @@ export function rateHeaders(hdr: Partial<Record<Dimension, Header>> | undefined)
   return headers;
 }
 
-function refusal(reply: Exclude<AdmitReply, { ok: 1 } | { fail: 'load_balance' } | { fail: 'load_quota' }>, now: number): GatewayError {
+function refusal(reply: Exclude<AdmitReply, { ok: 1 }>, now: number): GatewayError {
   const headers = rateHeaders(reply.hdr);
   switch (reply.fail) {
     case 'balance':

@@ -31,9 +31,10 @@ export class LeaseRenewer {
   async renew(): Promise<void> {
     if (this.held.size === 0) return;
     const now = Date.now();
-    const pairs: string[] = [];
-    for (const [id, h] of this.held) pairs.push(id, JSON.stringify(h));
-    await this.redis.gwRenew(now, now + this.options.leaseTtlMs, now + this.options.reservationTtlMs, ...pairs).catch(() => {});
+    // Per call, in the order the RENEW script reads them: id, reservations hash, lease keys.
+    const args: (string | number)[] = [];
+    for (const [id, h] of this.held) args.push(id, h.resv, h.conc.length, ...h.conc);
+    await this.redis.gwRenew(now, now + this.options.leaseTtlMs, now + this.options.reservationTtlMs, ...args).catch(() => {});
   }
 
   stop(): void {

@@ -2,10 +2,10 @@
  * The gateway's Lua: steps 5 and 6 of the pipeline and the end of a call (STEP), the rate-limit
  * view (PEEK), lease renewal (RENEW) and the generic limiter (CONSUME).
  *
- * Per account: `bal` (spendable micro-USD; reservations already taken out), `resv` (call id →
- * expiry), `resvamt` (call id → amount), `resvq` (call id → the key's reserved counter it holds).
- * Per key: `t`, `d:<yyyymmdd>`, `m:<yyyymm>` (spent, loaded from Postgres on first use), `r`
- * (reserved in flight), `und` (charged but not yet in Postgres), `epoch`.
+ * Per account: `bal` (spendable micro-USD; reservations already taken out) and `resv` (call id →
+ * `<expiry ms>:<amount>:<the key's reserved counter, if it holds one>`), `undrained`, `epoch`.
+ * Per key (`<key prefix>:…`): `spent`, `spent:d:<yyyymmdd>`, `spent:m:<yyyymm>` (loaded from
+ * Postgres on first use), `reserved` (in flight), `undrained` (charged but not yet in Postgres), `epoch`.
  * Rate limits are GCRA over a 60-second window: a key holds the theoretical arrival time (ms); a
  * request of cost c moves it by c × 60000 / limit and is admitted while it stays within 60 s of now.
  * Concurrency: a sorted set of call id → lease expiry per layer.
@@ -49,270 +49,311 @@ return cjson.encode(hdr)
  * build or decode) and answers in its own slot of the reply; an operation that fails answers
  * `ERR <message>` without failing the others.
  *
- * ARGV: any number of operations, each `A` (admit) or `F` (finish) followed by its fields in the
- * order `decodeAdmit` / `decodeFinish` read them (the encoders are in shared/limits/admission.ts).
- * An admission answers JSON `{ok, hdr?}` or `{fail, ...}`; a finish answers the micro-USD charged.
+ * This script runs on every call, so it is written for Redis's CPU: arguments are read in place
+ * (no table per operation), a call with no limits and no caps takes three commands to be admitted
+ * (GET, DECRBY, HSET) and about seven to end, and tables are built only for rate-limit headers.
+ *
+ * ARGV: any number of operations, each `A` (admit) or `F` (finish) followed by its fields:
+ *   A now id amount resvExpiry bal resv capped [t d m r capTotal capDaily capMonthly]
+ *     nRates [k limit cost dim layer]… nConc [leaseExpiry leaseTtl [k limit layer]…]
+ *     → 'ok' | 'load_balance' | 'load_quota' | JSON {ok, hdr} | JSON {fail, …}
+ *   F now id charge held quotaReserved bal resv undrained epoch keyPrefix day month stream once record
+ *     nTpm [k limit delta]… nConc [k]…
+ *     → the micro-USD charged
+ * `held` is the amount the admission reserved ('' = look it up in `resv`: a task settling later);
+ * `keyPrefix` names the key's spend counters (see `keySpendNames` in shared/redis/keys.ts; '' = no
+ * key). The encoders are in shared/limits/admission.ts.
  */
-export const STEP = `${GCRA_PEEK}
-local function decodeAdmit(A, i)
-  local p = { now = tonumber(A[i]), id = A[i + 1], amount = tonumber(A[i + 2]), exp = A[i + 3], lexp = A[i + 4], lttl = A[i + 5],
-    bal = A[i + 6], resv = A[i + 7], ramt = A[i + 8], rq = A[i + 9], rates = {}, conc = {} }
-  i = i + 10
-  if A[i] == '1' then
-    p.q = { t = A[i + 1], d = A[i + 2], m = A[i + 3], r = A[i + 4],
-      caps = { total = tonumber(A[i + 5]), daily = tonumber(A[i + 6]), monthly = tonumber(A[i + 7]) } }
-    i = i + 8
-  else
-    i = i + 1
-  end
-  local n = tonumber(A[i])
-  i = i + 1
-  for j = 1, n do
-    p.rates[j] = { k = A[i], limit = tonumber(A[i + 1]), cost = tonumber(A[i + 2]), dim = A[i + 3], layer = A[i + 4] }
-    i = i + 5
-  end
-  n = tonumber(A[i])
-  i = i + 1
-  for j = 1, n do
-    p.conc[j] = { k = A[i], limit = tonumber(A[i + 1]), layer = A[i + 2] }
-    i = i + 3
-  end
-  return p, i
+export const STEP = `
+local A = ARGV
+local call, tonumber, tostring, encode = redis.call, tonumber, tostring, cjson.encode
+local DAY_TTL, MONTH_TTL = 259200000, 3456000000
+
+-- A reservation is "<expiry ms>:<amount>:<quota reserved key or empty>" under the call id.
+local function parseHold(v)
+  local exp, amt, qk = string.match(v, '^(%d+):(%d+):(.*)$')
+  return tonumber(exp), tonumber(amt), qk
 end
 
-local function decodeFinish(A, i)
-  local p = { now = tonumber(A[i]), id = A[i + 1], charge = tonumber(A[i + 2]), bal = A[i + 3], resv = A[i + 4], ramt = A[i + 5],
-    rq = A[i + 6], und = A[i + 7], epoch = A[i + 8],
-    q = { t = A[i + 9], d = A[i + 10], m = A[i + 11], und = A[i + 12], epoch = A[i + 13] },
-    capped = A[i + 14] == '1', stream = A[i + 15], tpm = {}, conc = {} }
-  if A[i + 16] ~= '' then p.once = A[i + 16] end
-  if A[i + 17] ~= '' then p.rec = A[i + 17] end
-  i = i + 18
-  local n = tonumber(A[i])
-  i = i + 1
-  for j = 1, n do
-    p.tpm[j] = { k = A[i], limit = tonumber(A[i + 1]), delta = tonumber(A[i + 2]) }
-    i = i + 3
+-- Gives back the reservations of calls whose process died (expired holds); returns the balance.
+-- Run only when money or a quota is short, never on the common path.
+local function purge(bal, resv, now)
+  local all = call('HGETALL', resv)
+  local back = 0
+  for j = 1, #all, 2 do
+    local exp, amt, qk = parseHold(all[j + 1])
+    if exp and exp < now then
+      back = back + amt
+      if qk ~= '' then call('DECRBY', qk, amt) end
+      call('HDEL', resv, all[j])
+    end
   end
-  n = tonumber(A[i])
-  i = i + 1
-  for j = 1, n do
-    p.conc[j] = A[i]
-    i = i + 1
-  end
-  return p, i
+  if back > 0 then return call('INCRBY', bal, back) end
+  return tonumber(call('GET', bal))
 end
 
-local function admit(p)
-  local now = p.now
+-- The tightest layer per dimension (smallest remaining).
+local function keep(tbl, dim, limit, remaining, reset)
+  local cur = tbl[dim]
+  if cur == nil or remaining < cur.remaining then tbl[dim] = { limit = limit, remaining = remaining, reset = reset } end
+end
+
+-- q = { total key, day key, month key, reserved key, total cap, daily cap, monthly cap }
+local PERIODS = { 'total', 'daily', 'monthly' }
+local function overCap(q, amount)
+  local reserved = tonumber(call('GET', q[4]) or '0')
+  for c = 1, 3 do
+    local cap = q[c + 4]
+    if cap then
+      local used = tonumber(call('GET', q[c]) or '0')
+      if used + reserved + amount > cap then return c end
+    end
+  end
+  return nil
+end
+
+local function admit(i)
+  local now, id, amount, exp = tonumber(A[i]), A[i + 1], tonumber(A[i + 2]), A[i + 3]
+  local balKey, resv = A[i + 4], A[i + 5]
+  local j = i + 7
+  local q
+  if A[i + 6] == '1' then
+    q = { A[j], A[j + 1], A[j + 2], A[j + 3], tonumber(A[j + 4]), tonumber(A[j + 5]), tonumber(A[j + 6]) }
+    j = j + 7
+  end
+  local nr = tonumber(A[j])
+  local r0 = j + 1
+  j = r0 + 5 * nr
+  local nc = tonumber(A[j])
+  local c0 = j + 3
+  local nextI = j + 1
+  if nc > 0 then nextI = c0 + 3 * nc end
 
   -- Step 6 is evaluated first without writing, so every answer can report where the caller stands
-  -- (\`before\` for a refusal, \`after\` for an admitted call); failures are still reported in step
+  -- (before: for a refusal, after: for an admitted call); failures are still reported in step
   -- order (5 before 6). When several layers refuse, Retry-After covers the longest wait.
-  local news, rateFail, before, after = {}, nil, {}, {}
-  local function keep(tbl, dim, h)
-    local cur = tbl[dim]
-    if cur == nil or h.remaining < cur.remaining then tbl[dim] = h end
-  end
-  for i, r in ipairs(p.rates) do
-    if r.limit <= 0 then
-      -- A zero limit admits nothing (and GCRA would divide by zero).
-      local h = { limit = 0, remaining = 0, reset = 60 }
-      keep(before, r.dim, h)
-      keep(after, r.dim, h)
-      news[i] = false
-      if rateFail == nil then rateFail = { fail = 'rate', layer = r.layer, dim = r.dim, limit = 0, retry = 60, oversize = true } end
-    else
-      local tat, new, T = gcra(r, now)
-      local function view(used)
-        local remaining = math.floor((60000 - (used - now)) / T)
-        if remaining < 0 then remaining = 0 end
-        return { limit = r.limit, remaining = remaining, reset = math.ceil((used - now) / 1000) }
-      end
-      news[i] = new
-      keep(before, r.dim, view(tat))
-      if new - now <= 60000 then
-        keep(after, r.dim, view(new))
+  local before, after, news, rateFail
+  if nr > 0 then
+    before, after, news = {}, {}, {}
+    for n = 0, nr - 1 do
+      local b = r0 + 5 * n
+      local limit, cost, dim = tonumber(A[b + 1]), tonumber(A[b + 2]), A[b + 3]
+      if limit <= 0 then
+        -- A zero limit admits nothing (and GCRA would divide by zero).
+        keep(before, dim, 0, 0, 60)
+        keep(after, dim, 0, 0, 60)
+        news[n] = false
+        if rateFail == nil then rateFail = { fail = 'rate', layer = A[b + 4], dim = dim, limit = 0, retry = 60, oversize = true } end
       else
-        keep(after, r.dim, view(tat))
-        local wait = math.ceil((new - 60000 - now) / 1000)
-        if wait < 1 then wait = 1 end
-        if r.cost > r.limit then wait = 60 end
-        if rateFail == nil then
-          rateFail = { fail = 'rate', layer = r.layer, dim = r.dim, limit = r.limit, retry = wait, oversize = r.cost > r.limit }
-        elseif wait > rateFail.retry then
-          rateFail.retry = wait
+        -- GCRA: the key holds the theoretical arrival time; a call of cost c moves it c × 60000 / limit.
+        local T = 60000 / limit
+        local tat = tonumber(call('GET', A[b]) or '0')
+        if tat < now then tat = now end
+        local new = tat + cost * T
+        news[n] = new
+        local rem = math.floor((60000 - (tat - now)) / T)
+        keep(before, dim, limit, rem < 0 and 0 or rem, math.ceil((tat - now) / 1000))
+        if new - now <= 60000 then
+          rem = math.floor((60000 - (new - now)) / T)
+          keep(after, dim, limit, rem < 0 and 0 or rem, math.ceil((new - now) / 1000))
+        else
+          keep(after, dim, limit, rem < 0 and 0 or rem, math.ceil((tat - now) / 1000))
+          local wait = math.ceil((new - 60000 - now) / 1000)
+          if wait < 1 then wait = 1 end
+          if cost > limit then wait = 60 end
+          if rateFail == nil then
+            rateFail = { fail = 'rate', layer = A[b + 4], dim = dim, limit = limit, retry = wait, oversize = cost > limit }
+          elseif wait > rateFail.retry then
+            rateFail.retry = wait
+          end
         end
       end
     end
   end
-  local hdr = before
 
-  -- Step 5: balance (after returning the reservations of processes that died), then quota caps.
-  local bal = redis.call('GET', p.bal)
-  if not bal then return cjson.encode({ fail = 'load_balance' }) end
+  -- Step 5: the balance (reservations already taken out), then the quota caps.
+  local bal = call('GET', balKey)
+  if not bal then return 'load_balance', nextI end
   bal = tonumber(bal)
-  -- The reservations of processes that died are taken back only when they would make the difference
-  -- (money or a quota short), not on every call.
   local purged = false
-  local function purge()
-    if purged then return end
+  if bal < amount then
+    bal = purge(balKey, resv, now)
     purged = true
-    local expired = redis.call('ZRANGEBYSCORE', p.resv, '-inf', now, 'LIMIT', 0, 1000)
-    for _, id in ipairs(expired) do
-      local amt = redis.call('HGET', p.ramt, id)
-      if amt then
-        redis.call('INCRBY', p.bal, amt)
-        local qr = redis.call('HGET', p.rq, id)
-        if qr then redis.call('DECRBY', qr, amt) end
-      end
-      redis.call('HDEL', p.ramt, id)
-      redis.call('HDEL', p.rq, id)
-      redis.call('ZREM', p.resv, id)
-    end
-    bal = tonumber(redis.call('GET', p.bal))
+    if bal < amount then return encode({ fail = 'balance', balance = bal, hdr = before }), nextI end
   end
-  if bal < p.amount then purge() end
-  if bal < p.amount then return cjson.encode({ fail = 'balance', balance = bal, hdr = hdr }) end
-  if p.q then
-    if redis.call('EXISTS', p.q.t) == 0 then return cjson.encode({ fail = 'load_quota' }) end
-    local function overCap()
-      local reserved = tonumber(redis.call('GET', p.q.r) or '0')
-      for _, c in ipairs({ { 'total', p.q.t }, { 'daily', p.q.d }, { 'monthly', p.q.m } }) do
-        local cap = p.q.caps[c[1]]
-        if cap then
-          local used = tonumber(redis.call('GET', c[2]) or '0')
-          if used + reserved + p.amount > cap then return { fail = 'quota', period = c[1], used = used, cap = cap, hdr = hdr } end
-        end
-      end
-      return nil
-    end
-    local over = overCap()
+  if q then
+    if call('EXISTS', q[1]) == 0 then return 'load_quota', nextI end
+    local over = overCap(q, amount)
     if over and not purged then
-      purge()
-      over = overCap()
+      purge(balKey, resv, now)
+      over = overCap(q, amount)
     end
-    if over then return cjson.encode(over) end
+    if over then return encode({ fail = 'quota', period = PERIODS[over], cap = q[over + 4], hdr = before }), nextI end
   end
 
-  -- Step 6: rate limits, then concurrency.
-  if rateFail then rateFail.hdr = hdr return cjson.encode(rateFail) end
-  for _, c in ipairs(p.conc) do
-    -- Leases of processes that died are dropped only when they would make the difference.
-    if redis.call('ZCARD', c.k) >= c.limit then
-      redis.call('ZREMRANGEBYSCORE', c.k, '-inf', now)
-      if redis.call('ZCARD', c.k) >= c.limit then
-        return cjson.encode({ fail = 'concurrency', layer = c.layer, limit = c.limit, hdr = hdr })
+  -- Step 6: rate limits, then concurrency (leases of dead processes dropped only when they matter).
+  if rateFail then
+    rateFail.hdr = before
+    return encode(rateFail), nextI
+  end
+  for n = 0, nc - 1 do
+    local b = c0 + 3 * n
+    local limit = tonumber(A[b + 1])
+    if call('ZCARD', A[b]) >= limit then
+      call('ZREMRANGEBYSCORE', A[b], '-inf', now)
+      if call('ZCARD', A[b]) >= limit then
+        return encode({ fail = 'concurrency', layer = A[b + 2], limit = limit, hdr = before }), nextI
       end
     end
   end
 
   -- Every layer admits: commit all of it.
-  if p.amount > 0 then
-    redis.call('DECRBY', p.bal, p.amount)
-    redis.call('ZADD', p.resv, p.exp, p.id)
-    redis.call('HSET', p.ramt, p.id, p.amount)
-    if p.q then
-      redis.call('INCRBY', p.q.r, p.amount)
-      redis.call('HSET', p.rq, p.id, p.q.r)
+  if amount > 0 then
+    call('DECRBY', balKey, amount)
+    local qk = ''
+    if q then
+      call('INCRBY', q[4], amount)
+      qk = q[4]
+    end
+    call('HSET', resv, id, exp .. ':' .. amount .. ':' .. qk)
+  end
+  for n = 0, nr - 1 do
+    local new = news[n]
+    if new then call('SET', A[r0 + 5 * n], string.format('%.3f', new), 'PX', math.ceil(new - now) + 1000) end
+  end
+  if nc > 0 then
+    local leaseExp, leaseTtl = A[j + 1], A[j + 2]
+    for n = 0, nc - 1 do
+      local k = A[c0 + 3 * n]
+      call('ZADD', k, leaseExp, id)
+      call('PEXPIRE', k, leaseTtl)
     end
   end
-  for i, r in ipairs(p.rates) do
-    if news[i] then redis.call('SET', r.k, string.format('%.3f', news[i]), 'PX', math.ceil(news[i] - now) + 1000) end
-  end
-  for _, c in ipairs(p.conc) do
-    redis.call('ZADD', c.k, p.lexp, p.id)
-    redis.call('PEXPIRE', c.k, p.lttl)
-  end
-  if next(after) == nil then return '{"ok":1}' end
-  return cjson.encode({ ok = 1, hdr = after })
+  if after == nil or next(after) == nil then return 'ok', nextI end
+  return encode({ ok = 1, hdr = after }), nextI
 end
 
-local function finish(p)
-  local now = p.now
-  if p.once then
-    local done = redis.call('GET', p.once)
-    if done then return tonumber(done) end
+local function finish(i)
+  local now, id, charge, heldArg, qr = tonumber(A[i]), A[i + 1], tonumber(A[i + 2]), A[i + 3], A[i + 4]
+  local balKey, resv, und, epoch = A[i + 5], A[i + 6], A[i + 7], A[i + 8]
+  local kp, stream, once, rec = A[i + 9], A[i + 12], A[i + 13], A[i + 14]
+  local nt = tonumber(A[i + 15])
+  local t0 = i + 16
+  local j = t0 + 3 * nt
+  local nc = tonumber(A[j])
+  local nextI = j + 1 + nc
+  if once ~= '' then
+    local done = call('GET', once)
+    if done then return done, nextI end
   end
-  local loaded = redis.call('EXISTS', p.bal) == 1
-  local amt = redis.call('HGET', p.ramt, p.id)
-  local charge = p.charge
+
+  -- The reservation, if it is still held (it is gone once it expired and went back to the balance).
+  local amt
+  if heldArg == '' then
+    local v = call('HGET', resv, id)
+    if v then
+      local _
+      _, amt, qr = parseHold(v)
+      call('HDEL', resv, id)
+    end
+  elseif heldArg == '0' then
+    amt = 0
+  elseif call('HDEL', resv, id) == 1 then
+    amt = tonumber(heldArg)
+  end
   if amt then
-    amt = tonumber(amt)
     if charge > amt then charge = amt end
-    if p.capped then
-      local qr = redis.call('HGET', p.rq, p.id)
-      if qr then redis.call('DECRBY', qr, amt) end
-      redis.call('HDEL', p.rq, p.id)
+    if qr ~= '' and amt > 0 then call('DECRBY', qr, amt) end
+    if amt > charge then call('INCRBY', balKey, amt - charge) end
+  else
+    -- No hold: charge what is there, never below zero.
+    local bal = call('GET', balKey)
+    if bal then
+      bal = tonumber(bal)
+      if charge > bal then charge = math.max(bal, 0) end
+      if charge > 0 then call('DECRBY', balKey, charge) end
+    elseif charge > 0 then
+      -- Not loaded: a loader running now must not trust its snapshot.
+      call('INCR', epoch)
     end
-    redis.call('HDEL', p.ramt, p.id)
-    redis.call('ZREM', p.resv, p.id)
-    if loaded then redis.call('INCRBY', p.bal, amt - charge) end
-  elseif loaded then
-    -- The reservation already expired and its money went back: charge what is there, never below zero.
-    local bal = tonumber(redis.call('GET', p.bal))
-    if charge > bal then charge = math.max(bal, 0) end
-    redis.call('DECRBY', p.bal, charge)
   end
+
+  local kund = ''
+  if kp ~= '' then kund = kp .. ':undrained' end
   if charge > 0 then
-    if not loaded then redis.call('INCR', p.epoch) end
-    redis.call('INCRBY', p.und, charge)
-    if redis.call('EXISTS', p.q.t) == 1 then
-      redis.call('INCRBY', p.q.t, charge)
-      redis.call('INCRBY', p.q.d, charge)
-      redis.call('PEXPIRE', p.q.d, 259200000)
-      redis.call('INCRBY', p.q.m, charge)
-      redis.call('PEXPIRE', p.q.m, 3456000000)
-    else
-      redis.call('INCR', p.q.epoch)
-    end
-    redis.call('INCRBY', p.q.und, charge)
-  end
-  for _, t in ipairs(p.tpm) do
-    local tat = redis.call('GET', t.k)
-    if tat and t.delta ~= 0 then
-      local new = tonumber(tat) + t.delta * 60000 / t.limit
-      if new > now then
-        redis.call('SET', t.k, string.format('%.3f', new), 'PX', math.ceil(new - now) + 1000)
+    call('INCRBY', und, charge)
+    if kp ~= '' then
+      local t = kp .. ':spent'
+      if call('EXISTS', t) == 1 then
+        call('INCRBY', t, charge)
+        -- A period's counter gets its expiry when the period's first charge creates it.
+        local d = t .. ':d:' .. A[i + 10]
+        if call('INCRBY', d, charge) == charge then call('PEXPIRE', d, DAY_TTL) end
+        local m = t .. ':m:' .. A[i + 11]
+        if call('INCRBY', m, charge) == charge then call('PEXPIRE', m, MONTH_TTL) end
       else
-        redis.call('DEL', t.k)
+        call('INCR', kp .. ':epoch')
+      end
+      call('INCRBY', kund, charge)
+    end
+  end
+  -- TPM was reserved from an estimate: move each layer's state by the difference.
+  for n = 0, nt - 1 do
+    local b = t0 + 3 * n
+    local delta = tonumber(A[b + 2])
+    if delta ~= 0 then
+      local tat = call('GET', A[b])
+      if tat then
+        local new = tonumber(tat) + delta * 60000 / tonumber(A[b + 1])
+        if new > now then
+          call('SET', A[b], string.format('%.3f', new), 'PX', math.ceil(new - now) + 1000)
+        else
+          call('DEL', A[b])
+        end
       end
     end
   end
-  for _, k in ipairs(p.conc) do redis.call('ZREM', k, p.id) end
+  for n = j + 1, j + nc do call('ZREM', A[n], id) end
   -- The counters the drain lowers once the record is in Postgres travel with it.
-  if p.rec then redis.call('XADD', p.stream, '*', 'r', p.rec, 'c', charge, 'u', p.und, 'k', p.q.und) end
-  if p.once then redis.call('SET', p.once, charge, 'PX', 604800000) end
-  return charge
+  if rec ~= '' then call('XADD', stream, '*', 'r', rec, 'c', charge, 'u', und, 'k', kund) end
+  if once ~= '' then call('SET', once, charge, 'PX', 604800000) end
+  return tostring(charge), nextI
 end
 
 local out = {}
 local i = 1
-while i <= #ARGV do
-  local kind = ARGV[i]
-  local p
-  if kind == 'A' then p, i = decodeAdmit(ARGV, i + 1) else p, i = decodeFinish(ARGV, i + 1) end
-  local ok, reply = pcall(kind == 'A' and admit or finish, p)
+while i <= #A do
+  local ok, reply, nextI = pcall(A[i] == 'A' and admit or finish, i + 1)
   if ok then
-    out[#out + 1] = tostring(reply)
+    out[#out + 1] = reply
+    i = nextI
   else
+    -- The fields of a broken operation cannot say where the next one starts: the rest fail too.
     out[#out + 1] = 'ERR ' .. (type(reply) == 'table' and tostring(reply.err) or tostring(reply))
+    break
   end
 end
 return out
 `;
 
-/** ARGV: now, lease expiry, reservation expiry, then pairs (call id, JSON list of lease keys + resv key). */
+/**
+ * Keeps in-flight calls' holds alive. ARGV: now, lease expiry, reservation expiry, then per call:
+ * id, resv key, number of lease keys, the lease keys.
+ */
 export const RENEW = `
+local A = ARGV
 local n = 0
-for i = 4, #ARGV, 2 do
-  local keys = cjson.decode(ARGV[i + 1])
-  redis.call('ZADD', keys.resv, 'XX', ARGV[3], ARGV[i])
-  for _, k in ipairs(keys.conc) do
-    if redis.call('ZADD', k, 'XX', 'CH', ARGV[2], ARGV[i]) == 1 then n = n + 1 end
+local i = 4
+while i <= #A do
+  local id, resv, nc = A[i], A[i + 1], tonumber(A[i + 2])
+  local v = redis.call('HGET', resv, id)
+  if v then redis.call('HSET', resv, id, A[3] .. string.sub(v, string.find(v, ':', 1, true), -1)) end
+  for k = i + 3, i + 2 + nc do
+    if redis.call('ZADD', A[k], 'XX', 'CH', A[2], id) == 1 then n = n + 1 end
     -- The set's own TTL (set at admission) must follow its leases, or a long call loses its slot.
-    redis.call('PEXPIRE', k, ARGV[2] - ARGV[1])
+    redis.call('PEXPIRE', A[k], A[2] - A[1])
   end
+  i = i + 3 + nc
 end
 return n
 `;

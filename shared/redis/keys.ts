@@ -5,23 +5,17 @@
  */
 export function redisKeys(prefix: string) {
   const acct = (userId: string) => `${prefix}acct:{${userId}}`;
-  const key = (keyId: string) => `${prefix}key:{${keyId}}`;
+  const keySpend = (keyId: string) => `${prefix}key:{${keyId}}`;
   return {
     balance: (userId: string) => `${acct(userId)}:bal`,
+    /** Call id → `<expiry ms>:<amount>:<quota reserved key>` of each reservation held. */
     reservations: (userId: string) => `${acct(userId)}:resv`,
-    reservationAmounts: (userId: string) => `${acct(userId)}:resvamt`,
-    reservationQuotas: (userId: string) => `${acct(userId)}:resvq`,
     undrained: (userId: string) => `${acct(userId)}:undrained`,
     epoch: (userId: string) => `${acct(userId)}:epoch`,
-    keyQuota: (keyId: string, day: string, month: string) => ({
-      t: `${key(keyId)}:spent`,
-      d: `${key(keyId)}:spent:d:${day}`,
-      m: `${key(keyId)}:spent:m:${month}`,
-      r: `${key(keyId)}:reserved`,
-      und: `${key(keyId)}:undrained`,
-      epoch: `${key(keyId)}:epoch`,
-    }),
-    keyUndrained: (keyId: string) => `${key(keyId)}:undrained`,
+    /** The prefix the STEP script derives a key's spend counters from (see keySpendNames). */
+    keySpend,
+    keyQuota: (keyId: string, day: string, month: string) => keySpendNames(keySpend(keyId), day, month),
+    keyUndrained: (keyId: string) => `${keySpend(keyId)}:undrained`,
     /** GCRA state of one layer and dimension: layer is key, user or group. */
     rate: (layer: string, id: string, dim: 'requests' | 'tokens') => `${prefix}rl:${layer}:{${id}}:${dim}`,
     concurrency: (layer: string, id: string) => `${prefix}cc:${layer}:{${id}}`,
@@ -36,5 +30,17 @@ export function redisKeys(prefix: string) {
   };
 }
 
+/** A key's spend counters; the STEP script builds the same names from the prefix. */
+export function keySpendNames(keyPrefix: string, day: string, month: string) {
+  return {
+    t: `${keyPrefix}:spent`,
+    d: `${keyPrefix}:spent:d:${day}`,
+    m: `${keyPrefix}:spent:m:${month}`,
+    r: `${keyPrefix}:reserved`,
+    und: `${keyPrefix}:undrained`,
+    epoch: `${keyPrefix}:epoch`,
+  };
+}
+
 export type RedisKeys = ReturnType<typeof redisKeys>;
-export type KeyQuotaKeys = ReturnType<RedisKeys['keyQuota']>;
+export type KeyQuotaKeys = ReturnType<typeof keySpendNames>;

@@ -7,7 +7,7 @@ declare module 'ioredis' {
   interface RedisCommander {
     gwStep(...ops: (string | number)[]): Reply;
     gwPeek(plan: string): Reply;
-    gwRenew(now: number, leaseExpiry: number, reservationExpiry: number, ...pairs: string[]): Reply;
+    gwRenew(now: number, leaseExpiry: number, reservationExpiry: number, ...calls: (string | number)[]): Reply;
     gwConsume(plan: string): Reply;
     gwLoadBalance(bal: string, epoch: string, seen: string, value: number): Reply;
     gwLoadQuota(t: string, d: string, m: string, epoch: string, seen: string, total: number, day: number, month: number): Reply;

@@ -270,7 +270,7 @@ describe('an estimate charges and reserves nothing', () => {
     const funded = await gw.account({ balance: 1_000_000, key: { rpm_limit: 2 } });
     for (let i = 0; i < 5; i++) expect((await estimate(gw, funded.key, 'chat/completions', chatRequest('gpt-sim', 'x'))).status).toBe(200);
     expect((await gw.services.balances.currentBalance(funded.userId))?.balance).toBe(1_000_000);
-    expect(await gw.services.redis.zcard(gw.services.redisKeys.reservations(funded.userId))).toBe(0);
+    expect(await gw.services.redis.hlen(gw.services.redisKeys.reservations(funded.userId))).toBe(0);
     // The key's 2 requests per minute are all still there.
     const first = await postChat(gw.url, funded.key, chatRequest('gpt-sim', 'x', { max_tokens: 1 }));
     expect(first.status).toBe(200);

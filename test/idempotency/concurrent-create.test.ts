@@ -46,7 +46,7 @@ describe('100 concurrent identical POST /v1/videos with one Idempotency-Key', ()
     const keys = await gw.services.db.selectFrom('idempotency_keys').selectAll().where('user_id', '=', a.userId).execute();
     expect(keys.map((k) => [k.key, k.task_id])).toEqual([['retry-storm-1', first.id]]);
     // The 99 losers gave their reservations back at once: only one is held.
-    expect(await gw.services.redis.hkeys(gw.services.redisKeys.reservationAmounts(a.userId))).toEqual([first.id]);
+    expect(await gw.services.redis.hkeys(gw.services.redisKeys.reservations(a.userId))).toEqual([first.id]);
 
     const row = await waitSettled(gw, first.id as string);
     expect(row.status).toBe('succeeded');

@@ -104,7 +104,7 @@ describe('a gateway process killed with SIGKILL mid-stream', () => {
     // Money: the killed calls were never settled, so (by the policy) they cost nothing; A paid
     // only for the call made after the crash.
     await drained(gw);
-    expect(await gw.services.redis.zcard(gw.services.redisKeys.reservations(a.userId))).toBe(0);
+    expect(await gw.services.redis.hlen(gw.services.redisKeys.reservations(a.userId))).toBe(0);
     const served = (await usageRecords(gw.services.db, a.userId)).filter((r) => r.status_code === 200);
     expect(served.map((r) => r.charged_micro_usd)).toEqual([QUICK_COST]);
     expect(await usersBalance(gw.services.db, a.userId)).toBe(2 * RESERVATION - QUICK_COST);

@@ -240,7 +240,7 @@ export async function promoteDelayed(gw: TestGateway, queue: JobName, taskId: st
 
 /** A Redis reservation of this call id still held by the account (money set aside). */
 export async function reservationHeld(gw: TestGateway, userId: string, callId: string): Promise<boolean> {
-  return (await gw.services.redis.hexists(gw.services.redisKeys.reservationAmounts(userId), callId)) === 1;
+  return (await gw.services.redis.hexists(gw.services.redisKeys.reservations(userId), callId)) === 1;
 }
 
 // ---- worker processes -----------------------------------------------------------------------

@@ -98,7 +98,7 @@ describe('a task the account cannot afford', () => {
     expect(await jobCount(gw)).toBe(jobs);
     expect(upstreamCreates()).toBe(submits);
     expect(await usersBalance(gw.services.db, poor.userId)).toBe(49_999);
-    expect(await gw.services.redis.hlen(gw.services.redisKeys.reservationAmounts(poor.userId))).toBe(0);
+    expect(await gw.services.redis.hlen(gw.services.redisKeys.reservations(poor.userId))).toBe(0);
     // With an Idempotency-Key the refusal is not stored: the same key works once money arrives.
     const keyed = await postJson(gw, '/v1/videos', poor.key, { model: VIDEO_MODEL, content: [text] }, { 'idempotency-key': 'when-paid' });
     expect(keyed.status).toBe(402);
@@ -134,7 +134,7 @@ async function expectRefused(path: string, who: { userId: string; key: string },
   expect(await chargeRows(gw, who.userId)).toEqual([]);
   expect(await usersBalance(gw.services.db, who.userId)).toBe(FUNDS);
   // Nothing set aside either.
-  expect(await gw.services.redis.hlen(gw.services.redisKeys.reservationAmounts(who.userId))).toBe(0);
+  expect(await gw.services.redis.hlen(gw.services.redisKeys.reservations(who.userId))).toBe(0);
 }
 
 function upstreamCreates(): number {
