@@ -6,6 +6,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { redisKeys } from '../../shared/redis/keys.js';
+import { usageDrained } from '../../shared/usage/drain.js';
 import { freePort, spawnNode, type Child } from './processes.js';
 
 const run = promisify(execFile);
@@ -153,26 +155,8 @@ export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTes
   await redis.connect();
   const admin = new pg.Client({ connectionString: setup.postgresAdminUrl });
   await admin.connect();
-  const usageStream = `${redisPrefix}usage`;
-
-  async function drained(): Promise<boolean> {
-    let groups: unknown[][];
-    try {
-      groups = (await redis.xinfo('GROUPS', usageStream)) as unknown[][];
-    } catch {
-      return true; // no stream yet: nothing was queued
-    }
-    for (const fields of groups) {
-      const info = new Map<string, unknown>();
-      for (let i = 0; i < fields.length; i += 2) info.set(String(fields[i]), fields[i + 1]);
-      if (Number(info.get('pending')) !== 0) return false;
-      const lag = info.get('lag');
-      if (lag !== null && lag !== undefined) return Number(lag) === 0;
-      const stream = (await redis.xinfo('STREAM', usageStream)) as unknown[];
-      return stream[stream.indexOf('last-generated-id') + 1] === info.get('last-delivered-id');
-    }
-    return false;
-  }
+  const keys = redisKeys(redisPrefix);
+  const drained = () => usageDrained(redis, keys);
 
   return {
     url,

@@ -6,7 +6,8 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
-import { ACK_DRAINED, CREDIT, LOAD_BALANCE, LOAD_QUOTA } from '../../shared/billing/scripts.js';
+import { CREDIT, LOAD_BALANCE, LOAD_QUOTA } from '../../shared/billing/scripts.js';
+import { ACK_USAGE, CLAIM_USAGE } from '../../shared/usage/scripts.js';
 import { CONSUME, PEEK, RENEW, STEP } from '../../shared/limits/scripts.js';
 
 export interface CommandStat {
@@ -36,7 +37,7 @@ export function statsDelta(before: Map<string, CommandStat>, after: Map<string, 
 
 /** The gateway's Lua scripts by SHA-1, as ioredis sends them with EVALSHA. */
 export const SCRIPT_NAMES: ReadonlyMap<string, string> = new Map(
-  Object.entries({ STEP, PEEK, RENEW, CONSUME, LOAD_BALANCE, LOAD_QUOTA, CREDIT, ACK_DRAINED }).map(([name, lua]) => [
+  Object.entries({ STEP, PEEK, RENEW, CONSUME, LOAD_BALANCE, LOAD_QUOTA, CREDIT, CLAIM_USAGE, ACK_USAGE }).map(([name, lua]) => [
     createHash('sha1').update(lua).digest('hex'),
     name.toLowerCase(),
   ]),

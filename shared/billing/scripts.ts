@@ -28,34 +28,3 @@ redis.call('INCR', KEYS[2])
 if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('INCRBY', KEYS[1], ARGV[1]) end
 return 1
 `;
-
-/**
- * KEYS stream · ARGV group, then quadruples (entry id, account undrained key, key undrained key,
- * charge). After the batch is committed in Postgres: acknowledge each entry, and only the first
- * acknowledgement lowers the undrained counters, so a redelivered entry is never subtracted twice.
- */
-export const ACK_DRAINED = `
-local n = 0
--- Sums per counter: a batch is mostly a few accounts' calls, one DECRBY each.
-local sums, order = {}, {}
-local function add(k, c)
-  if sums[k] == nil then
-    sums[k] = 0
-    order[#order + 1] = k
-  end
-  sums[k] = sums[k] + c
-end
-for i = 2, #ARGV, 4 do
-  if redis.call('XACK', KEYS[1], ARGV[1], ARGV[i]) == 1 then
-    n = n + 1
-    local c = tonumber(ARGV[i + 3])
-    if c > 0 then
-      add(ARGV[i + 1], c)
-      if ARGV[i + 2] ~= '' then add(ARGV[i + 2], c) end
-    end
-  end
-  redis.call('XDEL', KEYS[1], ARGV[i])
-end
-for _, k in ipairs(order) do redis.call('DECRBY', k, sums[k]) end
-return n
-`;

@@ -24,10 +24,14 @@ export interface RunningServices extends GatewayServices {
 export async function buildServices(config: Config, catalog: Catalog, log: Logger, clock: Clock = systemClock): Promise<RunningServices> {
   const db = createDb(config.db.url, config.db.poolSize);
   const redis = createRedis(config.redis.url);
+  // Admissions and finishes are batched by the gateway itself (shared/limits/step-batch.ts): ioredis's
+  // auto-pipelining would only add its own bookkeeping to every batch.
+  const stepConnection = createRedis(config.redis.url, { enableAutoPipelining: false });
   const subscriber = createRedis(config.redis.url, { maxRetriesPerRequest: null });
-  for (const r of [redis, subscriber]) r.on('error', (err) => log.warn({ err: err.message }, 'redis connection problem'));
+  for (const r of [redis, stepConnection, subscriber]) r.on('error', (err) => log.warn({ err: err.message }, 'redis connection problem'));
   defineScripts(redis);
-  await Promise.all([connectRedis(redis), connectRedis(subscriber)]);
+  defineScripts(stepConnection);
+  await Promise.all([connectRedis(redis), connectRedis(stepConnection), connectRedis(subscriber)]);
   const keys = redisKeys(config.redis.prefix);
   const keyCache = new KeyCache(db, config.keys.cacheTtlMs);
   await keyCache.subscribe(subscriber, keys.keyInvalidation);
@@ -42,7 +46,7 @@ export async function buildServices(config: Config, catalog: Catalog, log: Logge
   const linkSecret = Buffer.from(config.storage.linkSecret ?? (await loadOrCreateLinkSecret(config.dataDir)));
   const balances = new BalanceStore(redis, db, keys);
   const quotas = new QuotaStore(redis, db, keys);
-  const admissions = new Admissions(redis, keys, balances, quotas, config.billing);
+  const admissions = new Admissions(redis, keys, balances, quotas, config.billing, stepConnection);
   return {
     config,
     log,
@@ -67,6 +71,7 @@ export async function buildServices(config: Config, catalog: Catalog, log: Logge
       storage.close();
       await upstreams.close();
       subscriber.disconnect();
+      await stepConnection.quit().catch(() => stepConnection.disconnect());
       await redis.quit().catch(() => redis.disconnect());
       await db.destroy();
     },

@@ -87,9 +87,11 @@ export class Admissions {
     private readonly balances: BalanceStore,
     private readonly quotas: QuotaStore,
     private readonly options: AdmissionOptions,
+    /** The connection the batched STEP calls go out on (see StepBatch); the main one by default. */
+    stepConnection: Redis = redis,
   ) {
     this.renewer = new LeaseRenewer(redis, options);
-    this.step = new StepBatch(redis);
+    this.step = new StepBatch(stepConnection);
   }
 
   async admit(input: AdmissionInput): Promise<Admitted> {
@@ -174,7 +176,7 @@ export class Admissions {
     // task settling later, an admission that got no answer) the script looks the reservation up.
     const held = a && a.reserved >= 0 ? a.reserved : '';
     const op: (string | number)[] = ['F', now, input.callId, input.cost, held, a?.quotaReserved ?? '', acct.bal, acct.resv, acct.und, acct.epoch];
-    op.push(owner.keyId ? this.keySpendPrefix(owner.keyId) : '', utcDay(now), utcMonth(now), this.keys.usageStream);
+    op.push(owner.keyId ? this.keySpendPrefix(owner.keyId) : '', utcDay(now), utcMonth(now), this.keys.usageQueue);
     op.push(input.once ? this.keys.finished(input.callId) : '', input.record ?? '');
     const tpm = a?.tpm ?? NONE;
     op.push(tpm.length);

@@ -57,7 +57,7 @@ return cjson.encode(hdr)
  *   A now id amount resvExpiry bal resv capped [t d m r capTotal capDaily capMonthly]
  *     nRates [k limit cost dim layer]… nConc [leaseExpiry leaseTtl [k limit layer]…]
  *     → 'ok' | 'load_balance' | 'load_quota' | JSON {ok, hdr} | JSON {fail, …}
- *   F now id charge held quotaReserved bal resv undrained epoch keyPrefix day month stream once record
+ *   F now id charge held quotaReserved bal resv undrained epoch keyPrefix day month queue once record
  *     nTpm [k limit delta]… nConc [k]…
  *     → the micro-USD charged
  * `held` is the amount the admission reserved ('' = look it up in `resv`: a task settling later);
@@ -236,7 +236,7 @@ end
 local function finish(i)
   local now, id, charge, heldArg, qr = tonumber(A[i]), A[i + 1], tonumber(A[i + 2]), A[i + 3], A[i + 4]
   local balKey, resv, und, epoch = A[i + 5], A[i + 6], A[i + 7], A[i + 8]
-  local kp, stream, once, rec = A[i + 9], A[i + 12], A[i + 13], A[i + 14]
+  local kp, queue, once, rec = A[i + 9], A[i + 12], A[i + 13], A[i + 14]
   local nt = tonumber(A[i + 15])
   local t0 = i + 16
   local j = t0 + 3 * nt
@@ -278,8 +278,6 @@ local function finish(i)
     end
   end
 
-  local kund = ''
-  if kp ~= '' then kund = kp .. ':undrained' end
   if charge > 0 then
     call('INCRBY', und, charge)
     if kp ~= '' then
@@ -294,7 +292,7 @@ local function finish(i)
       else
         call('INCR', kp .. ':epoch')
       end
-      call('INCRBY', kund, charge)
+      call('INCRBY', kp .. ':undrained', charge)
     end
   end
   -- TPM was reserved from an estimate: move each layer's state by the difference.
@@ -314,8 +312,8 @@ local function finish(i)
     end
   end
   for n = j + 1, j + nc do call('ZREM', A[n], id) end
-  -- The counters the drain lowers once the record is in Postgres travel with it.
-  if rec ~= '' then call('XADD', stream, '*', 'r', rec, 'c', charge, 'u', und, 'k', kund) end
+  -- The record (a JSON object) is queued with its charge for the drain (shared/usage/drain.ts).
+  if rec ~= '' then call('RPUSH', queue, string.sub(rec, 1, -2) .. ',"charged_micro_usd":' .. charge .. '}') end
   if once ~= '' then call('SET', once, charge, 'PX', 604800000) end
   return tostring(charge), nextI
 end

@@ -25,7 +25,10 @@ export function redisKeys(prefix: string) {
     finished: (callId: string) => `${prefix}done:{${callId}}`,
     /** Held while a creating call with this Idempotency-Key is being accepted. */
     idempotencyInProgress: (digest: string) => `${prefix}idem:${digest}`,
-    usageStream: `${prefix}usage`,
+    /** Usage records waiting for Postgres (a list), the lock of the drainer at work, records Postgres refused. */
+    usageQueue: `${prefix}usage:queue`,
+    usageLock: `${prefix}usage:lock`,
+    usageDead: `${prefix}usage:dead`,
     keyInvalidation: `${prefix}keys:invalidate`,
   };
 }

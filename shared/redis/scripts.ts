@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
-import { ACK_DRAINED, CREDIT, LOAD_BALANCE, LOAD_QUOTA } from '../billing/scripts.js';
+import { CREDIT, LOAD_BALANCE, LOAD_QUOTA } from '../billing/scripts.js';
 import { CONSUME, PEEK, RENEW, STEP } from '../limits/scripts.js';
+import { ACK_USAGE, CLAIM_USAGE } from '../usage/scripts.js';
 
 type Reply = Promise<unknown>;
 declare module 'ioredis' {
@@ -12,7 +13,8 @@ declare module 'ioredis' {
     gwLoadBalance(bal: string, epoch: string, seen: string, value: number): Reply;
     gwLoadQuota(t: string, d: string, m: string, epoch: string, seen: string, total: number, day: number, month: number): Reply;
     gwCredit(bal: string, epoch: string, amount: number): Reply;
-    gwAckDrained(stream: string, group: string, ...quads: (string | number)[]): Reply;
+    gwClaimUsage(queue: string, lock: string, token: string, lockTtlMs: number, count: number): Reply;
+    gwAckUsage(queue: string, lock: string, deadList: string, token: string, count: number, deadCount: number, ...rest: (string | number)[]): Reply;
   }
 }
 
@@ -25,5 +27,6 @@ export function defineScripts(redis: Redis): void {
   redis.defineCommand('gwLoadBalance', { numberOfKeys: 2, lua: LOAD_BALANCE });
   redis.defineCommand('gwLoadQuota', { numberOfKeys: 4, lua: LOAD_QUOTA });
   redis.defineCommand('gwCredit', { numberOfKeys: 2, lua: CREDIT });
-  redis.defineCommand('gwAckDrained', { numberOfKeys: 1, lua: ACK_DRAINED });
+  redis.defineCommand('gwClaimUsage', { numberOfKeys: 2, lua: CLAIM_USAGE });
+  redis.defineCommand('gwAckUsage', { numberOfKeys: 3, lua: ACK_USAGE });
 }

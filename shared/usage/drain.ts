@@ -4,111 +4,145 @@ import type { Db } from '../db/index.js';
 import type { RedisKeys } from '../redis/keys.js';
 import type { UsageEvent } from './record.js';
 
-export const DRAIN_GROUP = 'usage-drain';
-/** Entries a dead consumer took but never acknowledged are claimed by another after this long. */
-const CLAIM_IDLE_MS = 30_000;
+/** A drainer that stops mid-batch loses the lock after this long; another then replays the batch. */
+const LOCK_TTL_MS = 30_000;
 
-interface StreamEntry {
-  entryId: string;
-  /** The usage record as queued, with its charge added: a JSON object, passed to Postgres as it is. */
-  row: string;
-  charged: number;
-  /** The account's and the key's undrained counters (see the STEP script's finish). */
-  userUndrained: string;
-  keyUndrained: string;
-}
-
-export async function ensureDrainGroup(redis: Redis, keys: RedisKeys): Promise<void> {
-  try {
-    await redis.xgroup('CREATE', keys.usageStream, DRAIN_GROUP, '0', 'MKSTREAM');
-  } catch (err) {
-    if (!String((err as Error).message).includes('BUSYGROUP')) throw err;
-  }
-}
+/** A queued record: the usage event as the API wrote it, with the charge the STEP script settled. */
+export type QueuedRecord = UsageEvent & { charged_micro_usd: number };
 
 /**
- * Moves one batch of usage records from the Redis stream into Postgres: records, balances and
- * ledger entries in one statement, idempotent by usage id (a redelivered entry inserts nothing and
- * moves no money). Only after the commit are the entries acknowledged. Returns the entries handled.
+ * Moves one batch of usage records from the Redis queue into Postgres: records, balances and ledger
+ * entries in one statement, idempotent by usage id (a replayed record inserts nothing and moves no
+ * money). Only after the commit are the records taken off the queue. A record Postgres refuses is
+ * kept in the dead-letter list (`keys.usageDead`) instead of blocking the queue; its charge stays
+ * counted as undrained, so Redis and the ledger keep agreeing on what the account was charged.
+ * Returns the records handled; 0 when the queue is empty or another drainer holds the lock.
  */
-export async function drainUsageBatch(
-  db: Db,
-  redis: Redis,
-  keys: RedisKeys,
-  consumer: string,
-  batch: number,
-  blockMs: number,
-  claimStaleEntries = true,
-): Promise<number> {
-  const claimed = claimStaleEntries ? await claimStale(redis, keys, consumer, batch) : [];
-  const entries = claimed.length > 0 ? claimed : await readNew(redis, keys, consumer, batch, blockMs);
-  if (entries.length === 0) return 0;
-  await writeBatch(db, entries);
-  const quads: (string | number)[] = [];
-  for (const e of entries) quads.push(e.entryId, e.userUndrained, e.keyUndrained, e.charged);
-  // Acknowledges and deletes the entries, and lowers the undrained counters, in one step.
-  await redis.gwAckDrained(keys.usageStream, DRAIN_GROUP, ...quads);
-  return entries.length;
-}
-
-async function readNew(redis: Redis, keys: RedisKeys, consumer: string, batch: number, blockMs: number): Promise<StreamEntry[]> {
-  const reply = (await redis.xreadgroup('GROUP', DRAIN_GROUP, consumer, 'COUNT', batch, 'BLOCK', blockMs, 'STREAMS', keys.usageStream, '>')) as
-    | [string, [string, string[]][]][]
-    | null;
-  return parseEntries(keys, reply?.[0]?.[1] ?? []);
-}
-
-async function claimStale(redis: Redis, keys: RedisKeys, consumer: string, batch: number): Promise<StreamEntry[]> {
-  const reply = (await redis.xautoclaim(keys.usageStream, DRAIN_GROUP, consumer, CLAIM_IDLE_MS, '0-0', 'COUNT', batch)) as [string, [string, string[]][]];
-  return parseEntries(keys, reply[1] ?? []);
-}
-
-function parseEntries(keys: RedisKeys, raw: [string, string[]][]): StreamEntry[] {
-  const entries: StreamEntry[] = [];
-  for (const [entryId, fields] of raw) {
-    if (!fields) continue; // deleted meanwhile
-    const record = fieldValue(fields, 'r');
-    if (record === undefined) continue;
-    const charged = Number(fieldValue(fields, 'c') ?? 0);
-    const userUndrained = fieldValue(fields, 'u');
-    const keyUndrained = fieldValue(fields, 'k');
-    if (userUndrained !== undefined && keyUndrained !== undefined && record.endsWith('}')) {
-      // The record is JSON made by the API: the charge is appended without parsing it.
-      entries.push({ entryId, row: `${record.slice(0, -1)},"charged_micro_usd":${charged}}`, charged, userUndrained, keyUndrained });
-      continue;
+export async function drainUsageBatch(db: Db, redis: Redis, keys: RedisKeys, token: string, batch: number): Promise<number> {
+  const raw = (await redis.gwClaimUsage(keys.usageQueue, keys.usageLock, token, LOCK_TTL_MS, batch)) as string[] | null;
+  if (!raw || raw.length === 0) return 0;
+  const records: QueuedRecord[] = [];
+  const texts: string[] = [];
+  const refused: string[] = [];
+  for (const text of raw) {
+    try {
+      records.push(JSON.parse(text) as QueuedRecord);
+      texts.push(text);
+    } catch {
+      refused.push(text);
     }
-    // An entry queued by an older release names no counters: they are derived from the record.
-    const event = JSON.parse(record) as UsageEvent;
-    entries.push({
-      entryId,
-      row: JSON.stringify({ ...event, charged_micro_usd: charged }),
-      charged,
-      userUndrained: keys.undrained(event.user_id),
-      keyUndrained: event.api_key_id ? keys.keyUndrained(event.api_key_id) : '',
-    });
   }
-  return entries;
+  const rejected = await writeOrIsolate(db, records);
+  const written = rejected.size === 0 ? records : records.filter((_, i) => !rejected.has(i));
+  for (const i of rejected) refused.push(texts[i]!);
+  await redis.gwAckUsage(keys.usageQueue, keys.usageLock, keys.usageDead, token, raw.length, refused.length, ...refused, ...undrainedDeltas(keys, written));
+  return raw.length;
 }
 
-function fieldValue(fields: string[], name: string): string | undefined {
-  for (let i = 0; i < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
-  return undefined;
+/** Writes the batch; if Postgres refuses it, writes its records one by one: the indexes of those it refuses. */
+async function writeOrIsolate(db: Db, records: QueuedRecord[]): Promise<Set<number>> {
+  const rejected = new Set<number>();
+  if (records.length === 0) return rejected;
+  try {
+    await writeBatch(db, records);
+    return rejected;
+  } catch (err) {
+    // Postgres being away is not the records' fault: the whole batch stays queued.
+    if (!isDataError(err)) throw err;
+  }
+  for (const [i, record] of records.entries()) {
+    try {
+      await writeBatch(db, [record]);
+    } catch (err) {
+      if (!isDataError(err)) throw err;
+      rejected.add(i);
+    }
+  }
+  return rejected;
 }
 
-async function writeBatch(db: Db, entries: StreamEntry[]): Promise<void> {
-  const rows = `[${entries.map((e) => e.row).join(',')}]`;
+// SQLSTATE classes 22 (data exception) and 23 (integrity constraint violation): the record itself is bad.
+function isDataError(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
+}
+
+/** (counter, amount) pairs: what the written records' charges take off the undrained counters. */
+function undrainedDeltas(keys: RedisKeys, records: QueuedRecord[]): (string | number)[] {
+  const sums = new Map<string, number>();
+  const add = (counter: string, amount: number) => sums.set(counter, (sums.get(counter) ?? 0) + amount);
+  for (const r of records) {
+    if (!(r.charged_micro_usd > 0)) continue;
+    add(keys.undrained(r.user_id), r.charged_micro_usd);
+    if (r.api_key_id) add(keys.keyUndrained(r.api_key_id), r.charged_micro_usd);
+  }
+  const out: (string | number)[] = [];
+  for (const [counter, amount] of sums) out.push(counter, amount);
+  return out;
+}
+
+async function writeBatch(db: Db, records: QueuedRecord[]): Promise<void> {
+  // One array per column: Postgres reads them with unnest much faster than a JSON document.
+  const c = {
+    id: [] as string[],
+    requestId: [] as string[],
+    userId: [] as string[],
+    keyId: [] as (string | null)[],
+    model: [] as string[],
+    provider: [] as (string | null)[],
+    endpoint: [] as string[],
+    status: [] as number[],
+    errorCode: [] as (string | null)[],
+    stream: [] as boolean[],
+    input: [] as number[],
+    output: [] as number[],
+    cached: [] as number[],
+    estimated: [] as boolean[],
+    charged: [] as number[],
+    tags: [] as string[],
+    latency: [] as (number | null)[],
+    ttft: [] as (number | null)[],
+    createdAt: [] as string[],
+  };
+  for (const r of records) {
+    c.id.push(r.id);
+    c.requestId.push(r.request_id);
+    c.userId.push(r.user_id);
+    c.keyId.push(r.api_key_id);
+    c.model.push(r.model);
+    c.provider.push(r.provider);
+    c.endpoint.push(r.endpoint);
+    c.status.push(r.status_code);
+    c.errorCode.push(r.error_code);
+    c.stream.push(r.stream);
+    c.input.push(r.input_tokens);
+    c.output.push(r.output_tokens);
+    c.cached.push(r.cached_tokens);
+    c.estimated.push(r.usage_estimated);
+    c.charged.push(r.charged_micro_usd);
+    // Tags are a list per record: each travels as its JSON text and is unpacked in SQL.
+    c.tags.push(r.tags.length === 0 ? '' : JSON.stringify(r.tags));
+    c.latency.push(r.latency_ms);
+    c.ttft.push(r.ttft_ms);
+    c.createdAt.push(r.created_at);
+  }
   // Window sums give each charge its balance_after within one account, in the order of the calls.
   await sql`
     WITH input AS (
-      SELECT * FROM jsonb_to_recordset(${rows}::jsonb) AS r(
-        id text, request_id text, user_id uuid, api_key_id uuid, model text, provider text, endpoint text,
-        status_code int, error_code text, stream boolean, input_tokens int, output_tokens int, cached_tokens int,
-        usage_estimated boolean, charged_micro_usd bigint, tags text[], latency_ms int, ttft_ms int, created_at timestamptz)
+      SELECT * FROM unnest(
+        ${c.id}::text[], ${c.requestId}::text[], ${c.userId}::uuid[], ${c.keyId}::uuid[], ${c.model}::text[], ${c.provider}::text[],
+        ${c.endpoint}::text[], ${c.status}::int[], ${c.errorCode}::text[], ${c.stream}::boolean[], ${c.input}::int[], ${c.output}::int[],
+        ${c.cached}::int[], ${c.estimated}::boolean[], ${c.charged}::bigint[], ${c.tags}::text[], ${c.latency}::int[], ${c.ttft}::int[],
+        ${c.createdAt}::timestamptz[]
+      ) AS r(id, request_id, user_id, api_key_id, model, provider, endpoint, status_code, error_code, stream, input_tokens,
+        output_tokens, cached_tokens, usage_estimated, charged_micro_usd, tags, latency_ms, ttft_ms, created_at)
     ), inserted AS (
       INSERT INTO usage_records (id, request_id, user_id, api_key_id, model, provider, endpoint, status_code, error_code, stream,
         input_tokens, output_tokens, cached_tokens, usage_estimated, charged_micro_usd, tags, latency_ms, ttft_ms, created_at)
       SELECT id, request_id, user_id, api_key_id, model, provider, endpoint, status_code, error_code, stream,
-        input_tokens, output_tokens, cached_tokens, usage_estimated, charged_micro_usd, coalesce(tags, '{}'), latency_ms, ttft_ms, created_at
+        input_tokens, output_tokens, cached_tokens, usage_estimated, charged_micro_usd,
+        CASE WHEN tags = '' THEN '{}'::text[] ELSE ARRAY(SELECT json_array_elements_text(tags::json)) END,
+        latency_ms, ttft_ms, created_at
       FROM input
       ON CONFLICT (id) DO NOTHING
       RETURNING id, user_id, charged_micro_usd, created_at
@@ -127,4 +161,10 @@ async function writeBatch(db: Db, entries: StreamEntry[]): Promise<void> {
     SELECT c.user_id, 'charge', -c.amount, m.before - c.running, c.id
     FROM charges c JOIN moved m ON m.id = c.user_id
     ORDER BY c.user_id, c.running`.execute(db);
+}
+
+/** True when every queued record is in Postgres (the queue is empty and no batch is in flight). */
+export async function usageDrained(redis: Redis, keys: RedisKeys): Promise<boolean> {
+  const [length, locked] = await Promise.all([redis.llen(keys.usageQueue), redis.exists(keys.usageLock)]);
+  return length === 0 && locked === 0;
 }

@@ -7,8 +7,7 @@ import { buildCatalog } from '../../shared/catalog/index.js';
 import { parseConfig } from '../../shared/config.js';
 import { buildServices, type RunningServices } from '../../shared/gateway/build-services.js';
 import { createLogger } from '../../shared/log.js';
-import { DRAIN_GROUP, drainUsageBatch, ensureDrainGroup } from '../../shared/usage/drain.js';
-import { streamDrained } from '../../workers/usage-drain.js';
+import { drainUsageBatch, usageDrained } from '../../shared/usage/drain.js';
 import { testCatalog } from '../support/catalog.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chatRequest, postChat } from '../support/http.js';
@@ -26,7 +25,6 @@ beforeAll(async () => {
   // Under the harness prefix, so gw.close() deletes these keys too.
   const config = parseConfig({ ...gw.env, REDIS_PREFIX: `${gw.env.REDIS_PREFIX}replay:` });
   services = await buildServices(config, buildCatalog(testCatalog(gw.sim.url)), createLogger('silent'));
-  await ensureDrainGroup(services.redis, services.redisKeys);
   server = createServer(createRequestListener(services)).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -46,7 +44,7 @@ const FUNDS = 100_000;
 function crashingBeforeAck(redis: Redis): Redis {
   return new Proxy(redis, {
     get(target, prop) {
-      if (prop === 'gwAckDrained') return () => Promise.reject(new Error('process killed before XACK'));
+      if (prop === 'gwAckUsage') return () => Promise.reject(new Error('process killed before the acknowledgement'));
       const value = Reflect.get(target, prop, target) as unknown;
       return typeof value === 'function' ? value.bind(target) : value;
     },
@@ -68,37 +66,53 @@ async function expectChargedOnce(userId: string) {
   expect(await usersBalance(gw.services.db, userId)).toBe(FUNDS - COST);
 }
 
-const stream = () => services.redisKeys.usageStream;
+const queue = () => services.redisKeys.usageQueue;
 
 describe('the usage drain charges a record once', () => {
-  it('an entry redelivered after a crash between commit and acknowledgement moves no money again', async () => {
+  it('a batch replayed after a crash between commit and acknowledgement moves no money again', async () => {
     const { userId } = await paidCall();
-    const [[entryId]] = (await services.redis.xrange(stream(), '-', '+')) as [[string, string[]]];
 
-    await expect(drainUsageBatch(services.db, crashingBeforeAck(services.redis), services.redisKeys, 'dead', 10, 50)).rejects.toThrow(/XACK/);
+    await expect(drainUsageBatch(services.db, crashingBeforeAck(services.redis), services.redisKeys, 'dead', 10)).rejects.toThrow(/acknowledgement/);
     await expectChargedOnce(userId);
-    expect(await streamDrained(services.redis, services.redisKeys)).toBe(false); // still pending on the dead consumer
+    expect(await services.redis.llen(queue())).toBe(1); // still queued, under the dead drainer's lock
+    expect(await usageDrained(services.redis, services.redisKeys)).toBe(false);
+    expect(await drainUsageBatch(services.db, services.redis, services.redisKeys, 'alive', 10)).toBe(0);
 
-    // Age the pending entry past the claim threshold so a live drainer takes it over.
-    await services.redis.xclaim(stream(), DRAIN_GROUP, 'dead', 0, entryId, 'IDLE', 3_600_000);
-    expect(await drainUsageBatch(services.db, services.redis, services.redisKeys, 'alive', 10, 50)).toBe(1);
+    // The dead drainer's lock runs out; the next drainer replays its batch.
+    await services.redis.pexpire(services.redisKeys.usageLock, 1);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await drainUsageBatch(services.db, services.redis, services.redisKeys, 'alive', 10)).toBe(1);
 
     await expectChargedOnce(userId);
-    expect(await streamDrained(services.redis, services.redisKeys)).toBe(true);
-    // The first (and only) acknowledgement released the pending charge: Redis and Postgres agree.
+    expect(await usageDrained(services.redis, services.redisKeys)).toBe(true);
+    // The replay's acknowledgement released the pending charge, once: Redis and Postgres agree.
     expect(await services.balances.currentBalance(userId)).toEqual({ settled: FUNDS - COST, pending: 0, balance: FUNDS - COST });
   });
 
   it.each([
     ['in one batch', 10],
     ['in separate batches', 1],
-  ])('the same record pushed twice is written and charged once (%s)', async (_, batch) => {
+  ])('the same record queued twice is written and charged once (%s)', async (_, batch) => {
     const { userId } = await paidCall();
-    const [[, fields]] = (await services.redis.xrange(stream(), '-', '+')) as [[string, string[]]];
-    await services.redis.xadd(stream(), '*', ...fields);
+    const [record] = await services.redis.lrange(queue(), 0, 0);
+    await services.redis.rpush(queue(), record!);
     let handled = 0;
-    while (handled < 2) handled += await drainUsageBatch(services.db, services.redis, services.redisKeys, 'alive', batch, 50);
+    while (handled < 2) handled += await drainUsageBatch(services.db, services.redis, services.redisKeys, 'alive', batch);
     expect(handled).toBe(2);
     await expectChargedOnce(userId);
+  });
+
+  it('records Postgres refuses go to the dead-letter list and do not hold up the others', async () => {
+    const { userId } = await paidCall();
+    const [good] = await services.redis.lrange(queue(), 0, 0);
+    await services.redis.del(queue());
+    const badUuid = JSON.stringify({ ...(JSON.parse(good!) as object), id: 'poison-1', user_id: 'not-a-uuid' });
+    await services.redis.rpush(queue(), '{"truncated', badUuid, good!);
+
+    expect(await drainUsageBatch(services.db, services.redis, services.redisKeys, 'alive', 10)).toBe(3);
+    await expectChargedOnce(userId);
+    expect(await services.redis.lrange(services.redisKeys.usageDead, 0, -1)).toEqual(['{"truncated', badUuid]);
+    expect(await usageDrained(services.redis, services.redisKeys)).toBe(true);
+    expect(await services.balances.currentBalance(userId)).toEqual({ settled: FUNDS - COST, pending: 0, balance: FUNDS - COST });
   });
 });

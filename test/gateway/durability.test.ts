@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/log.js';
 import { redisKeys } from '../../shared/redis/keys.js';
-import { startUsageDrainer, streamDrained } from '../../workers/usage-drain.js';
+import { usageDrained } from '../../shared/usage/drain.js';
+import { startUsageDrainer } from '../../workers/usage-drain.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { postChat, waitUntil } from '../support/http.js';
 import { expectConsistentLedger, pricedMicroUsd, SIM_DEFAULT_COMPLETION, usageRecords, usersBalance } from '../support/money.js';
@@ -60,9 +61,9 @@ describe('durability', () => {
     expect(await usageRecords(gw.services.db, acct.userId)).toEqual([]); // nothing drained yet
 
     const keys = redisKeys(prefix);
-    const drainer = await startUsageDrainer({ db: gw.services.db, redisUrl: gw.services.config.redis.url, keys, batch: 100, log: createLogger('silent'), blockMs: 100 });
+    const drainer = await startUsageDrainer({ db: gw.services.db, redisUrl: gw.services.config.redis.url, keys, batch: 100, log: createLogger('silent'), idleMs: 20 });
     try {
-      await waitUntil(() => streamDrained(gw.services.redis, keys), 5_000);
+      await waitUntil(() => usageDrained(gw.services.redis, keys), 5_000);
     } finally {
       await drainer.stop();
     }

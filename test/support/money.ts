@@ -1,7 +1,7 @@
 // Independent arithmetic and ledger queries for the charging tests: nothing here imports the
 // gateway's own pricing, so a wrong rule in the product cannot make its own test pass.
 import type { Db } from '../../shared/db/index.js';
-import { streamDrained } from '../../workers/usage-drain.js';
+import { usageDrained } from '../../shared/usage/drain.js';
 import type { Message } from './http.js';
 import type { TestGateway } from './gateway.js';
 
@@ -39,13 +39,10 @@ export async function usersBalance(db: Db, userId: string): Promise<number> {
   return row.balance_micro_usd;
 }
 
-/**
- * Like `gw.drainer.idle()`, but asks on the gateway's command connection: the drainer's own
- * connection sits in a blocking XREADGROUP, so its idle() answers only after that read times out.
- */
+/** Waits (bounded) until every queued usage record is in Postgres. */
 export async function drained(gw: TestGateway, timeoutMs = 3_000): Promise<void> {
   const start = performance.now();
-  while (!(await streamDrained(gw.services.redis, gw.services.redisKeys))) {
+  while (!(await usageDrained(gw.services.redis, gw.services.redisKeys))) {
     if (performance.now() - start > timeoutMs) throw new Error('the usage stream was not drained in time');
     await new Promise((r) => setTimeout(r, 10));
   }
