@@ -4,6 +4,8 @@ import { GatewayError, invalidJson } from '../../shared/errors.js';
 
 export interface JsonBody {
   value: Record<string, unknown>;
+  /** The body as received (forwarded as it is when nothing in it needs to change). */
+  raw: Buffer;
   /** Size of the raw body in bytes; an upper bound on its tokens, used to price the reservation. */
   bytes: number;
 }
@@ -23,7 +25,7 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
     throw invalidJson();
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidJson('request body must be a JSON object');
-  return { value: value as Record<string, unknown>, bytes: raw.length };
+  return { value: value as Record<string, unknown>, raw, bytes: raw.length };
 }
 
 const tooLarge = (limit: number) => new GatewayError('body_too_large', 413, `request body exceeds ${limit} bytes`);

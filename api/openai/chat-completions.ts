@@ -2,13 +2,12 @@ import { estimateTokensFromBytes } from '../../shared/billing/estimate.js';
 import { tokenCost } from '../../shared/billing/pricing.js';
 import { isGatewayError } from '../../shared/errors.js';
 import { CallMeter } from '../../shared/gateway/call-meter.js';
-import { authenticate, authorizeModel, discountOf } from '../../shared/gateway/pipeline.js';
+import { authenticate, authenticateCached, authorizeModel, discountOf } from '../../shared/gateway/pipeline.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import { chatRequestSchema, maxOutputTokens } from '../../shared/protocols/openai/chat-request.js';
 import { sendChatCompletion } from '../../shared/providers/openai/chat.js';
-import type { UpstreamCall } from '../../shared/providers/upstream-call.js';
-import { sendWithFallback } from '../../shared/routing/fallback.js';
+import { sendWithFallback, type CallState } from '../../shared/routing/fallback.js';
 import { callTags } from '../../shared/usage/tags.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { answerFailure } from '../http/answer-failure.js';
@@ -21,67 +20,65 @@ import { passUpstreamError } from './upstream-error.js';
 
 export const CHAT_COMPLETIONS_PATH = '/v1/chat/completions';
 
-const clientClosed = () => new Error('the client closed the connection');
-
 /** POST /v1/chat/completions. Answers everything itself, errors included; never rejects. */
 export function chatCompletions(services: GatewayServices): (ex: Exchange) => Promise<void> {
   const limit = services.config.http.bodyLimitBytes;
-  return async (ex) => {
-    const { req, res } = ex;
-    let key: ApiKeyContext | undefined;
-    let meter: CallMeter | undefined;
-    let upstream: UpstreamCall | undefined;
-    // A client that goes away at any point aborts the upstream request (and with it the relay).
-    let clientGone = false;
-    const onClose = () => {
-      if (res.writableEnded) return;
-      clientGone = true;
-      upstream?.abort(clientClosed());
-    };
-    res.once('close', onClose);
-    try {
-      key = await authenticate(services, { secret: bearerSecret(headerOf(req, 'authorization')), ip: ex.ip });
-      const tags = callTags(headerOf(req, 'x-service-tags'), key.tags);
-      meter = new CallMeter(services, key, 'chat/completions', ex.requestId, ex.callId, tags);
-      const body = await readJsonBody(req, limit);
-      const chat = parseOrThrow(chatRequestSchema, body.value);
-      const model = authorizeModel(services, key, chat.model, 'chat/completions');
-      const maxOutput = maxOutputTokens(chat, model.max_output_tokens);
-      // The byte count bounds the prompt's tokens for money; TPM takes the usual 4-bytes estimate.
-      const maxCost = tokenCost(model, { inputTokens: body.bytes, outputTokens: maxOutput, cachedTokens: 0 }, discountOf(services, key));
-      const limitHeaders = await meter.admit(model, maxCost, estimateTokensFromBytes(body.bytes) + maxOutput);
-      for (const name in limitHeaders) res.setHeader(name, limitHeaders[name]!);
+  return (ex) => answerChat(services, limit, ex);
+}
 
-      const stream = chat.stream === true;
-      const routed = await sendWithFallback(
-        services.upstreams,
-        model,
-        () => clientGone,
-        (attempt) => {
-          upstream = sendChatCompletion({ ...attempt, body: body.value, stream });
-          if (clientGone) upstream.abort(clientClosed());
-          return upstream;
-        },
-      );
+// The hottest path of the gateway: it waits only where it must (the body, the admission, the
+// upstream, the settlement), and builds no object as `{ ...a, b }` (see shared/routing/fallback.ts).
+async function answerChat(services: GatewayServices, limit: number, ex: Exchange): Promise<void> {
+  const { req, res } = ex;
+  const state: CallState = { upstream: undefined, clientGone: false };
+  // A client that goes away at any point aborts the upstream request (and with it the relay).
+  const onClose = () => {
+    if (res.writableEnded) return;
+    state.clientGone = true;
+    state.upstream?.abort(clientClosed());
+  };
+  res.once('close', onClose);
+  let key: ApiKeyContext | undefined;
+  let meter: CallMeter | undefined;
+  try {
+    const credential = { secret: bearerSecret(headerOf(req, 'authorization')), ip: ex.ip };
+    key = authenticateCached(services, credential) ?? (await authenticate(services, credential));
+    meter = new CallMeter(services, key, 'chat/completions', ex.requestId, ex.callId, callTags(headerOf(req, 'x-service-tags'), key.tags));
+    const body = await readJsonBody(req, limit);
+    const chat = parseOrThrow(chatRequestSchema, body.value);
+    const model = authorizeModel(services, key, chat.model, 'chat/completions');
+    const maxOutput = maxOutputTokens(chat, model.max_output_tokens);
+    // The byte count bounds the prompt's tokens for money; TPM takes the usual 4-bytes estimate.
+    const maxCost = tokenCost(model, { inputTokens: body.bytes, outputTokens: maxOutput, cachedTokens: 0 }, discountOf(services, key));
+    const limitHeaders = await meter.admit(model, maxCost, estimateTokensFromBytes(body.bytes) + maxOutput);
+    for (const name in limitHeaders) res.setHeader(name, limitHeaders[name]!);
+
+    const stream = chat.stream === true;
+    const request = { body: body.value, raw: body.raw, stream };
+    const routed = await sendWithFallback(services.upstreams, model, stream ? 'headers' : 'whole', sendChatCompletion, request, state);
+    if (routed.response.statusCode !== 200) {
       res.setHeader('X-Service-Model', model.id);
-      if (routed.response.statusCode !== 200) return await passUpstreamError(routed);
-      if (stream) {
-        const clientWantsUsage = chat.stream_options?.include_usage === true;
-        await relayChatStream(res, meter, routed, { promptBytes: body.bytes, clientWantsUsage, clientGone: () => clientGone });
-      } else {
-        await answerChatJson(res, meter, routed, body.bytes);
-      }
-    } catch (err) {
-      if (clientGone) {
-        // Nothing was relayed, so nothing is charged; the record says who ended the call.
-        await meter?.finish({ statusCode: 499, errorCode: 'client_closed' });
-        return;
-      }
+      return await passUpstreamError(routed);
+    }
+    if (stream) {
+      res.setHeader('X-Service-Model', model.id);
+      const clientWantsUsage = chat.stream_options?.include_usage === true;
+      await relayChatStream(res, meter, routed, { promptBytes: body.bytes, clientWantsUsage, clientGone: () => state.clientGone });
+    } else {
+      await answerChatJson(res, meter, routed, body.bytes, model.id);
+    }
+  } catch (err) {
+    if (state.clientGone) {
+      // Nothing was relayed, so nothing is charged; the record says who ended the call.
+      await meter?.finish({ statusCode: 499, errorCode: 'client_closed' });
+    } else {
       await meter?.finish({ statusCode: isGatewayError(err) ? err.status : 500, errorCode: isGatewayError(err) ? err.code : 'internal_error' });
       await answerFailure(services, ex, key, err);
-    } finally {
-      res.off('close', onClose);
-      await meter?.close();
     }
-  };
+  } finally {
+    res.off('close', onClose);
+    await meter?.close();
+  }
 }
+
+const clientClosed = () => new Error('the client closed the connection');

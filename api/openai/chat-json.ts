@@ -4,15 +4,18 @@ import { GatewayError } from '../../shared/errors.js';
 import type { CallMeter } from '../../shared/gateway/call-meter.js';
 import { parseOpenAiUsage } from '../../shared/providers/openai/chat.js';
 import type { RoutedResponse } from '../../shared/routing/fallback.js';
-import { sendJson } from '../http/exchange.js';
 
-/** A non-streamed completion: the upstream's bytes pass through unchanged once the call is settled. */
-export async function answerChatJson(res: ServerResponse, meter: CallMeter, routed: RoutedResponse, promptBytes: number): Promise<void> {
-  const raw = await routed.response.body();
+/**
+ * A non-streamed completion, already received whole: the upstream's bytes pass through unchanged
+ * once the call is settled.
+ */
+export async function answerChatJson(res: ServerResponse, meter: CallMeter, routed: RoutedResponse, promptBytes: number, modelId: string): Promise<void> {
+  const raw = routed.response.received();
   let parsed: { usage?: unknown; choices?: { message?: { content?: unknown } }[] };
   try {
     parsed = JSON.parse(raw.toString('utf8')) as typeof parsed;
   } catch {
+    res.setHeader('X-Service-Model', modelId);
     throw new GatewayError('upstream_error', 502, 'the upstream provider sent an invalid response');
   }
   let usage = parseOpenAiUsage(parsed.usage);
@@ -26,5 +29,6 @@ export async function answerChatJson(res: ServerResponse, meter: CallMeter, rout
     };
   }
   await meter.finish({ statusCode: 200, provider: routed.upstream.provider.id, usage, usageEstimated: estimated, ttftMs: meter.elapsedMs() });
-  sendJson(res, 200, raw);
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': raw.length, 'x-service-model': modelId });
+  res.end(raw);
 }

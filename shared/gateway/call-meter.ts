@@ -5,7 +5,7 @@ import { isGatewayError } from '../errors.js';
 import type { ApiKeyContext } from '../keys/api-key.js';
 import type { Admitted } from '../limits/admission.js';
 import { usageFields, type UsageEvent } from '../usage/record.js';
-import { admit, discountOf } from './pipeline.js';
+import { admissionFailure, discountOf, groupOf } from './pipeline.js';
 import type { GatewayServices } from './services.js';
 
 export interface CallOutcome {
@@ -42,23 +42,28 @@ export class CallMeter {
     return Math.round(performance.now() - this.startedAt);
   }
 
-  /** Admits the call; returns the rate-limit headers to send. */
-  async admit(model: CatalogModel, maxCost: number, estimatedTokens: number): Promise<Record<string, string>> {
+  /** Admits the call (steps 5 and 6); resolves with the rate-limit headers to send. */
+  admit(model: CatalogModel, maxCost: number, estimatedTokens: number): Promise<Record<string, string>> {
     this.model = model;
-    try {
-      this.admitted = await admit(this.services, this.key, this.callId, maxCost, estimatedTokens);
-    } catch (err) {
-      // Redis did not answer: there is nowhere to record the call, and waiting again would only
-      // hold the client longer (the admission released itself).
-      if (isGatewayError(err) && err.code === 'service_unavailable') this.finished = true;
-      throw err;
-    }
-    return this.admitted.headers;
+    const { services, key } = this;
+    return services.admissions.admit({ key, group: groupOf(services, key), callId: this.callId, maxCost, estimatedTokens, now: services.clock.now() }).then(
+      (admitted) => {
+        this.admitted = admitted;
+        return admitted.headers;
+      },
+      (err: unknown) => {
+        const failure = admissionFailure(services, err);
+        // Redis did not answer: there is nowhere to record the call, and waiting again would only
+        // hold the client longer (the admission released itself).
+        if (failure.code === 'service_unavailable') this.finished = true;
+        throw failure;
+      },
+    );
   }
 
-  /** Charges the priced usage (zero for failures) and queues the record; returns the amount charged. */
-  async finish(outcome: CallOutcome): Promise<number> {
-    if (this.finished) return 0;
+  /** Charges the priced usage (zero for failures) and queues the record; resolves with the amount charged. */
+  finish(outcome: CallOutcome): Promise<number> {
+    if (this.finished) return Promise.resolve(0);
     this.finished = true;
     // Usage is known only for calls the upstream served (in full or in part); failures cost nothing.
     const cost = this.model && outcome.usage ? tokenCost(this.model, outcome.usage, discountOf(this.services, this.key)) : 0;
@@ -85,15 +90,15 @@ export class CallMeter {
   }
 
   /** Releases what a call that ends without `finish` held (a crash path; finish is the norm). */
-  async close(): Promise<void> {
-    if (this.finished || !this.admitted) return;
+  close(): Promise<number> | undefined {
+    if (this.finished || !this.admitted) return undefined;
     this.finished = true;
-    await this.end(0, 0, undefined);
+    return this.end(0, 0, undefined);
   }
 
-  private async end(cost: number, actualTokens: number, record: string | undefined): Promise<number> {
-    try {
-      return await this.services.admissions.finish({
+  private end(cost: number, actualTokens: number, record: string | undefined): Promise<number> {
+    return this.services.admissions
+      .finish({
         owner: { userId: this.key.userId, keyId: this.key.id },
         callId: this.callId,
         now: this.services.clock.now(),
@@ -101,10 +106,10 @@ export class CallMeter {
         admitted: this.admitted,
         actualTokens,
         record,
+      })
+      .catch((err: unknown) => {
+        this.services.log.error({ err: (err as Error).message, callId: this.callId }, 'finishing a call failed; its holds expire on their own');
+        return 0;
       });
-    } catch (err) {
-      this.services.log.error({ err: (err as Error).message, callId: this.callId }, 'finishing a call failed; its holds expire on their own');
-      return 0;
-    }
   }
 }

@@ -36,14 +36,29 @@ const KEY_STEPS: readonly KeyStep[] = [keyExistsAndEnabled, keyNotExpired, sourc
 
 /** Steps 1-3. Throws the first failure as a GatewayError. */
 export async function authenticate(services: GatewayServices, credential: Credential): Promise<ApiKeyContext> {
+  return authenticateCached(services, credential) ?? checkKey(await loadKey(services, credential), credential, Date.now());
+}
+
+/**
+ * Steps 1-3 without waiting, for a key the process has cached (nearly every call): the key, or
+ * undefined when it must be loaded first (`authenticate`). Throws the first failure.
+ */
+export function authenticateCached(services: GatewayServices, credential: Credential): ApiKeyContext | undefined {
   if (!credential.secret) throw new GatewayError('invalid_api_key', 401, 'missing API key');
-  let key: ApiKeyContext | null;
+  const now = Date.now();
+  const key = services.keyCache.cached(credential.secret, now);
+  return key === undefined ? undefined : checkKey(key, credential, now);
+}
+
+async function loadKey(services: GatewayServices, credential: Credential): Promise<ApiKeyContext | null> {
   try {
-    key = await services.keyCache.lookup(credential.secret);
+    return await services.keyCache.lookup(credential.secret!);
   } catch {
     throw serviceUnavailable();
   }
-  const now = Date.now();
+}
+
+function checkKey(key: ApiKeyContext | null, credential: Credential, now: number): ApiKeyContext {
   for (const step of KEY_STEPS) {
     const failure = step(key, credential, now);
     if (failure) throw failure;
@@ -87,10 +102,9 @@ export async function admit(
   detachedReservationTtlMs?: number,
 ): Promise<Admitted> {
   try {
-    const group = groupOf(services, key);
     return await services.admissions.admit({
       key,
-      group,
+      group: groupOf(services, key),
       callId,
       maxCost,
       estimatedTokens,
@@ -98,8 +112,13 @@ export async function admit(
       ...(detachedReservationTtlMs === undefined ? {} : { detachedReservationTtlMs }),
     });
   } catch (err) {
-    if (isGatewayError(err)) throw err;
-    services.log.error({ err: (err as Error).message }, 'admission failed');
-    throw serviceUnavailable();
+    throw admissionFailure(services, err);
   }
+}
+
+/** A refusal stands; anything else means Redis did not answer: 503, nothing admitted. */
+export function admissionFailure(services: GatewayServices, err: unknown): GatewayError {
+  if (isGatewayError(err)) return err;
+  services.log.error({ err: (err as Error).message }, 'admission failed');
+  return serviceUnavailable();
 }

@@ -26,10 +26,16 @@ export class KeyCache {
     private readonly ttlMs: number,
   ) {}
 
+  /** The cached answer for this secret (null: no such key), or undefined when it must be loaded. */
+  cached(secret: string, now: number): ApiKeyContext | null | undefined {
+    const hit = this.entries.get(secret);
+    return hit && hit.expiresAt > now ? hit.key : undefined;
+  }
+
   /** The key's context, or null when no such key exists. */
   async lookup(secret: string): Promise<ApiKeyContext | null> {
-    const hit = this.entries.get(secret);
-    if (hit && hit.expiresAt > Date.now()) return hit.key;
+    const hit = this.cached(secret, Date.now());
+    if (hit !== undefined) return hit;
     // Concurrent first calls with one key share one query.
     let loading = this.pending.get(secret);
     if (!loading) {

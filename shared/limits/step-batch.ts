@@ -18,6 +18,8 @@ export class StepBatch {
   private args: (string | number)[] = [];
   private waiters: Waiter[] = [];
   private scheduled = false;
+  private inFlight = 0;
+  private readonly maxInFlight = Number(process.env.XP_INFLIGHT ?? 0) || Infinity;
 
   constructor(private readonly redis: Redis) {}
 
@@ -38,9 +40,14 @@ export class StepBatch {
     this.scheduled = false;
     const { args, waiters } = this;
     if (waiters.length === 0) return;
+    if (this.inFlight >= this.maxInFlight && waiters.length < MAX_OPS_PER_CALL) return;
     this.args = [];
     this.waiters = [];
-    this.redis.gwStep(...args).then(
+    this.inFlight++;
+    this.redis.gwStep(...args).finally(() => {
+      this.inFlight--;
+      if (this.waiters.length > 0 && !this.scheduled) this.flush();
+    }).then(
       (replies) => {
         const list = replies as string[];
         for (let i = 0; i < waiters.length; i++) {

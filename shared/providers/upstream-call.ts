@@ -38,6 +38,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
     this.started = new Promise<this>((resolve, reject) => {
       this.startWaiter = { resolve, reject };
     });
+    // A caller that waits for `complete` instead learns of a failure there.
+    this.started.catch(() => {});
     pool.dispatch({ method: request.method, path: request.path, headers: request.headers, body: request.body ?? null }, this);
   }
 
@@ -51,9 +53,17 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
 
   /** The whole response body. */
   body(): Promise<Buffer> {
-    return new Promise<void>((resolve, reject) => this.whenEnded({ resolve, reject })).then(() =>
-      this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size),
-    );
+    return this.complete().then((call) => call.received());
+  }
+
+  /** Settles when the whole response is in (status, headers and body: see `received`). */
+  complete(): Promise<this> {
+    return new Promise<void>((resolve, reject) => this.whenEnded({ resolve, reject })).then(() => this);
+  }
+
+  /** The body received so far (all of it once `complete` settled). */
+  received(): Buffer {
+    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
   }
 
   /**

@@ -2,26 +2,48 @@ import type { TokenUsage } from '../../billing/pricing.js';
 import type { Upstream } from '../registry.js';
 import { UpstreamCall } from '../upstream-call.js';
 
-export interface OpenAiChatCall {
-  upstream: Upstream;
+export interface OpenAiChatRequest {
   /** The client's body, already parsed and validated; only `model` and `stream_options` change. */
   body: Record<string, unknown>;
-  upstreamModel: string;
+  /** The same body as the client sent it: forwarded byte for byte when nothing has to change. */
+  raw?: Buffer;
   stream: boolean;
 }
 
 /** Sends a chat completion to an OpenAI-protocol upstream over its pooled keep-alive connections. */
-export function sendChatCompletion(call: OpenAiChatCall): UpstreamCall {
-  const body: Record<string, unknown> = { ...call.body, model: call.upstreamModel };
-  if (call.stream) {
-    // Always ask for usage so the call can be charged; the relay hides it unless the client asked.
-    const options = typeof call.body.stream_options === 'object' && call.body.stream_options !== null ? call.body.stream_options : {};
-    body.stream_options = { ...options, include_usage: true };
-  }
-  const { provider, basePath, pool } = call.upstream;
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: call.stream ? 'text/event-stream' : 'application/json' };
+export function sendChatCompletion(upstream: Upstream, upstreamModel: string, request: OpenAiChatRequest): UpstreamCall {
+  const { provider, basePath, pool } = upstream;
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: request.stream ? 'text/event-stream' : 'application/json' };
   if (provider.api_key) headers.authorization = `Bearer ${provider.api_key}`;
-  return new UpstreamCall(pool, { method: 'POST', path: `${basePath}/chat/completions`, headers, body: JSON.stringify(body) });
+  return new UpstreamCall(pool, { method: 'POST', path: `${basePath}/chat/completions`, headers, body: upstreamBody(upstreamModel, request) });
+}
+
+// The fields the gateway reads to route and price a call. With one of them twice in a body, another
+// JSON parser could read a different value than JSON.parse did (the last one): such a body is sent
+// re-serialised, as the gateway understood it.
+const PRICED_FIELDS = ['"model"', '"max_tokens"', '"max_completion_tokens"', '"stream"', '"stream_options"', '"include_usage"'].map((f) => Buffer.from(f));
+
+function atMostOnce(raw: Buffer, needle: Buffer): boolean {
+  const first = raw.indexOf(needle);
+  return first === -1 || raw.indexOf(needle, first + 1) === -1;
+}
+
+/** The client's bytes when they already say what the upstream must get, else the body re-serialised. */
+function upstreamBody(upstreamModel: string, request: OpenAiChatRequest): Buffer | string {
+  const options = request.body.stream_options;
+  // Streams always ask for usage so the call can be charged; the relay hides it unless the client asked.
+  const usageAsked = !request.stream || (typeof options === 'object' && options !== null && (options as { include_usage?: unknown }).include_usage === true);
+  const raw = request.raw;
+  if (raw && usageAsked && request.body.model === upstreamModel && PRICED_FIELDS.every((f) => atMostOnce(raw, f))) return raw;
+  // Object.assign, not `{ ...body, model }`: see shared/routing/fallback.ts.
+  const body: Record<string, unknown> = Object.assign({}, request.body);
+  body.model = upstreamModel;
+  if (request.stream) {
+    const usageOn: Record<string, unknown> = Object.assign({}, typeof options === 'object' && options !== null ? (options as Record<string, unknown>) : {});
+    usageOn.include_usage = true;
+    body.stream_options = usageOn;
+  }
+  return JSON.stringify(body);
 }
 
 interface OpenAiUsage {
