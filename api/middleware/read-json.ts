@@ -30,7 +30,8 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
 
 const tooLarge = (limit: number) => new GatewayError('body_too_large', 413, `request body exceeds ${limit} bytes`);
 
-// Plain 'data'/'end' listeners: an async iterator over the request costs several promises per chunk.
+// Plain listeners, left in place once the body is settled (they go with the request): an async
+// iterator costs several promises per chunk, and removing four listeners costs more than a flag.
 function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const declared = Number(req.headers['content-length'] || 0);
@@ -41,37 +42,32 @@ function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    const onData = (chunk: Buffer) => {
+    let settled = false;
+    req.on('data', (chunk: Buffer) => {
+      if (settled) return;
       size += chunk.length;
       if (size > limit) {
-        done();
+        settled = true;
         req.resume();
         reject(tooLarge(limit));
         return;
       }
       chunks.push(chunk);
-    };
-    const onEnd = () => {
-      done();
+    });
+    req.on('end', () => {
+      if (settled) return;
+      settled = true;
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    };
-    const onClose = () => {
-      done();
+    });
+    req.on('close', () => {
+      if (settled) return;
+      settled = true;
       reject(new Error('the client closed the connection before the body was complete'));
-    };
-    const onError = (err: Error) => {
-      done();
+    });
+    req.on('error', (err: Error) => {
+      if (settled) return;
+      settled = true;
       reject(err);
-    };
-    const done = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('close', onClose);
-      req.off('error', onError);
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('close', onClose);
-    req.on('error', onError);
+    });
   });
 }

@@ -86,7 +86,7 @@ export class CallMeter {
       created_at: new Date(this.services.clock.now()).toISOString(),
     };
     const actualTokens = outcome.usage ? outcome.usage.inputTokens + outcome.usage.outputTokens : 0;
-    return this.end(cost, actualTokens, JSON.stringify(event));
+    return this.end(cost, actualTokens, event);
   }
 
   /** Releases what a call that ends without `finish` held (a crash path; finish is the norm). */
@@ -96,7 +96,7 @@ export class CallMeter {
     return this.end(0, 0, undefined);
   }
 
-  private end(cost: number, actualTokens: number, record: string | undefined): Promise<number> {
+  private end(cost: number, actualTokens: number, record: UsageEvent | undefined): Promise<number> {
     return this.services.admissions
       .finish({
         owner: { userId: this.key.userId, keyId: this.key.id },

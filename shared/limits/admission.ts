@@ -8,6 +8,7 @@ import type { ApiKeyContext } from '../keys/api-key.js';
 import type { KeyQuotaKeys, RedisKeys } from '../redis/keys.js';
 import { limitRules, type Dimension, type RateRule } from './layers.js';
 import { LeaseRenewer } from './lease-renewer.js';
+import type { UsageEvent } from '../usage/record.js';
 import { StepBatch } from './step-batch.js';
 
 export interface AdmissionInput {
@@ -46,8 +47,8 @@ export interface FinishInput {
   cost: number;
   admitted: Admitted | undefined;
   actualTokens: number;
-  /** The usage record to queue, as JSON. */
-  record: string | undefined;
+  /** The usage record to queue (its charge is added here, as settled). */
+  record: UsageEvent | undefined;
   /** Finish at most once for this call (tasks: a settle job that runs twice charges once). */
   once?: boolean;
 }
@@ -175,9 +176,12 @@ export class Admissions {
     // The fields in the order the STEP script's finish reads them. Without the admission at hand (a
     // task settling later, an admission that got no answer) the script looks the reservation up.
     const held = a && a.reserved >= 0 ? a.reserved : '';
-    const op: (string | number)[] = ['F', now, input.callId, input.cost, held, a?.quotaReserved ?? '', acct.bal, acct.resv, acct.und, acct.epoch];
+    // Never more than was reserved; the script charges less only if the reservation ran out (and then
+    // rewrites the record's charge).
+    const cost = held === '' ? input.cost : Math.min(input.cost, held);
+    const op: (string | number)[] = ['F', now, input.callId, cost, held, a?.quotaReserved ?? '', acct.bal, acct.resv, acct.und, acct.epoch];
     op.push(owner.keyId ? this.keySpendPrefix(owner.keyId) : '', utcDay(now), utcMonth(now), this.keys.usageQueue);
-    op.push(input.once ? this.keys.finished(input.callId) : '', input.record ?? '');
+    op.push(input.once ? this.keys.finished(input.callId) : '', input.record ? queuedRecord(input.record, cost) : '');
     const tpm = a?.tpm ?? NONE;
     op.push(tpm.length);
     for (const r of tpm) op.push(r.k, r.limit, input.actualTokens - a!.estimatedTokens);
@@ -231,6 +235,12 @@ const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, s
 const NONE: readonly never[] = Object.freeze([]);
 
 const NAME_CACHE_SIZE = 100_000;
+
+/** The record as the usage queue holds it: JSON ending with its charge (see the STEP script's finish). */
+function queuedRecord(event: UsageEvent, charge: number): string {
+  const json = JSON.stringify(event);
+  return `${json.slice(0, -1)},"charged_micro_usd":${charge}}`;
+}
 
 const DIMENSIONS: Record<Dimension, string> = { requests: 'Requests', tokens: 'Tokens' };
 

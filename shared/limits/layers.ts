@@ -19,8 +19,14 @@ export interface ConcurrencyRule {
   layer: Layer;
 }
 
+const NO_RULES: { rates: RateRule[]; concurrency: ConcurrencyRule[] } = Object.freeze({ rates: [], concurrency: [] }) as never;
+
+const unlimited = (l: ApiKeyContext['limits']) => l.rpm === null && l.tpm === null && l.concurrency === null;
+
 /** The three layers of a call, each with whichever of RPM, TPM and concurrency is set (null = none). */
 export function limitRules(keys: RedisKeys, key: ApiKeyContext, group: Group, estimatedTokens: number) {
+  // Most keys have no limit at any layer: nothing to build for them.
+  if (unlimited(key.limits) && unlimited(key.owner.limits) && unlimited(group.limits)) return NO_RULES;
   const layers: { layer: Layer; id: string; limits: ApiKeyContext['limits'] }[] = [
     { layer: 'key', id: key.id, limits: key.limits },
     { layer: 'user', id: key.userId, limits: key.owner.limits },

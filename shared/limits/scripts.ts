@@ -235,6 +235,7 @@ end
 
 local function finish(i)
   local now, id, charge, heldArg, qr = tonumber(A[i]), A[i + 1], tonumber(A[i + 2]), A[i + 3], A[i + 4]
+  local asked = charge
   local balKey, resv, und, epoch = A[i + 5], A[i + 6], A[i + 7], A[i + 8]
   local kp, queue, once, rec = A[i + 9], A[i + 12], A[i + 13], A[i + 14]
   local nt = tonumber(A[i + 15])
@@ -312,8 +313,12 @@ local function finish(i)
     end
   end
   for n = j + 1, j + nc do call('ZREM', A[n], id) end
-  -- The record (a JSON object) is queued with its charge for the drain (shared/usage/drain.ts).
-  if rec ~= '' then call('RPUSH', queue, string.sub(rec, 1, -2) .. ',"charged_micro_usd":' .. charge .. '}') end
+  -- The record (JSON ending with the charge asked) is queued for the drain (shared/usage/drain.ts);
+  -- its charge is rewritten only when less could be charged.
+  if rec ~= '' then
+    if charge ~= asked then rec = string.match(rec, '^(.*,"charged_micro_usd":)%-?%d+}$') .. charge .. '}' end
+    call('RPUSH', queue, rec)
+  end
   if once ~= '' then call('SET', once, charge, 'PX', 604800000) end
   return tostring(charge), nextI
 end

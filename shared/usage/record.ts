@@ -1,7 +1,7 @@
 import type { Endpoint } from '../catalog/index.js';
 import type { TokenUsage } from '../billing/pricing.js';
 
-/** One call's usage, queued in the Redis stream and written to `usage_records` by the drain worker. */
+/** One call's usage, queued in Redis (with its charge) and written to `usage_records` by the usage drain. */
 export interface UsageEvent {
   id: string;
   request_id: string;

@@ -25,7 +25,7 @@ export async function settleTask(s: TaskJobServices, job: Job<{ taskId: string }
     cost,
     admitted: undefined,
     actualTokens: 0,
-    record: JSON.stringify(usageEvent(task, now)),
+    record: usageEvent(task, now),
     once: true,
   });
   await advanceTask(s.db, task.id, ['settle'], { stage: 'done', charged_micro_usd: Math.max(0, charged) });
