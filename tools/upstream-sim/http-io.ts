@@ -3,7 +3,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 /** Large enough for any prompt a test or benchmark sends; guards against runaway uploads. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
-export type JsonBody = { ok: true; value: unknown } | { ok: false; reason: 'invalid-json' | 'too-large' };
+export type JsonBody = { ok: true; value: unknown; text: string } | { ok: false; reason: 'invalid-json' | 'too-large' };
 
 /** The whole request body, or undefined past the size limit; rejects only when the client goes away mid-upload. */
 export async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
@@ -21,8 +21,9 @@ export async function readBody(req: IncomingMessage): Promise<Buffer | undefined
 export async function readJsonBody(req: IncomingMessage): Promise<JsonBody> {
   const body = await readBody(req);
   if (body === undefined) return { ok: false, reason: 'too-large' };
+  const text = body.toString('utf8');
   try {
-    return { ok: true, value: JSON.parse(body.toString('utf8')) };
+    return { ok: true, value: JSON.parse(text), text };
   } catch {
     return { ok: false, reason: 'invalid-json' };
   }

@@ -94,7 +94,7 @@ export async function handleChatCompletions(
   }
   if (!isRecord(body.value)) return invalidRequest(res, 'The request body must be a JSON object.');
   const parsed = parseChatRequest(body.value);
-  sim.stats.recordBody(parsed.ok ? parsed.request.model : undefined, body.value);
+  sim.stats.recordBody(parsed.ok ? parsed.request.model : undefined, body.value, body.text);
   if (!parsed.ok) return invalidRequest(res, parsed.message, parsed.param);
   const { request } = parsed;
   let behaviour: ResolvedBehaviour;

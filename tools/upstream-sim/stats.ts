@@ -21,6 +21,8 @@ export interface SimStats {
   maxInFlight: number;
   byModel: Record<string, number>;
   lastRequestBody?: unknown;
+  /** The last request body as it arrived, byte for byte (text). */
+  lastRequestText?: string;
   lastHeaders?: Record<string, string | string[] | undefined>;
   tasks: Record<TaskProtocol, TaskCounters>;
 }
@@ -38,6 +40,7 @@ export class StatsTracker {
   private maxInFlight = 0;
   private byModel = new Map<string, number>();
   private lastRequestBody: unknown;
+  private lastRequestText: string | undefined;
   private lastHeaders: IncomingHttpHeaders | undefined;
   private tasks = copyTasks();
 
@@ -50,8 +53,9 @@ export class StatsTracker {
     res.once('close', () => this.inFlight--);
   }
 
-  recordBody(model: string | undefined, body: unknown): void {
+  recordBody(model: string | undefined, body: unknown, text?: string): void {
     this.lastRequestBody = body;
+    this.lastRequestText = text;
     if (model !== undefined) this.byModel.set(model, (this.byModel.get(model) ?? 0) + 1);
   }
 
@@ -68,6 +72,7 @@ export class StatsTracker {
       tasks: copyTasks(this.tasks),
     };
     if (this.lastRequestBody !== undefined) stats.lastRequestBody = this.lastRequestBody;
+    if (this.lastRequestText !== undefined) stats.lastRequestText = this.lastRequestText;
     if (this.lastHeaders !== undefined) stats.lastHeaders = { ...this.lastHeaders };
     return stats;
   }
@@ -78,6 +83,7 @@ export class StatsTracker {
     this.maxInFlight = this.inFlight;
     this.byModel.clear();
     this.lastRequestBody = undefined;
+    this.lastRequestText = undefined;
     this.lastHeaders = undefined;
     this.tasks = copyTasks();
   }

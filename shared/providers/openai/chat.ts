@@ -21,11 +21,17 @@ export function sendChatCompletion(upstream: Upstream, upstreamModel: string, re
 // The fields the gateway reads to route and price a call. With one of them twice in a body, another
 // JSON parser could read a different value than JSON.parse did (the last one): such a body is sent
 // re-serialised, as the gateway understood it.
-const PRICED_FIELDS = ['"model"', '"max_tokens"', '"max_completion_tokens"', '"stream"', '"stream_options"', '"include_usage"'].map((f) => Buffer.from(f));
+const PRICED_FIELDS = ['"model"', '"max_tokens"', '"max_completion_tokens"', '"stream"', '"stream_options"', '"include_usage"'];
 
-function atMostOnce(raw: Buffer, needle: Buffer): boolean {
-  const first = raw.indexOf(needle);
-  return first === -1 || raw.indexOf(needle, first + 1) === -1;
+function atMostOnce(text: string, needle: string): boolean {
+  const first = text.indexOf(needle);
+  return first === -1 || text.indexOf(needle, first + 1) === -1;
+}
+
+/** Whether each priced field appears at most once (searched in a latin1 copy: see stream-scanner.ts). */
+function pricedFieldsUnique(raw: Buffer): boolean {
+  const text = raw.toString('latin1');
+  return PRICED_FIELDS.every((f) => atMostOnce(text, f));
 }
 
 /** The client's bytes when they already say what the upstream must get, else the body re-serialised. */
@@ -34,7 +40,7 @@ function upstreamBody(upstreamModel: string, request: OpenAiChatRequest): Buffer
   // Streams always ask for usage so the call can be charged; the relay hides it unless the client asked.
   const usageAsked = !request.stream || (typeof options === 'object' && options !== null && (options as { include_usage?: unknown }).include_usage === true);
   const raw = request.raw;
-  if (raw && usageAsked && request.body.model === upstreamModel && PRICED_FIELDS.every((f) => atMostOnce(raw, f))) return raw;
+  if (raw && usageAsked && request.body.model === upstreamModel && pricedFieldsUnique(raw)) return raw;
   // Object.assign, not `{ ...body, model }`: see shared/routing/fallback.ts.
   const body: Record<string, unknown> = Object.assign({}, request.body);
   body.model = upstreamModel;

@@ -1,17 +1,20 @@
 import type { TokenUsage } from '../../billing/pricing.js';
 import { parseOpenAiUsage } from './chat.js';
 
-const BOUNDARY = Buffer.from('\n\n');
-const USAGE = Buffer.from('"usage":{');
-const DONE = Buffer.from('[DONE]');
-const ERROR = Buffer.from('data: {"error"');
-const CR = 13;
+const BOUNDARY = '\n\n';
+// Each can occur only in the event it marks: `"usage":{` and `{"error"` cannot appear inside a JSON
+// string (their quotes would be escaped), and an event merely containing `[DONE]` is looked at and
+// passed on unchanged.
+const MARKERS = ['"usage":{', '[DONE]', '{"error"'];
 
 /**
  * Finds what billing needs in an OpenAI chat SSE stream without parsing every event: complete
- * events are forwarded as raw bytes, and only an event that carries a usage object (or the end
- * marker, or an error) is looked at. The `"usage":{` and `[DONE]` patterns cannot occur inside a
- * JSON string (its quotes would be escaped), so a byte search is exact.
+ * events are forwarded as the bytes that came, and only an event that carries a usage object (or
+ * the end marker, or an error) is looked at.
+ *
+ * Searches run on a latin1 copy of each chunk (one character per byte, so positions are byte
+ * offsets): V8's string search costs far less per call than Buffer.indexOf, which crosses into C++
+ * and builds a search table every time.
  */
 export class ChatStreamScanner {
   usage: TokenUsage | undefined;
@@ -26,39 +29,64 @@ export class ChatStreamScanner {
   /** Returns the bytes to forward now (complete events only); keeps a partial event for later. */
   push(chunk: Buffer): Buffer | undefined {
     let data = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
-    if (data.includes(CR)) data = Buffer.from(data.toString('utf8').replace(/\r\n/g, '\n'));
-    const end = data.lastIndexOf(BOUNDARY);
+    let text = data.toString('latin1');
+    if (text.includes('\r')) {
+      data = Buffer.from(data.toString('utf8').replace(/\r\n/g, '\n'));
+      text = data.toString('latin1');
+    }
+    // Nearly every chunk ends with its last event's blank line.
+    const end = text.endsWith(BOUNDARY) ? text.length - 2 : text.lastIndexOf(BOUNDARY);
     if (end === -1) {
       this.pending = data;
       return undefined;
     }
-    const complete = data.subarray(0, end + 2);
     this.pending = end + 2 < data.length ? data.subarray(end + 2) : undefined;
-    if (!complete.includes(USAGE) && !complete.includes(DONE) && !complete.includes(ERROR)) {
-      this.events += countBoundaries(complete);
-      return complete;
-    }
-    return this.inspectEvents(complete);
+    return this.forward(data.subarray(0, end + 2), text);
   }
 
   /** Bytes of a trailing event that had no blank line after it when the stream ended. */
   flush(): Buffer | undefined {
     const rest = this.pending;
     this.pending = undefined;
-    return rest && rest.toString('utf8').trim() ? this.inspectEvents(Buffer.concat([rest, BOUNDARY])) : undefined;
+    if (!rest || !rest.toString('utf8').trim()) return undefined;
+    const events = Buffer.concat([rest, Buffer.from(BOUNDARY)]);
+    return this.forward(events, events.toString('latin1'));
   }
 
-  private inspectEvents(complete: Buffer): Buffer | undefined {
-    const out: string[] = [];
-    for (const event of complete.toString('utf8').split('\n\n')) {
-      if (!event) continue;
-      const forwarded = this.inspect(event);
+  /**
+   * Complete events (`text` is their latin1 copy, and may run past them): runs of plain events pass
+   * as they are; an event holding a marker is inspected on its own.
+   */
+  private forward(events: Buffer, text: string): Buffer | undefined {
+    const length = events.length;
+    let marker = nextMarker(text, 0, length);
+    if (marker === -1) {
+      this.events += countBoundaries(text, 0, length);
+      return events;
+    }
+    const out: Buffer[] = [];
+    let plainFrom = 0;
+    while (marker !== -1) {
+      const before = text.lastIndexOf(BOUNDARY, marker);
+      const start = before < plainFrom ? plainFrom : before + 2;
+      const end = text.indexOf(BOUNDARY, marker);
+      if (start > plainFrom) {
+        out.push(events.subarray(plainFrom, start));
+        this.events += countBoundaries(text, plainFrom, start);
+      }
+      const forwarded = this.inspect(events.toString('utf8', start, end));
       if (forwarded !== undefined) {
-        out.push(forwarded, '\n\n');
+        out.push(Buffer.from(`${forwarded}\n\n`));
         this.events++;
       }
+      plainFrom = end + 2;
+      marker = nextMarker(text, plainFrom, length);
     }
-    return out.length ? Buffer.from(out.join('')) : undefined;
+    if (plainFrom < length) {
+      out.push(events.subarray(plainFrom));
+      this.events += countBoundaries(text, plainFrom, length);
+    }
+    return out.length === 0 ? undefined : out.length === 1 ? out[0] : Buffer.concat(out);
   }
 
   private inspect(event: string): string | undefined {
@@ -87,8 +115,18 @@ export class ChatStreamScanner {
   }
 }
 
-function countBoundaries(buf: Buffer): number {
+/** The position of the first marker in [from, to), or -1. */
+function nextMarker(text: string, from: number, to: number): number {
+  let next = -1;
+  for (const marker of MARKERS) {
+    const at = text.indexOf(marker, from);
+    if (at !== -1 && at < to && (next === -1 || at < next)) next = at;
+  }
+  return next;
+}
+
+function countBoundaries(text: string, from: number, to: number): number {
   let n = 0;
-  for (let i = buf.indexOf(BOUNDARY); i !== -1; i = buf.indexOf(BOUNDARY, i + 2)) n++;
+  for (let i = text.indexOf(BOUNDARY, from); i !== -1 && i < to; i = text.indexOf(BOUNDARY, i + 2)) n++;
   return n;
 }
