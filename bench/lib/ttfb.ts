@@ -1,4 +1,5 @@
-// Sequential time to first byte: one keep-alive connection, one request at a time, no queueing.
+// Sequential time to first byte: one keep-alive connection per target, one request in flight in
+// total, the targets interleaved request by request so that drift of the machine falls on all alike.
 import { Client } from 'undici';
 import { quantile } from './load.js';
 
@@ -11,30 +12,43 @@ export interface TtfbResult {
   p99: number;
 }
 
+export interface TtfbTarget {
+  name: string;
+  url: string;
+}
+
 export async function sequentialTtfb(
-  url: string,
+  targets: TtfbTarget[],
   body: string,
   headers: Record<string, string>,
   n: number,
   warmup = 30,
-): Promise<TtfbResult> {
-  const target = new URL(url);
-  const client = new Client(target.origin, { pipelining: 1, keepAliveTimeout: 30_000 });
-  const samples: number[] = [];
-  let failures = 0;
+): Promise<Record<string, TtfbResult>> {
+  const clients = targets.map((t) => new Client(new URL(t.url).origin, { pipelining: 1, keepAliveTimeout: 30_000 }));
+  const samples = targets.map(() => [] as number[]);
+  const failures = targets.map(() => 0);
   try {
     for (let i = 0; i < warmup + n; i++) {
-      const started = performance.now();
-      const res = await client.request({ method: 'POST', path: target.pathname, headers, body });
-      let first: number | undefined;
-      for await (const _chunk of res.body) first ??= performance.now();
-      if (i < warmup) continue;
-      if (res.statusCode !== 200 || first === undefined) failures++;
-      else samples.push(first - started);
+      // Rotate which target goes first so none always follows the same one.
+      for (let j = 0; j < targets.length; j++) {
+        const k = (i + j) % targets.length;
+        const path = new URL(targets[k]!.url).pathname;
+        const started = performance.now();
+        const res = await clients[k]!.request({ method: 'POST', path, headers, body });
+        let first: number | undefined;
+        for await (const _chunk of res.body) first ??= performance.now();
+        if (i < warmup) continue;
+        if (res.statusCode !== 200 || first === undefined) failures[k]!++;
+        else samples[k]!.push(first - started);
+      }
     }
   } finally {
-    await client.close();
+    await Promise.all(clients.map((c) => c.close()));
   }
-  const sorted = Float64Array.from(samples).sort();
-  return { n: samples.length, failures, p50: quantile(sorted, 0.5), p90: quantile(sorted, 0.9), p99: quantile(sorted, 0.99) };
+  return Object.fromEntries(
+    targets.map((t, k) => {
+      const sorted = Float64Array.from(samples[k]!).sort();
+      return [t.name, { n: sorted.length, failures: failures[k]!, p50: quantile(sorted, 0.5), p90: quantile(sorted, 0.9), p99: quantile(sorted, 0.99) }];
+    }),
+  );
 }
