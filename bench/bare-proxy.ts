@@ -1,12 +1,13 @@
 // The ceiling: the least a Node proxy can do per call. node:http in front, one undici keep-alive
 // Pool behind (the same pool settings as the gateway's upstream registry), request bytes forwarded
-// up and response bytes relayed back as they arrive: no parsing, no auth, no accounting.
+// up and response bytes relayed back as they arrive: no parsing, no auth, no accounting. It drives
+// undici through its dispatch handler, as the gateway does: `pool.request()` with a Readable body
+// and an async iterator costs more per call than some of what the gateway does on top.
 // Usage: node dist/bench/bare-proxy.js --upstream http://127.0.0.1:PORT [--port P]; prints {"url"}.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { once } from 'node:events';
 import { parseArgs } from 'node:util';
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 
 const { values } = parseArgs({
   options: { upstream: { type: 'string' }, port: { type: 'string' }, connections: { type: 'string' } },
@@ -24,33 +25,60 @@ const ROUTE = '/v1/chat/completions';
 const UPSTREAM_AUTHORIZATION = 'Bearer bench-upstream-secret';
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-connection']);
 
-function responseHeaders(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+function responseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const value = headers[name];
     if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
   }
   return out;
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+/** Relays one upstream response to the client as it arrives, pausing the upstream while the client is slow. */
+class Relay implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+
+  constructor(private readonly res: ServerResponse) {
+    res.on('drain', () => this.controller?.resume());
+    res.on('close', () => {
+      if (!res.writableEnded) this.controller?.abort(new Error('client gone'));
+    });
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    this.res.writeHead(statusCode, responseHeaders(headers));
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (!this.res.write(chunk)) controller.pause();
+  }
+
+  onResponseEnd(): void {
+    this.res.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, _err: Error): void {
+    if (!this.res.headersSent) this.res.writeHead(502, { 'content-type': 'application/json' }).end('{"error":"upstream failed"}');
+    else this.res.destroy();
+  }
 }
 
 // The request body is read whole and sent as one Buffer (a streamed request body costs undici about
 // twice the CPU for a small JSON document); the response is relayed chunk by chunk as it arrives.
-async function forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const headers: Record<string, string> = { authorization: UPSTREAM_AUTHORIZATION };
-  const type = req.headers['content-type'];
-  if (type) headers['content-type'] = type;
-  const body = await readBody(req);
-  const upstream = await pool.request({ method: 'POST', path: ROUTE, headers, body });
-  res.writeHead(upstream.statusCode, responseHeaders(upstream.headers));
-  for await (const chunk of upstream.body) {
-    if (!res.write(chunk)) await once(res, 'drain');
-  }
-  res.end();
+function forward(req: IncomingMessage, res: ServerResponse): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const headers: Record<string, string> = { authorization: UPSTREAM_AUTHORIZATION };
+    const type = req.headers['content-type'];
+    if (type) headers['content-type'] = type;
+    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    pool.dispatch({ method: 'POST', path: ROUTE, headers, body }, new Relay(res));
+  });
 }
 
 const server = createServer((req, res) => {
@@ -59,10 +87,7 @@ const server = createServer((req, res) => {
     res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
     return;
   }
-  forward(req, res).catch(() => {
-    if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' }).end('{"error":"upstream failed"}');
-    else res.destroy();
-  });
+  forward(req, res);
 });
 server.keepAliveTimeout = 65_000;
 server.headersTimeout = 66_000;
