@@ -5,22 +5,23 @@ interface Waiter {
   reject(err: Error): void;
 }
 
-/** More operations than this go out as several script calls (a long script blocks Redis). */
+/** More operations than this in one turn go out as several script calls (a long script blocks Redis). */
 const MAX_OPS_PER_CALL = 256;
 
 /**
- * Sends the admissions and finishes of all calls through ONE call of the STEP script at a time.
- * When nothing is in flight an operation goes out at once (after the current synchronous work, so
- * operations asked for together share the call); while a call is in flight, operations gather and
- * go out together the moment it answers. So an idle gateway pays one plain round trip per
- * operation, and a busy one sends fewer, fuller script calls, one per round trip: Redis parses, runs
- * and answers one command instead of dozens, and the client builds and writes one.
+ * Gathers the admissions and finishes asked for within one turn of the event loop into ONE call of
+ * the STEP script. Each call still waits for exactly one round trip, but under load many calls share
+ * it: Redis parses, runs and answers one script call instead of dozens, and the client builds and
+ * writes one command. Alone, an operation goes out at the end of the current turn.
+ *
+ * Measured, and kept this way: sending at once when nothing was in flight (and gathering only while
+ * a call was) sent nearly one script call per operation at moderate load, which cost more CPU in the
+ * API and in Redis and added latency (bench/README.md).
  */
 export class StepBatch {
   private args: (string | number)[] = [];
   private waiters: Waiter[] = [];
   private scheduled = false;
-  private inFlight = false;
 
   constructor(private readonly redis: Redis) {}
 
@@ -29,27 +30,22 @@ export class StepBatch {
     return new Promise<string>((resolve, reject) => {
       for (let i = 0; i < op.length; i++) this.args.push(op[i]!);
       this.waiters.push({ resolve, reject });
-      if (this.waiters.length >= MAX_OPS_PER_CALL) this.send();
-      else if (!this.scheduled && !this.inFlight) {
+      if (this.waiters.length >= MAX_OPS_PER_CALL) this.flush();
+      else if (!this.scheduled) {
         this.scheduled = true;
-        queueMicrotask(this.flush);
+        setImmediate(this.flush);
       }
     });
   }
 
   private readonly flush = (): void => {
     this.scheduled = false;
-    if (!this.inFlight && this.waiters.length > 0) this.send();
-  };
-
-  private send(): void {
     const { args, waiters } = this;
+    if (waiters.length === 0) return;
     this.args = [];
     this.waiters = [];
-    this.inFlight = true;
     this.redis.gwStep(...args).then(
       (replies) => {
-        this.answered();
         const list = replies as string[];
         for (let i = 0; i < waiters.length; i++) {
           const reply = list[i];
@@ -59,15 +55,8 @@ export class StepBatch {
         }
       },
       (err: Error) => {
-        this.answered();
         for (const waiter of waiters) waiter.reject(err);
       },
     );
-  }
-
-  /** The call in flight answered: what gathered meanwhile goes out now. */
-  private answered(): void {
-    this.inFlight = false;
-    if (this.waiters.length > 0) this.send();
-  }
+  };
 }
