@@ -59,8 +59,7 @@ interface Header {
   reset: number;
 }
 
-type AdmitReply =
-  | { ok: 1; hdr: Partial<Record<Dimension, Header>> }
+type AdmitRefusal =
   | { fail: 'balance'; hdr: Partial<Record<Dimension, Header>> }
   | { fail: 'quota'; period: 'total' | 'daily' | 'monthly'; cap: number; hdr: Partial<Record<Dimension, Header>> }
   | { fail: 'rate'; layer: string; dim: Dimension; limit: number; retry: number; oversize: boolean; hdr: Partial<Record<Dimension, Header>> }
@@ -134,10 +133,13 @@ export class Admissions {
         await this.quotas.load(key.id, now);
         continue;
       }
-      const reply = raw === 'ok' ? undefined : (JSON.parse(raw) as AdmitReply);
-      if (reply && !('ok' in reply)) throw refusal(reply, now);
+      let headers = NO_HEADERS;
+      if (raw !== 'ok') {
+        if (!raw.startsWith('ok ')) throw refusal(JSON.parse(raw) as AdmitRefusal, now);
+        headers = flatRateHeaders(raw);
+      }
       const admitted: Admitted = {
-        headers: reply ? rateHeaders(reply.hdr) : NO_HEADERS,
+        headers,
         tpm: rates.length === 0 ? NONE : rates.filter((r) => r.dim === 'tokens'),
         concurrencyKeys: concurrency.length === 0 ? NONE : concurrency.map((c) => c.k),
         estimatedTokens: input.estimatedTokens,
@@ -242,21 +244,42 @@ function queuedRecord(event: UsageEvent, charge: number): string {
   return `${json.slice(0, -1)},"charged_micro_usd":${charge}}`;
 }
 
-const DIMENSIONS: Record<Dimension, string> = { requests: 'Requests', tokens: 'Tokens' };
+const HEADER_NAMES: Record<Dimension, readonly [string, string, string]> = {
+  requests: ['X-RateLimit-Limit-Requests', 'X-RateLimit-Remaining-Requests', 'X-RateLimit-Reset-Requests'],
+  tokens: ['X-RateLimit-Limit-Tokens', 'X-RateLimit-Remaining-Tokens', 'X-RateLimit-Reset-Tokens'],
+};
 
 /** The tightest layer per dimension; a dimension no layer limits sends no headers. */
 export function rateHeaders(hdr: Partial<Record<Dimension, Header>> | undefined): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [dim, h] of Object.entries(hdr ?? {}) as [Dimension, Header][]) {
-    const name = DIMENSIONS[dim];
-    headers[`X-RateLimit-Limit-${name}`] = String(h.limit);
-    headers[`X-RateLimit-Remaining-${name}`] = String(h.remaining);
-    headers[`X-RateLimit-Reset-${name}`] = String(h.reset);
+    const [limit, remaining, reset] = HEADER_NAMES[dim];
+    headers[limit] = String(h.limit);
+    headers[remaining] = String(h.remaining);
+    headers[reset] = String(h.reset);
   }
   return headers;
 }
 
-function refusal(reply: Exclude<AdmitReply, { ok: 1 }>, now: number): GatewayError {
+/** The headers of an admission's flat answer: `ok <requests> <tokens>`, each `limit,remaining,reset` or `-`. */
+function flatRateHeaders(reply: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const tokensAt = reply.indexOf(' ', 3);
+  addFlat(headers, HEADER_NAMES.requests, reply.slice(3, tokensAt));
+  addFlat(headers, HEADER_NAMES.tokens, reply.slice(tokensAt + 1));
+  return headers;
+}
+
+function addFlat(headers: Record<string, string>, names: readonly [string, string, string], text: string): void {
+  if (text === '-') return;
+  const a = text.indexOf(',');
+  const b = text.indexOf(',', a + 1);
+  headers[names[0]] = text.slice(0, a);
+  headers[names[1]] = text.slice(a + 1, b);
+  headers[names[2]] = text.slice(b + 1);
+}
+
+function refusal(reply: AdmitRefusal, now: number): GatewayError {
   const headers = rateHeaders(reply.hdr);
   switch (reply.fail) {
     case 'balance':

@@ -56,7 +56,7 @@ return cjson.encode(hdr)
  * ARGV: any number of operations, each `A` (admit) or `F` (finish) followed by its fields:
  *   A now id amount resvExpiry bal resv capped [t d m r capTotal capDaily capMonthly]
  *     nRates [k limit cost dim layer]… nConc [leaseExpiry leaseTtl [k limit layer]…]
- *     → 'ok' | 'load_balance' | 'load_quota' | JSON {ok, hdr} | JSON {fail, …}
+ *     → 'ok' | 'ok <requests> <tokens>' (rate-limit headers) | 'load_balance' | 'load_quota' | JSON {fail, …}
  *   F now id charge held quotaReserved bal resv undrained epoch keyPrefix day month queue once record
  *     nTpm [k limit delta]… nConc [k]…
  *     → the micro-USD charged
@@ -96,6 +96,11 @@ end
 local function keep(tbl, dim, limit, remaining, reset)
   local cur = tbl[dim]
   if cur == nil or remaining < cur.remaining then tbl[dim] = { limit = limit, remaining = remaining, reset = reset } end
+end
+
+local function flatHeader(h)
+  if h == nil then return '-' end
+  return string.format('%d,%d,%d', h.limit, h.remaining, h.reset)
 end
 
 -- q = { total key, day key, month key, reserved key, total cap, daily cap, monthly cap }
@@ -230,7 +235,9 @@ local function admit(i)
     end
   end
   if after == nil or next(after) == nil then return 'ok', nextI end
-  return encode({ ok = 1, hdr = after }), nextI
+  -- The common answer with headers is flat text, not JSON: 'ok <requests> <tokens>', each
+  -- 'limit,remaining,reset' or '-' (no layer limits that dimension).
+  return 'ok ' .. flatHeader(after.requests) .. ' ' .. flatHeader(after.tokens), nextI
 end
 
 local function finish(i)
