@@ -6,7 +6,7 @@ import { utcDay, utcMonth } from '../clock.js';
 import { GatewayError } from '../errors.js';
 import type { ApiKeyContext } from '../keys/api-key.js';
 import type { KeyQuotaKeys, RedisKeys } from '../redis/keys.js';
-import { limitRules, type Dimension, type RateRule } from './layers.js';
+import { LimitRulesCache, type Dimension, type RateLayer } from './layers.js';
 import { LeaseRenewer } from './lease-renewer.js';
 import type { UsageEvent } from '../usage/record.js';
 import { StepBatch } from './step-batch.js';
@@ -30,7 +30,7 @@ export interface AdmissionInput {
 /** What an admitted call holds until `finish`. */
 export interface Admitted {
   readonly headers: Record<string, string>;
-  readonly tpm: readonly RateRule[];
+  readonly tpm: readonly RateLayer[];
   readonly concurrencyKeys: readonly string[];
   readonly estimatedTokens: number;
   /** The micro-USD reserved (finish gives back what the call did not cost). */
@@ -80,6 +80,7 @@ export class Admissions {
   private readonly accountNames = new Map<string, AccountKeys>();
   private readonly quotaNames = new Map<string, { day: string; names: KeyQuotaKeys }>();
   private readonly keyPrefixes = new Map<string, string>();
+  private readonly rules: LimitRulesCache;
 
   constructor(
     private readonly redis: Redis,
@@ -92,14 +93,15 @@ export class Admissions {
   ) {
     this.renewer = new LeaseRenewer(redis, options);
     this.step = new StepBatch(stepConnection);
+    this.rules = new LimitRulesCache(keys);
   }
 
   async admit(input: AdmissionInput): Promise<Admitted> {
     const { key, callId, now } = input;
     const detached = input.detachedReservationTtlMs !== undefined;
-    const rules = limitRules(this.keys, key, input.group, input.estimatedTokens);
+    const rules = this.rules.rules(key, input.group);
     const rates = rules.rates;
-    const concurrency = detached ? [] : rules.concurrency;
+    const concurrency = detached ? NONE : rules.concurrency;
     const acct = this.accountKeys(key.userId);
     const { total, daily, monthly } = key.quota;
     const capped = total !== null || daily !== null || monthly !== null;
@@ -109,7 +111,11 @@ export class Admissions {
     if (q) op.push('1', q.t, q.d, q.m, q.r, total ?? '', daily ?? '', monthly ?? '');
     else op.push('0');
     op.push(rates.length);
-    for (const r of rates) op.push(r.k, r.limit, r.cost, r.dim, r.layer);
+    if (rates.length > 0) {
+      // A request costs 1 against RPM; its estimated tokens against TPM, the same at every layer.
+      op.push(input.estimatedTokens);
+      for (const r of rates) op.push(r.k, r.layer, r.rpm ?? '', r.tpm ?? '');
+    }
     op.push(concurrency.length);
     if (concurrency.length > 0) {
       op.push(now + this.options.leaseTtlMs, this.options.leaseTtlMs);
@@ -122,7 +128,7 @@ export class Admissions {
       } catch (err) {
         // No answer (Redis stalled or gone): the admission may still run when Redis wakes, so a
         // release queued behind it on the same connection gives back whatever it would take.
-        this.releaseUnanswered(key, callId, rates, concurrency.map((c) => c.k));
+        this.releaseUnanswered(key, callId, rules.tpm, detached ? NONE : rules.concurrencyKeys);
         throw err;
       }
       if (raw === 'load_balance') {
@@ -140,8 +146,8 @@ export class Admissions {
       }
       const admitted: Admitted = {
         headers,
-        tpm: rates.length === 0 ? NONE : rates.filter((r) => r.dim === 'tokens'),
-        concurrencyKeys: concurrency.length === 0 ? NONE : concurrency.map((c) => c.k),
+        tpm: rules.tpm,
+        concurrencyKeys: detached ? NONE : rules.concurrencyKeys,
         estimatedTokens: input.estimatedTokens,
         reserved: input.maxCost,
         quotaReserved: q?.r ?? '',
@@ -157,15 +163,15 @@ export class Admissions {
    * refused before admission). No Redis call when no layer limits requests or tokens.
    */
   async peekHeaders(key: ApiKeyContext, group: Group, now: number): Promise<Record<string, string>> {
-    const { rates } = limitRules(this.keys, key, group, 0);
+    const { rates } = this.rules.rules(key, group);
     if (rates.length === 0) return {};
     const hdr = JSON.parse(String(await this.redis.gwPeek(JSON.stringify({ now, rates })))) as Partial<Record<Dimension, Header>>;
     return rateHeaders(hdr);
   }
 
-  private releaseUnanswered(key: ApiKeyContext, callId: string, rates: RateRule[], concurrencyKeys: string[]): void {
+  private releaseUnanswered(key: ApiKeyContext, callId: string, tpm: readonly RateLayer[], concurrencyKeys: readonly string[]): void {
     // Whether the admission took anything is unknown: finish looks the reservation up itself.
-    const admitted: Admitted = { headers: {}, tpm: rates.filter((r) => r.dim === 'tokens'), concurrencyKeys, estimatedTokens: 0, reserved: -1, quotaReserved: '' };
+    const admitted: Admitted = { headers: {}, tpm, concurrencyKeys, estimatedTokens: 0, reserved: -1, quotaReserved: '' };
     void this.finish({ owner: { userId: key.userId, keyId: key.id }, callId, now: Date.now(), cost: 0, admitted, actualTokens: 0, record: undefined }).catch(() => {});
   }
 
@@ -186,7 +192,10 @@ export class Admissions {
     op.push(input.once ? this.keys.finished(input.callId) : '', input.record ? queuedRecord(input.record, cost) : '');
     const tpm = a?.tpm ?? NONE;
     op.push(tpm.length);
-    for (const r of tpm) op.push(r.k, r.limit, input.actualTokens - a!.estimatedTokens);
+    if (tpm.length > 0) {
+      op.push(input.actualTokens - a!.estimatedTokens);
+      for (const r of tpm) op.push(r.k, r.tpm!);
+    }
     const conc = a?.concurrencyKeys ?? NONE;
     op.push(conc.length);
     for (const k of conc) op.push(k);

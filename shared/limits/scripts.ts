@@ -6,37 +6,58 @@
  * `<expiry ms>:<amount>:<the key's reserved counter, if it holds one>`), `undrained`, `epoch`.
  * Per key (`<key prefix>:…`): `spent`, `spent:d:<yyyymmdd>`, `spent:m:<yyyymm>` (loaded from
  * Postgres on first use), `reserved` (in flight), `undrained` (charged but not yet in Postgres), `epoch`.
- * Rate limits are GCRA over a 60-second window: a key holds the theoretical arrival time (ms); a
- * request of cost c moves it by c × 60000 / limit and is admitted while it stays within 60 s of now.
+ * Rate limits are GCRA over a 60-second window: a layer's key holds the theoretical arrival time
+ * (ms) of its requests and of its tokens, as `<requests TAT> <tokens TAT>`; a request of cost c moves
+ * a TAT by c × 60000 / limit and is admitted while it stays within 60 s of now.
  * Concurrency: a sorted set of call id → lease expiry per layer.
  */
 
-const GCRA_PEEK = `
-local function gcra(r, now)
-  local T = 60000 / r.limit
-  local tat = tonumber(redis.call('GET', r.k) or '0')
-  if tat < now then tat = now end
-  local new = tat + r.cost * T
-  return tat, new, T
+/** Lua shared by the scripts that read a layer's rate state. */
+const RATE_STATE = `
+-- A layer's GCRA state: '<requests TAT> <tokens TAT>' (ms), both 0 when the key is absent.
+local function readTats(k)
+  local v = redis.call('GET', k)
+  if not v then return 0, 0 end
+  local s = string.find(v, ' ', 1, true)
+  return tonumber(string.sub(v, 1, s - 1)), tonumber(string.sub(v, s + 1))
+end
+
+-- Both TATs under one key, kept until the later one is a second in the past.
+local function writeTats(k, tr, tt, now)
+  local last = tr > tt and tr or tt
+  if last > now then
+    redis.call('SET', k, string.format('%.3f %.3f', tr, tt), 'PX', math.ceil(last - now) + 1000)
+  else
+    redis.call('DEL', k)
+  end
 end
 `;
 
-/** ARGV[1] = JSON {now, rates} → JSON headers of the tightest layer per dimension; writes nothing. */
-export const PEEK = `${GCRA_PEEK}
+/**
+ * ARGV[1] = JSON {now, rates: [{k, rpm, tpm}]} (a limit null or absent = not limited) → JSON headers
+ * of the tightest layer per dimension; writes nothing.
+ */
+export const PEEK = `${RATE_STATE}
 local p = cjson.decode(ARGV[1])
 local hdr = {}
-for _, r in ipairs(p.rates) do
+local function view(dim, limit, tat)
   local h
-  if r.limit <= 0 then
+  if limit <= 0 then
     h = { limit = 0, remaining = 0, reset = 60 }
   else
-    local tat, _, T = gcra(r, p.now)
+    local T = 60000 / limit
+    if tat < p.now then tat = p.now end
     local remaining = math.floor((60000 - (tat - p.now)) / T)
     if remaining < 0 then remaining = 0 end
-    h = { limit = r.limit, remaining = remaining, reset = math.ceil((tat - p.now) / 1000) }
+    h = { limit = limit, remaining = remaining, reset = math.ceil((tat - p.now) / 1000) }
   end
-  local cur = hdr[r.dim]
-  if cur == nil or h.remaining < cur.remaining then hdr[r.dim] = h end
+  local cur = hdr[dim]
+  if cur == nil or h.remaining < cur.remaining then hdr[dim] = h end
+end
+for _, r in ipairs(p.rates) do
+  local tr, tt = readTats(r.k)
+  if type(r.rpm) == 'number' then view('requests', r.rpm, tr) end
+  if type(r.tpm) == 'number' then view('tokens', r.tpm, tt) end
 end
 return cjson.encode(hdr)
 `;
@@ -51,20 +72,21 @@ return cjson.encode(hdr)
  *
  * This script runs on every call, so it is written for Redis's CPU: arguments are read in place
  * (no table per operation), a call with no limits and no caps takes three commands to be admitted
- * (GET, DECRBY, HSET) and about seven to end, and tables are built only for rate-limit headers.
+ * (GET, DECRBY, HSET) and about seven to end, a layer's RPM and TPM share one key (one GET and
+ * one SET per layer), and tables are built only for rate-limit headers. A rate limit of '' is not set.
  *
  * ARGV: any number of operations, each `A` (admit) or `F` (finish) followed by its fields:
  *   A now id amount resvExpiry bal resv capped [t d m r capTotal capDaily capMonthly]
- *     nRates [k limit cost dim layer]… nConc [leaseExpiry leaseTtl [k limit layer]…]
+ *     nRateLayers [tokensCost [k layer rpm tpm]…] nConc [leaseExpiry leaseTtl [k limit layer]…]
  *     → 'ok' | 'ok <requests> <tokens>' (rate-limit headers) | 'load_balance' | 'load_quota' | JSON {fail, …}
  *   F now id charge held quotaReserved bal resv undrained epoch keyPrefix day month queue once record
- *     nTpm [k limit delta]… nConc [k]…
+ *     nTpm [delta [k tpm]…] nConc [k]…
  *     → the micro-USD charged
  * `held` is the amount the admission reserved ('' = look it up in `resv`: a task settling later);
  * `keyPrefix` names the key's spend counters (see `keySpendNames` in shared/redis/keys.ts; '' = no
  * key). The encoders are in shared/limits/admission.ts.
  */
-export const STEP = `
+export const STEP = `${RATE_STATE}
 local A = ARGV
 local call, tonumber, tostring, encode = redis.call, tonumber, tostring, cjson.encode
 local DAY_TTL, MONTH_TTL = 259200000, 3456000000
@@ -92,15 +114,43 @@ local function purge(bal, resv, now)
   return tonumber(call('GET', bal))
 end
 
--- The tightest layer per dimension (smallest remaining).
-local function keep(tbl, dim, limit, remaining, reset)
-  local cur = tbl[dim]
-  if cur == nil or remaining < cur.remaining then tbl[dim] = { limit = limit, remaining = remaining, reset = reset } end
+-- One dimension of one layer: the new TAT (false for a zero limit), where the caller stands before
+-- and after the call (remaining, reset), and the wait when it is refused (nil when admitted).
+local function gcra(tat, now, limit, cost)
+  if limit <= 0 then return false, 0, 60, 0, 60, 60, true end
+  local T = 60000 / limit
+  if tat < now then tat = now end
+  local new = tat + cost * T
+  local rem = math.floor((60000 - (tat - now)) / T)
+  if rem < 0 then rem = 0 end
+  local reset = math.ceil((tat - now) / 1000)
+  if new - now <= 60000 then
+    local after = math.floor((60000 - (new - now)) / T)
+    if after < 0 then after = 0 end
+    return new, rem, reset, after, math.ceil((new - now) / 1000), nil, false
+  end
+  local wait = math.ceil((new - 60000 - now) / 1000)
+  if wait < 1 then wait = 1 end
+  if cost > limit then wait = 60 end
+  return new, rem, reset, rem, reset, wait, cost > limit
+end
+
+-- The tightest layer per dimension (smallest remaining): h = { limit, remaining, reset } or nil.
+local function tighter(h, limit, remaining, reset)
+  if h == nil or remaining < h[2] then return { limit, remaining, reset } end
+  return h
 end
 
 local function flatHeader(h)
   if h == nil then return '-' end
-  return string.format('%d,%d,%d', h.limit, h.remaining, h.reset)
+  return string.format('%d,%d,%d', h[1], h[2], h[3])
+end
+
+local function headerTable(r, t)
+  local hdr = {}
+  if r then hdr.requests = { limit = r[1], remaining = r[2], reset = r[3] } end
+  if t then hdr.tokens = { limit = t[1], remaining = t[2], reset = t[3] } end
+  return hdr
 end
 
 -- q = { total key, day key, month key, reserved key, total cap, daily cap, monthly cap }
@@ -127,8 +177,13 @@ local function admit(i)
     j = j + 7
   end
   local nr = tonumber(A[j])
-  local r0 = j + 1
-  j = r0 + 5 * nr
+  local tokCost, r0 = 0, j + 1
+  if nr > 0 then
+    tokCost, r0 = tonumber(A[j + 1]), j + 2
+    j = r0 + 4 * nr
+  else
+    j = j + 1
+  end
   local nc = tonumber(A[j])
   local c0 = j + 3
   local nextI = j + 1
@@ -137,42 +192,36 @@ local function admit(i)
   -- Step 6 is evaluated first without writing, so every answer can report where the caller stands
   -- (before: for a refusal, after: for an admitted call); failures are still reported in step
   -- order (5 before 6). When several layers refuse, Retry-After covers the longest wait.
-  local before, after, news, rateFail
+  local bR, bT, aR, aT, news, rateFail
   if nr > 0 then
-    before, after, news = {}, {}, {}
+    news = {}
     for n = 0, nr - 1 do
-      local b = r0 + 5 * n
-      local limit, cost, dim = tonumber(A[b + 1]), tonumber(A[b + 2]), A[b + 3]
-      if limit <= 0 then
-        -- A zero limit admits nothing (and GCRA would divide by zero).
-        keep(before, dim, 0, 0, 60)
-        keep(after, dim, 0, 0, 60)
-        news[n] = false
-        if rateFail == nil then rateFail = { fail = 'rate', layer = A[b + 4], dim = dim, limit = 0, retry = 60, oversize = true } end
-      else
-        -- GCRA: the key holds the theoretical arrival time; a call of cost c moves it c × 60000 / limit.
-        local T = 60000 / limit
-        local tat = tonumber(call('GET', A[b]) or '0')
-        if tat < now then tat = now end
-        local new = tat + cost * T
-        news[n] = new
-        local rem = math.floor((60000 - (tat - now)) / T)
-        keep(before, dim, limit, rem < 0 and 0 or rem, math.ceil((tat - now) / 1000))
-        if new - now <= 60000 then
-          rem = math.floor((60000 - (new - now)) / T)
-          keep(after, dim, limit, rem < 0 and 0 or rem, math.ceil((new - now) / 1000))
-        else
-          keep(after, dim, limit, rem < 0 and 0 or rem, math.ceil((tat - now) / 1000))
-          local wait = math.ceil((new - 60000 - now) / 1000)
-          if wait < 1 then wait = 1 end
-          if cost > limit then wait = 60 end
-          if rateFail == nil then
-            rateFail = { fail = 'rate', layer = A[b + 4], dim = dim, limit = limit, retry = wait, oversize = cost > limit }
-          elseif wait > rateFail.retry then
-            rateFail.retry = wait
+      local b = r0 + 4 * n
+      local rpm, tpm = tonumber(A[b + 2]), tonumber(A[b + 3])
+      local tr, tt = readTats(A[b])
+      local nR, nT = tr, tt
+      for d = 1, 2 do
+        local limit, tat, cost, dim = rpm, tr, 1, 'requests'
+        if d == 2 then limit, tat, cost, dim = tpm, tt, tokCost, 'tokens' end
+        if limit then
+          local new, rem, reset, remAfter, resetAfter, wait, oversize = gcra(tat, now, limit, cost)
+          if d == 1 then
+            bR, aR = tighter(bR, limit, rem, reset), tighter(aR, limit, remAfter, resetAfter)
+            if new then nR = new end
+          else
+            bT, aT = tighter(bT, limit, rem, reset), tighter(aT, limit, remAfter, resetAfter)
+            if new then nT = new end
+          end
+          if wait then
+            if rateFail == nil then
+              rateFail = { fail = 'rate', layer = A[b + 1], dim = dim, limit = limit, retry = wait, oversize = oversize }
+            elseif wait > rateFail.retry then
+              rateFail.retry = wait
+            end
           end
         end
       end
+      news[2 * n + 1], news[2 * n + 2] = nR, nT
     end
   end
 
@@ -184,7 +233,7 @@ local function admit(i)
   if bal < amount then
     bal = purge(balKey, resv, now)
     purged = true
-    if bal < amount then return encode({ fail = 'balance', balance = bal, hdr = before }), nextI end
+    if bal < amount then return encode({ fail = 'balance', balance = bal, hdr = headerTable(bR, bT) }), nextI end
   end
   if q then
     if call('EXISTS', q[1]) == 0 then return 'load_quota', nextI end
@@ -193,12 +242,12 @@ local function admit(i)
       purge(balKey, resv, now)
       over = overCap(q, amount)
     end
-    if over then return encode({ fail = 'quota', period = PERIODS[over], cap = q[over + 4], hdr = before }), nextI end
+    if over then return encode({ fail = 'quota', period = PERIODS[over], cap = q[over + 4], hdr = headerTable(bR, bT) }), nextI end
   end
 
   -- Step 6: rate limits, then concurrency (leases of dead processes dropped only when they matter).
   if rateFail then
-    rateFail.hdr = before
+    rateFail.hdr = headerTable(bR, bT)
     return encode(rateFail), nextI
   end
   for n = 0, nc - 1 do
@@ -207,7 +256,7 @@ local function admit(i)
     if call('ZCARD', A[b]) >= limit then
       call('ZREMRANGEBYSCORE', A[b], '-inf', now)
       if call('ZCARD', A[b]) >= limit then
-        return encode({ fail = 'concurrency', layer = A[b + 2], limit = limit, hdr = before }), nextI
+        return encode({ fail = 'concurrency', layer = A[b + 2], limit = limit, hdr = headerTable(bR, bT) }), nextI
       end
     end
   end
@@ -223,8 +272,7 @@ local function admit(i)
     call('HSET', resv, id, exp .. ':' .. amount .. ':' .. qk)
   end
   for n = 0, nr - 1 do
-    local new = news[n]
-    if new then call('SET', A[r0 + 5 * n], string.format('%.3f', new), 'PX', math.ceil(new - now) + 1000) end
+    writeTats(A[r0 + 4 * n], news[2 * n + 1], news[2 * n + 2], now)
   end
   if nc > 0 then
     local leaseExp, leaseTtl = A[j + 1], A[j + 2]
@@ -234,10 +282,10 @@ local function admit(i)
       call('PEXPIRE', k, leaseTtl)
     end
   end
-  if after == nil or next(after) == nil then return 'ok', nextI end
+  if aR == nil and aT == nil then return 'ok', nextI end
   -- The common answer with headers is flat text, not JSON: 'ok <requests> <tokens>', each
   -- 'limit,remaining,reset' or '-' (no layer limits that dimension).
-  return 'ok ' .. flatHeader(after.requests) .. ' ' .. flatHeader(after.tokens), nextI
+  return 'ok ' .. flatHeader(aR) .. ' ' .. flatHeader(aT), nextI
 end
 
 local function finish(i)
@@ -246,8 +294,11 @@ local function finish(i)
   local balKey, resv, und, epoch = A[i + 5], A[i + 6], A[i + 7], A[i + 8]
   local kp, queue, once, rec = A[i + 9], A[i + 12], A[i + 13], A[i + 14]
   local nt = tonumber(A[i + 15])
-  local t0 = i + 16
-  local j = t0 + 3 * nt
+  local delta, t0, j = 0, i + 16, i + 16
+  if nt > 0 then
+    delta, t0 = tonumber(A[i + 16]), i + 17
+    j = t0 + 2 * nt
+  end
   local nc = tonumber(A[j])
   local nextI = j + 1 + nc
   if once ~= '' then
@@ -303,20 +354,12 @@ local function finish(i)
       call('INCRBY', kp .. ':undrained', charge)
     end
   end
-  -- TPM was reserved from an estimate: move each layer's state by the difference.
-  for n = 0, nt - 1 do
-    local b = t0 + 3 * n
-    local delta = tonumber(A[b + 2])
-    if delta ~= 0 then
-      local tat = call('GET', A[b])
-      if tat then
-        local new = tonumber(tat) + delta * 60000 / tonumber(A[b + 1])
-        if new > now then
-          call('SET', A[b], string.format('%.3f', new), 'PX', math.ceil(new - now) + 1000)
-        else
-          call('DEL', A[b])
-        end
-      end
+  -- TPM was reserved from an estimate: move each layer's tokens TAT by the difference.
+  if delta ~= 0 then
+    for n = 0, nt - 1 do
+      local b = t0 + 2 * n
+      local tr, tt = readTats(A[b])
+      if tt > 0 then writeTats(A[b], tr, tt + delta * 60000 / tonumber(A[b + 1]), now) end
     end
   end
   for n = j + 1, j + nc do call('ZREM', A[n], id) end

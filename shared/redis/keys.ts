@@ -16,8 +16,8 @@ export function redisKeys(prefix: string) {
     keySpend,
     keyQuota: (keyId: string, day: string, month: string) => keySpendNames(keySpend(keyId), day, month),
     keyUndrained: (keyId: string) => `${keySpend(keyId)}:undrained`,
-    /** GCRA state of one layer and dimension: layer is key, user or group. */
-    rate: (layer: string, id: string, dim: 'requests' | 'tokens') => `${prefix}rl:${layer}:{${id}}:${dim}`,
+    /** GCRA state of one layer (key, user or group): `<requests TAT> <tokens TAT>`, ms. */
+    rate: (layer: string, id: string) => `${prefix}rl:${layer}:{${id}}`,
     concurrency: (layer: string, id: string) => `${prefix}cc:${layer}:{${id}}`,
     /** Generic limits (per IP, per key lookups, code cooldowns). */
     policy: (name: string, id: string) => `${prefix}lim:${name}:{${id}}`,

@@ -266,6 +266,24 @@ describe('rate-limit headers', () => {
     expect(rateTrio(r.headers, 'Tokens')?.limit).toBe(3000);
   });
 
+  it('on answers that take nothing (a model list, a call refused before admission) show where the caller stands', async () => {
+    clock.freeze();
+    const acct = await gw.account({ balance: FUNDS, key: { rpm_limit: 10, tpm_limit: 50_000 } });
+    const ok = await call(acct.key);
+    expect(ok.status).toBe(200);
+    const used = (JSON.parse(ok.text) as { usage: { total_tokens: number } }).usage.total_tokens;
+    const models = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${acct.key}` } });
+    const invalid = await postChat(gw.url, acct.key, { model: 'gpt-sim' });
+    expect([models.status, invalid.status]).toEqual([200, 400]);
+    for (const r of [models, invalid]) {
+      expect(rateTrio(r.headers, 'Requests')).toMatchObject({ limit: 10, remaining: 9 });
+      // The tokens reserved from the estimate were corrected to the call's actual usage.
+      const tokens = rateTrio(r.headers, 'Tokens')!;
+      expect(tokens.limit).toBe(50_000);
+      expect(Math.abs(tokens.remaining - (50_000 - used))).toBeLessThanOrEqual(1);
+    }
+  });
+
   it('are on successes, streams, 429s, 402s and upstream errors alike', async () => {
     clock.freeze();
     const acct = await gw.account({ balance: FUNDS, key: { rpm_limit: 4, tpm_limit: 50_000 } });
