@@ -22,11 +22,11 @@ const root = path.resolve(here, '..', '..');
 
 const DURATION_S = num('BENCH_DURATION_S', 5);
 const WARMUP_S = num('BENCH_WARMUP_S', 2);
-const ROUNDS = num('BENCH_ROUNDS', 4);
+const ROUNDS = num('BENCH_ROUNDS', 6);
 const CONNECTIONS = num('BENCH_CONNECTIONS', 50);
 const SEQ_N = num('BENCH_SEQ_N', 300);
 const SEQ_INSTANT_N = num('BENCH_SEQ_INSTANT_N', 1000);
-const MIXED_ROUNDS = num('BENCH_MIXED_ROUNDS', 2);
+const MIXED_ROUNDS = num('BENCH_MIXED_ROUNDS', 4);
 const COUNT_N = num('BENCH_COUNT_N', 3000);
 const TRACE_N = num('BENCH_TRACE_N', 50);
 const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
