@@ -50,6 +50,8 @@ type KeyName = 'none' | 'layers' | 'caps';
 type MixKey = KeyName | 'none2' | 'conc' | 'rpm';
 const MIX_KEYS: MixKey[] = ['none', 'none2', 'conc', 'rpm', 'layers', 'caps'];
 const SEQ_KEYS: MixKey[] = ['none', 'none2', 'layers', 'caps'];
+/** One key per phase: the three keys, and the second no-limits account for the A/A spread of this method. */
+const PHASE_KEYS: MixKey[] = ['none', 'none2', 'layers', 'caps'];
 const KEY_LABEL: Record<MixKey, string> = {
   none: 'no limits (spine)',
   none2: 'no limits, 2nd account (A/A)',
@@ -68,7 +70,7 @@ interface MixedRound {
 }
 
 interface LoadPhase {
-  key: KeyName | 'sim';
+  key: MixKey | 'sim';
   round: number;
   load: CannonResult;
   meter: MeterResult;
@@ -213,12 +215,12 @@ async function main(): Promise<void> {
     // Warm-up: JIT, pools, the balance and quota counters loaded into Redis.
     log('warming up');
     await cannon({ url: simChatUrl, connections: CONNECTIONS, durationS: 1, body, headers: headersOf('none') });
-    for (const k of MIX_KEYS) await cannon({ url: gwUrl, connections: CONNECTIONS, durationS: KEY_NAMES.includes(k as KeyName) ? WARMUP_S : 1, body, headers: headersOf(k) });
+    for (const k of MIX_KEYS) await cannon({ url: gwUrl, connections: CONNECTIONS, durationS: PHASE_KEYS.includes(k) ? WARMUP_S : 1, body, headers: headersOf(k) });
     await gw.usageDrained();
 
     // ---- 1. Load at 50 connections: the keys alternate, round after round -------------------
     let retries = RETRY_BUDGET;
-    const measure = async (key: KeyName | 'sim', round: number): Promise<LoadPhase> => {
+    const measure = async (key: MixKey | 'sim', round: number): Promise<LoadPhase> => {
       await quiet.wait();
       const r = await roles();
       const meter = startMeter(key === 'sim' ? { sim: r.sim } : r, await ownPids());
@@ -235,7 +237,7 @@ async function main(): Promise<void> {
       );
       return { key, round, load, meter: m, attempts: 1 };
     };
-    const measureKept = async (key: KeyName | 'sim', round: number): Promise<LoadPhase> => {
+    const measureKept = async (key: MixKey | 'sim', round: number): Promise<LoadPhase> => {
       let phase = await measure(key, round);
       let attempts = 1;
       while (phase.meter.foreign > NOISY && retries > 0 && attempts < 2) {
@@ -249,7 +251,7 @@ async function main(): Promise<void> {
     };
     const phases: LoadPhase[] = [await measureKept('sim', 0)];
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? KEY_NAMES : [...KEY_NAMES].reverse();
+      const order = round % 2 === 0 ? PHASE_KEYS : [...PHASE_KEYS].reverse();
       for (const k of order) phases.push(await measureKept(k, round));
     }
 
@@ -434,7 +436,7 @@ function render(input: RenderInput): string {
 
   // Load table: every kept phase, then pooled per key.
   out.push(`#### Load: ${CONNECTIONS} connections, closed loop (autocannon)`, '');
-  const pooled = (k: KeyName | 'sim') => {
+  const pooled = (k: MixKey | 'sim') => {
     const ps = phases.filter((p) => p.key === k);
     const lat = ps.flatMap((p) => p.load.latencies);
     const s = summarize(lat);
@@ -454,7 +456,7 @@ function render(input: RenderInput): string {
   };
   const base = pooled('none');
   const rows: (string | number)[][] = [];
-  for (const k of ['sim', ...KEY_NAMES] as const) {
+  for (const k of ['sim', ...PHASE_KEYS] as const) {
     const p = pooled(k);
     rows.push([
       k === 'sim' ? 'simulator (direct)' : KEY_LABEL[k],
@@ -623,23 +625,25 @@ function render(input: RenderInput): string {
     ],
     [
       `added p50 with all layers ≤ ${TARGET_DELTA_MS} ms over no limits — ${CONNECTIONS} connections, one key per phase`,
-      `${signed(loadDelta)} ms (${f2(pooled('layers').p50)} vs ${f2(base.p50)}; per round ${roundDeltas.join(', ')})`,
+      `${signed(loadDelta)} ms (${f2(pooled('layers').p50)} vs ${f2(base.p50)}; per round ${roundDeltas.join(', ')}; ` +
+        `the A/A pair, two keys without limits, by the same method: ${signed(pooled('none2').p50 - base.p50)} ms)`,
       loadDelta <= TARGET_DELTA_MS,
     ],
     [
       // The same comparison with both keys in the same phases (drift between phases cancels out).
       `added p50 with all layers ≤ ${TARGET_DELTA_MS} ms over no limits — ${CONNECTIONS} connections, six keys at once (mixed)`,
-      `${signed(mixedDelta)} ms (${f2(mixedLayers)} vs ${f2(mixedNone)}; per round ${mixed.map((r) => signed(r.byKey.layers.p50 - r.byKey.none.p50)).join(', ')})`,
+      `${signed(mixedDelta)} ms (${f2(mixedLayers)} vs ${f2(mixedNone)}; per round ${mixed.map((r) => signed(r.byKey.layers.p50 - r.byKey.none.p50)).join(', ')}; ` +
+        `A/A: ${signed(summarize(mixed.flatMap((r) => r.byKey.none2.latencies)).p50 - mixedNone)} ms)`,
       mixedDelta <= TARGET_DELTA_MS,
     ],
     [
       `added p50 with all layers ≤ ${TARGET_DELTA_MS} ms over no limits — sequential, paced upstream`,
-      `${signed(seqDelta, 3)} ms (${f3(summarize(seq.layers!.latencies).p50)} vs ${f3(seqBase.p50)})`,
+      `${signed(seqDelta, 3)} ms (${f3(summarize(seq.layers!.latencies).p50)} vs ${f3(seqBase.p50)}; A/A: ${signed(summarize(seq.none2!.latencies).p50 - seqBase.p50, 3)} ms)`,
       seqDelta <= TARGET_DELTA_MS,
     ],
     [
       `added p50 with all layers ≤ ${TARGET_DELTA_MS} ms over no limits — sequential, instant upstream`,
-      `${signed(instDelta, 3)} ms (${f3(summarize(input.seqInstant.layers!.latencies).p50)} vs ${f3(instBase.p50)})`,
+      `${signed(instDelta, 3)} ms (${f3(summarize(input.seqInstant.layers!.latencies).p50)} vs ${f3(instBase.p50)}; A/A: ${signed(summarize(input.seqInstant.none2!.latencies).p50 - instBase.p50, 3)} ms)`,
       instDelta <= TARGET_DELTA_MS,
     ],
     ['zero errors and non-2xx', `${bad}`, bad === 0],
