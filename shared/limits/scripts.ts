@@ -117,6 +117,7 @@ end
 -- One dimension of one layer: the new TAT (false for a zero limit), where the caller stands before
 -- and after the call (remaining, reset), and the wait when it is refused (nil when admitted).
 local function gcra(tat, now, limit, cost)
+  -- A zero limit admits nothing (and the interval would divide by zero).
   if limit <= 0 then return false, 0, 60, 0, 60, 60, true end
   local T = 60000 / limit
   if tat < now then tat = now end
