@@ -6,7 +6,9 @@ import { createRedis, connectRedis } from '../shared/redis/client.js';
 import { defineScripts } from '../shared/redis/scripts.js';
 import type { RedisKeys } from '../shared/redis/keys.js';
 import { usageRecordsDrained } from './metrics.js';
-import { drainUsageBatch, usageDrained } from '../shared/usage/drain.js';
+import { drainUsageBatch, moveLegacyUsage, usageDrained } from '../shared/usage/drain.js';
+
+const LEGACY_CHECK_MS = 5_000;
 
 export interface UsageDrainer {
   /** Resolves once the queue is empty (usable by tests and by a graceful stop). */
@@ -51,8 +53,15 @@ export async function startUsageDrainer(options: UsageDrainOptions): Promise<Usa
     });
 
   const loop = (async () => {
+    let legacyCheckedAt = 0;
     while (running) {
       try {
+        // An earlier release's stream is looked for now and then (an upgrade may still be rolling).
+        if (Date.now() - legacyCheckedAt > LEGACY_CHECK_MS) {
+          legacyCheckedAt = Date.now();
+          const moved = await moveLegacyUsage(redis, options.keys);
+          if (moved > 0) options.log.info({ moved }, 'usage records moved from the earlier release\'s stream');
+        }
         const drained = await drainUsageBatch(options.db, redis, options.keys, token, options.batch);
         usageRecordsDrained.inc(drained);
         // Under load, wait a moment for a fuller batch: one Postgres statement per many records is

@@ -1,11 +1,11 @@
 import type { TokenUsage } from '../billing/pricing.js';
 import { tokenCost } from '../billing/pricing.js';
 import type { CatalogModel, Endpoint } from '../catalog/index.js';
-import { isGatewayError } from '../errors.js';
+import { isGatewayError, type GatewayError } from '../errors.js';
 import type { ApiKeyContext } from '../keys/api-key.js';
 import type { Admitted } from '../limits/admission.js';
 import { usageFields, type UsageEvent } from '../usage/record.js';
-import { admissionFailure, discountOf, groupOf } from './pipeline.js';
+import { admit, discountOf } from './pipeline.js';
 import type { GatewayServices } from './services.js';
 
 export interface CallOutcome {
@@ -45,18 +45,16 @@ export class CallMeter {
   /** Admits the call (steps 5 and 6); resolves with the rate-limit headers to send. */
   admit(model: CatalogModel, maxCost: number, estimatedTokens: number): Promise<Record<string, string>> {
     this.model = model;
-    const { services, key } = this;
-    return services.admissions.admit({ key, group: groupOf(services, key), callId: this.callId, maxCost, estimatedTokens, now: services.clock.now() }).then(
+    return admit(this.services, this.key, this.callId, maxCost, estimatedTokens).then(
       (admitted) => {
         this.admitted = admitted;
         return admitted.headers;
       },
-      (err: unknown) => {
-        const failure = admissionFailure(services, err);
+      (err: GatewayError) => {
         // Redis did not answer: there is nowhere to record the call, and waiting again would only
         // hold the client longer (the admission released itself).
-        if (failure.code === 'service_unavailable') this.finished = true;
-        throw failure;
+        if (err.code === 'service_unavailable') this.finished = true;
+        throw err;
       },
     );
   }

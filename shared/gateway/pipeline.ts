@@ -3,7 +3,7 @@ import type { CatalogModel, Endpoint, Group } from '../catalog/index.js';
 import { groupAllows } from '../catalog/index.js';
 import { GatewayError, isGatewayError, serviceUnavailable } from '../errors.js';
 import { ipAllowed, type ApiKeyContext } from '../keys/api-key.js';
-import type { Admitted } from '../limits/admission.js';
+import type { AdmissionInput, Admitted } from '../limits/admission.js';
 import type { GatewayServices } from './services.js';
 
 /**
@@ -93,7 +93,7 @@ export function discountOf(services: GatewayServices, key: ApiKeyContext): Disco
  * the rate limits and concurrency of the key, account and group layers — one atomic Redis step.
  * Redis unreachable answers 503 at once: nothing is admitted without its limits.
  */
-export async function admit(
+export function admit(
   services: GatewayServices,
   key: ApiKeyContext,
   callId: string,
@@ -101,23 +101,15 @@ export async function admit(
   estimatedTokens: number,
   detachedReservationTtlMs?: number,
 ): Promise<Admitted> {
-  try {
-    return await services.admissions.admit({
-      key,
-      group: groupOf(services, key),
-      callId,
-      maxCost,
-      estimatedTokens,
-      now: services.clock.now(),
-      ...(detachedReservationTtlMs === undefined ? {} : { detachedReservationTtlMs }),
-    });
-  } catch (err) {
+  // On every chat call: one promise, no async wrapper, no object spread (see shared/routing/fallback.ts).
+  const input: AdmissionInput = { key, group: groupOf(services, key), callId, maxCost, estimatedTokens, now: services.clock.now(), detachedReservationTtlMs };
+  return services.admissions.admit(input).catch((err: unknown) => {
     throw admissionFailure(services, err);
-  }
+  });
 }
 
 /** A refusal stands; anything else means Redis did not answer: 503, nothing admitted. */
-export function admissionFailure(services: GatewayServices, err: unknown): GatewayError {
+function admissionFailure(services: GatewayServices, err: unknown): GatewayError {
   if (isGatewayError(err)) return err;
   services.log.error({ err: (err as Error).message }, 'admission failed');
   return serviceUnavailable();

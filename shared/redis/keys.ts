@@ -29,6 +29,8 @@ export function redisKeys(prefix: string) {
     usageQueue: `${prefix}usage:queue`,
     usageLock: `${prefix}usage:lock`,
     usageDead: `${prefix}usage:dead`,
+    /** Where releases before the usage queue kept records (a stream): moved onto the queue by the drain. */
+    legacyUsageStream: `${prefix}usage`,
     keyInvalidation: `${prefix}keys:invalidate`,
   };
 }

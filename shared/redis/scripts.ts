@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { CREDIT, LOAD_BALANCE, LOAD_QUOTA } from '../billing/scripts.js';
 import { CONSUME, PEEK, RENEW, STEP } from '../limits/scripts.js';
-import { ACK_USAGE, CLAIM_USAGE } from '../usage/scripts.js';
+import { ACK_USAGE, CLAIM_USAGE, MOVE_LEGACY_USAGE } from '../usage/scripts.js';
 
 type Reply = Promise<unknown>;
 declare module 'ioredis' {
@@ -15,6 +15,7 @@ declare module 'ioredis' {
     gwCredit(bal: string, epoch: string, amount: number): Reply;
     gwClaimUsage(queue: string, lock: string, token: string, lockTtlMs: number, count: number): Reply;
     gwAckUsage(queue: string, lock: string, deadList: string, token: string, count: number, deadCount: number, ...rest: (string | number)[]): Reply;
+    gwMoveLegacyUsage(stream: string, queue: string, count: number): Reply;
   }
 }
 
@@ -29,4 +30,5 @@ export function defineScripts(redis: Redis): void {
   redis.defineCommand('gwCredit', { numberOfKeys: 2, lua: CREDIT });
   redis.defineCommand('gwClaimUsage', { numberOfKeys: 2, lua: CLAIM_USAGE });
   redis.defineCommand('gwAckUsage', { numberOfKeys: 3, lua: ACK_USAGE });
+  redis.defineCommand('gwMoveLegacyUsage', { numberOfKeys: 2, lua: MOVE_LEGACY_USAGE });
 }

@@ -163,6 +163,38 @@ async function writeBatch(db: Db, records: QueuedRecord[]): Promise<void> {
     ORDER BY c.user_id, c.running`.execute(db);
 }
 
+/** The consumer group the stream-based drain of earlier releases read with. */
+const LEGACY_GROUP = 'usage-drain';
+/** A legacy drainer silent this long is gone (they read at least every second): its entries can move. */
+const LEGACY_IDLE_MS = 30_000;
+const LEGACY_MOVE_BATCH = 1_000;
+
+/**
+ * Moves records an earlier release left in its usage stream onto the queue, so an upgrade loses
+ * none of them. Waits while a drainer of that release still reads the stream (a rolling upgrade):
+ * moving entries it may be writing would lower their undrained counters twice. Returns the moved.
+ */
+export async function moveLegacyUsage(redis: Redis, keys: RedisKeys): Promise<number> {
+  const stream = keys.legacyUsageStream;
+  if ((await redis.exists(stream)) === 0 || (await legacyDrainerActive(redis, stream))) return 0;
+  let moved = 0;
+  for (;;) {
+    const n = Number(await redis.gwMoveLegacyUsage(stream, keys.usageQueue, LEGACY_MOVE_BATCH));
+    moved += n;
+    if (n < LEGACY_MOVE_BATCH) return moved;
+  }
+}
+
+async function legacyDrainerActive(redis: Redis, stream: string): Promise<boolean> {
+  let consumers: unknown[][];
+  try {
+    consumers = (await redis.xinfo('CONSUMERS', stream, LEGACY_GROUP)) as unknown[][];
+  } catch {
+    return false; // no such group: nobody ever drained it that way
+  }
+  return consumers.some((fields) => Number(fields[fields.indexOf('idle') + 1]) < LEGACY_IDLE_MS);
+}
+
 /** True when every queued record is in Postgres (the queue is empty and no batch is in flight). */
 export async function usageDrained(redis: Redis, keys: RedisKeys): Promise<boolean> {
   const [length, locked] = await Promise.all([redis.llen(keys.usageQueue), redis.exists(keys.usageLock)]);

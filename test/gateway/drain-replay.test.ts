@@ -7,7 +7,7 @@ import { buildCatalog } from '../../shared/catalog/index.js';
 import { parseConfig } from '../../shared/config.js';
 import { buildServices, type RunningServices } from '../../shared/gateway/build-services.js';
 import { createLogger } from '../../shared/log.js';
-import { drainUsageBatch, usageDrained } from '../../shared/usage/drain.js';
+import { drainUsageBatch, moveLegacyUsage, usageDrained } from '../../shared/usage/drain.js';
 import { testCatalog } from '../support/catalog.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chatRequest, postChat } from '../support/http.js';
@@ -114,5 +114,42 @@ describe('the usage drain charges a record once', () => {
     expect(await services.redis.lrange(services.redisKeys.usageDead, 0, -1)).toEqual(['{"truncated', badUuid]);
     expect(await usageDrained(services.redis, services.redisKeys)).toBe(true);
     expect(await services.balances.currentBalance(userId)).toEqual({ settled: FUNDS - COST, pending: 0, balance: FUNDS - COST });
+  });
+});
+
+describe('records an earlier release left in its usage stream', () => {
+  const stream = () => services.redisKeys.legacyUsageStream;
+
+  /** Takes a paid call's record off the queue and puts it in the stream as the stream-based release did. */
+  async function asLegacyEntry(): Promise<{ userId: string }> {
+    const acct = await paidCall();
+    const queued = JSON.parse((await services.redis.lpop(queue()))!) as Record<string, unknown>;
+    const { charged_micro_usd: charge, ...event } = queued;
+    const k = services.redisKeys;
+    await services.redis.xadd(stream(), '*', 'r', JSON.stringify(event), 'c', String(charge), 'u', k.undrained(acct.userId), 'k', k.keyUndrained(String(event.api_key_id)));
+    return acct;
+  }
+
+  it('are moved onto the queue and charged once, and the stream is gone', async () => {
+    const { userId } = await asLegacyEntry();
+    expect(await moveLegacyUsage(services.redis, services.redisKeys)).toBe(1);
+    expect(await services.redis.exists(stream())).toBe(0);
+    expect(await drainUsageBatch(services.db, services.redis, services.redisKeys, 'alive', 10)).toBe(1);
+    await expectChargedOnce(userId);
+    expect(await services.balances.currentBalance(userId)).toEqual({ settled: FUNDS - COST, pending: 0, balance: FUNDS - COST });
+  });
+
+  it('stay while a drainer of that release still reads the stream, and move once it is gone', async () => {
+    const { userId } = await asLegacyEntry();
+    await services.redis.xgroup('CREATE', stream(), 'usage-drain', '0');
+    await services.redis.xreadgroup('GROUP', 'usage-drain', 'old-drainer', 'COUNT', 1, 'STREAMS', stream(), '>');
+    expect(await moveLegacyUsage(services.redis, services.redisKeys)).toBe(0);
+    expect(await services.redis.xlen(stream())).toBe(1);
+
+    // The old drainer stops reading (its process is gone): its unacknowledged entry moves.
+    await services.redis.xgroup('DELCONSUMER', stream(), 'usage-drain', 'old-drainer');
+    expect(await moveLegacyUsage(services.redis, services.redisKeys)).toBe(1);
+    expect(await drainUsageBatch(services.db, services.redis, services.redisKeys, 'alive', 10)).toBe(1);
+    await expectChargedOnce(userId);
   });
 });
