@@ -6,8 +6,10 @@ import { parseOpenAiUsage } from '../../shared/providers/openai/chat.js';
 import type { RoutedResponse } from '../../shared/routing/fallback.js';
 
 /**
- * A non-streamed completion, already received whole: the upstream's bytes pass through unchanged
- * once the call is settled.
+ * A non-streamed completion, already received whole: the upstream's bytes pass through unchanged.
+ * The answer goes out once the call's settlement is written to Redis, without waiting for its reply:
+ * a process killed after the client has the answer still has the call charged, and the round trip
+ * is not added to the call's latency (a settlement Redis refuses is logged and expires either way).
  */
 export async function answerChatJson(res: ServerResponse, meter: CallMeter, routed: RoutedResponse, promptBytes: number, modelId: string): Promise<void> {
   const raw = routed.response.received();
@@ -28,7 +30,9 @@ export async function answerChatJson(res: ServerResponse, meter: CallMeter, rout
       cachedTokens: 0,
     };
   }
-  await meter.finish({ statusCode: 200, provider: routed.upstream.provider.id, usage, usageEstimated: estimated, ttftMs: meter.elapsedMs() });
+  const settled = meter.finish({ statusCode: 200, provider: routed.upstream.provider.id, usage, usageEstimated: estimated, ttftMs: meter.elapsedMs() });
+  await meter.sent();
   res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': raw.length, 'x-service-model': modelId });
   res.end(raw);
+  await settled;
 }

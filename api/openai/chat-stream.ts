@@ -19,8 +19,10 @@ function errorEvent(code: string, message: string): string {
 
 /**
  * Relays SSE events as they arrive. Once headers are sent no error can be answered any more, so the
- * relay owns the ending: the call is settled before the final `[DONE]` (a completed response always
- * has its usage record queued), and a stream the upstream cut ends with an error event, never with
+ * relay owns the ending. When the upstream's `[DONE]` arrives the call is settled, and once the
+ * settlement is written to Redis (not yet applied) the last events and the end marker go out in one
+ * write: a process killed after its client has a complete stream still has the call charged, and
+ * the ending waits for no round trip. A stream the upstream cut ends with an error event, never with
  * a `[DONE]` that would make it look complete. A client that hangs up aborts the upstream request.
  */
 export async function relayChatStream(res: ServerResponse, meter: CallMeter, routed: RoutedResponse, options: RelayOptions): Promise<void> {
@@ -30,44 +32,68 @@ export async function relayChatStream(res: ServerResponse, meter: CallMeter, rou
 
   const scanner = new ChatStreamScanner(options.clientWantsUsage);
   let ttftMs: number | null = null;
-  let broken = false;
+  const settle = (errorCode: string | null): Promise<number> =>
+    meter.finish({
+      statusCode: errorCode === 'client_closed' ? 499 : 200,
+      errorCode,
+      provider: routed.upstream.provider.id,
+      usage: scanner.usage ?? { inputTokens: estimateTokensFromBytes(options.promptBytes), outputTokens: scanner.events, cachedTokens: 0 },
+      usageEstimated: scanner.usage === undefined,
+      stream: true,
+      ttftMs,
+    });
+  const complete = () => scanner.done && !scanner.upstreamError && !options.clientGone();
   // A slow client pauses the upstream until its socket drains (no timer, no buffering without bound).
   const onDrain = () => upstream.resume();
   res.on('drain', onDrain);
+  let settled: Promise<number> | undefined;
+  let ended: Promise<void> | undefined;
+  const endComplete = (last: Buffer | undefined) => {
+    if (last) res.write(last);
+    // What this turn wrote waits for the end marker, so the two leave in one socket write (Node
+    // corks a response's writes only until the next tick; corks nest).
+    const socket = res.socket;
+    socket?.cork();
+    settled = settle(null);
+    ended = meter.sent().then(() => {
+      try {
+        res.end(DONE);
+      } finally {
+        socket?.uncork();
+      }
+    });
+  };
   try {
     await upstream.relay((chunk) => {
+      // After the end marker the upstream has nothing left to say; what trails it is drained unread.
+      if (settled) return true;
       const out = scanner.push(chunk);
-      if (!out) return true;
-      ttftMs ??= meter.elapsedMs();
-      return res.write(out);
+      if (out) ttftMs ??= meter.elapsedMs();
+      if (complete()) {
+        endComplete(out);
+        return true;
+      }
+      return out ? res.write(out) : true;
     });
-    const tail = scanner.flush();
-    if (tail && !options.clientGone()) res.write(tail);
+    // An event the upstream left without its blank line (the end marker, at times).
+    const tail = settled ? undefined : scanner.flush();
+    if (tail) ttftMs ??= meter.elapsedMs();
+    if (!settled && complete()) endComplete(tail);
+    else if (tail && !options.clientGone()) res.write(tail);
   } catch {
-    broken = true;
+    // The upstream connection broke: the stream ends as interrupted below (unless it was complete).
   } finally {
     res.off('drain', onDrain);
   }
+  // The client has (or is being sent) a complete stream; a connection that broke after it changes nothing.
+  if (settled) {
+    await ended;
+    await settled;
+    return;
+  }
   const clientGone = options.clientGone();
-
-  const complete = scanner.done && !scanner.upstreamError && !broken && !clientGone;
-  const usage = scanner.usage ?? {
-    inputTokens: estimateTokensFromBytes(options.promptBytes),
-    outputTokens: scanner.events,
-    cachedTokens: 0,
-  };
-  const errorCode = complete ? null : clientGone ? 'client_closed' : scanner.upstreamError ? 'upstream_error' : 'upstream_stream_interrupted';
-  await meter.finish({
-    statusCode: clientGone ? 499 : 200,
-    errorCode,
-    provider: routed.upstream.provider.id,
-    usage,
-    usageEstimated: scanner.usage === undefined,
-    stream: true,
-    ttftMs,
-  });
+  await settle(clientGone ? 'client_closed' : scanner.upstreamError ? 'upstream_error' : 'upstream_stream_interrupted');
   if (clientGone) return;
-  if (complete) res.end(DONE);
-  else if (scanner.upstreamError) res.end(errorEvent('upstream_error', 'the upstream provider failed during the stream'));
+  if (scanner.upstreamError) res.end(errorEvent('upstream_error', 'the upstream provider failed during the stream'));
   else res.end(errorEvent('upstream_stream_interrupted', 'the upstream provider ended the stream before it was complete'));
 }

@@ -12,7 +12,7 @@ import { createDb } from '../db/index.js';
 import { KeyCache } from '../keys/key-cache.js';
 import type { Logger } from '../log.js';
 import { UpstreamRegistry } from '../providers/registry.js';
-import { connectRedis, createRedis } from '../redis/client.js';
+import { connectRedis, createRedis, createStepRedis } from '../redis/client.js';
 import { redisKeys } from '../redis/keys.js';
 import type { GatewayServices } from './services.js';
 
@@ -24,9 +24,8 @@ export interface RunningServices extends GatewayServices {
 export async function buildServices(config: Config, catalog: Catalog, log: Logger, clock: Clock = systemClock): Promise<RunningServices> {
   const db = createDb(config.db.url, config.db.poolSize);
   const redis = createRedis(config.redis.url);
-  // Admissions and finishes are batched by the gateway itself (shared/limits/step-batch.ts): ioredis's
-  // auto-pipelining would only add its own bookkeeping to every batch.
-  const stepConnection = createRedis(config.redis.url, { enableAutoPipelining: false });
+  // Admissions and finishes go out batched on a connection of their own (see createStepRedis).
+  const stepConnection = createStepRedis(config.redis.url);
   const subscriber = createRedis(config.redis.url, { maxRetriesPerRequest: null });
   for (const r of [redis, stepConnection, subscriber]) r.on('error', (err) => log.warn({ err: err.message }, 'redis connection problem'));
   defineScripts(redis);
@@ -65,6 +64,8 @@ export async function buildServices(config: Config, catalog: Catalog, log: Logge
     storage,
     linkSecret,
     async close() {
+      // Calls answered just before the stop are settled in the turn they ended: wait for their answers.
+      await admissions.settled();
       admissions.renewer.stop();
       await jobs.close();
       jobConnection.disconnect();

@@ -87,6 +87,14 @@ export class CallMeter {
     return this.end(cost, actualTokens, event);
   }
 
+  /**
+   * Resolves once the settlement `finish` asked for is written to Redis (not yet applied): what an
+   * answer waits for, so that a process killed after its client has the answer still has it charged.
+   */
+  sent(): Promise<void> {
+    return this.services.admissions.sent();
+  }
+
   /** Releases what a call that ends without `finish` held (a crash path; finish is the norm). */
   close(): Promise<number> | undefined {
     if (this.finished || !this.admitted) return undefined;

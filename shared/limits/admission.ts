@@ -158,6 +158,16 @@ export class Admissions {
     throw new Error(`admission of ${callId} could not load its counters`);
   }
 
+  /** Resolves once the admissions and finishes asked for so far are written to Redis (see StepBatch.sent). */
+  sent(): Promise<void> {
+    return this.step.sent();
+  }
+
+  /** Resolves once every admission and finish asked for so far has its answer from Redis. */
+  settled(): Promise<void> {
+    return this.step.settled();
+  }
+
   /**
    * Where the caller stands, for responses that take nothing (a model list, an estimate, a call
    * refused before admission). No Redis call when no layer limits requests or tokens.

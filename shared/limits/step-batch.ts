@@ -5,6 +5,8 @@ interface Waiter {
   reject(err: Error): void;
 }
 
+const SENT: Promise<void> = Promise.resolve();
+
 /** More operations than this in one turn go out as several script calls (a long script blocks Redis). */
 const MAX_OPS_PER_CALL = 256;
 
@@ -22,6 +24,10 @@ export class StepBatch {
   private args: (string | number)[] = [];
   private waiters: Waiter[] = [];
   private scheduled = false;
+  /** The latest script call: replies on one connection come in order, so it answers last. */
+  private last: Promise<void> = Promise.resolve();
+  /** Resolved when the gathered operations are written to Redis (created only when someone waits). */
+  private written: { promise: Promise<void>; resolve: () => void } | undefined;
 
   constructor(private readonly redis: Redis) {}
 
@@ -38,13 +44,35 @@ export class StepBatch {
     });
   }
 
+  /**
+   * Resolves once the operations queued so far are written to the Redis connection, before their
+   * replies: what was written is carried out by Redis even if this process dies right after.
+   */
+  sent(): Promise<void> {
+    if (this.waiters.length === 0) return SENT;
+    if (!this.written) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.written = { promise, resolve };
+    }
+    return this.written.promise;
+  }
+
+  /** Resolves once every operation queued so far has its reply (a stopping process waits for it). */
+  settled(): Promise<void> {
+    this.flush();
+    return this.last;
+  }
+
   private readonly flush = (): void => {
     this.scheduled = false;
     const { args, waiters } = this;
     if (waiters.length === 0) return;
+    const written = this.written;
     this.args = [];
     this.waiters = [];
-    this.redis.gwStep(...args).then(
+    this.written = undefined;
+    this.last = this.redis.gwStep(...args).then(
       (replies) => {
         const list = replies as string[];
         for (let i = 0; i < waiters.length; i++) {
@@ -58,5 +86,7 @@ export class StepBatch {
         for (const waiter of waiters) waiter.reject(err);
       },
     );
+    // The connection has no auto-pipelining: the command went to the socket in the call above.
+    written?.resolve();
   };
 }

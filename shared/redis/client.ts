@@ -18,6 +18,17 @@ export function createRedis(url: string, overrides: RedisOptions = {}): Redis {
   });
 }
 
+/**
+ * The connection the batched admissions and settlements go out on (shared/limits/step-batch.ts).
+ * The gateway batches them itself, so no auto-pipelining. And a command sent when the connection
+ * drops is never sent again: Redis may already have run it (the reply was what got lost), and an
+ * admission or a settlement run twice moves money twice. Its caller gets an error instead (after
+ * the command timeout) and what the call held expires on its own.
+ */
+export function createStepRedis(url: string): Redis {
+  return createRedis(url, { enableAutoPipelining: false, autoResendUnfulfilledCommands: false });
+}
+
 /** Connects and waits until Redis answers; used at start so the first request is not refused. */
 export async function connectRedis(redis: Redis): Promise<void> {
   if (redis.status === 'wait') await redis.connect();

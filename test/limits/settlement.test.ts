@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupOf } from '../../shared/gateway/pipeline.js';
+import { Admissions } from '../../shared/limits/admission.js';
+import { connectRedis, createStepRedis } from '../../shared/redis/client.js';
+import { defineScripts } from '../../shared/redis/scripts.js';
 import type { UsageEvent } from '../../shared/usage/record.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { waitUntil } from '../support/http.js';
 import { drained, expectConsistentLedger, usageRecords, usersBalance } from '../support/money.js';
 
 // Settlement straight through the admissions module: what a call is charged when its reservation
@@ -76,5 +80,40 @@ describe('settlement', () => {
     await drained(gw);
     expect((await usageRecords(services.db, acct.userId)).map((r) => r.charged_micro_usd)).toEqual([600]);
     expect(await services.balances.currentBalance(acct.userId)).toEqual({ settled: 400, pending: 0, balance: 400 });
+  });
+
+  it('a settlement reported sent is carried out, once, although its connection drops before the reply', async () => {
+    const acct = await gw.account({ balance: 1_000 });
+    const { services } = gw;
+    const key = (await services.keyCache.lookup(acct.key))!;
+    // A step connection of its own (made as the gateway makes it), to break without disturbing the harness.
+    const conn = createStepRedis(services.config.redis.url);
+    conn.on('error', () => {});
+    defineScripts(conn);
+    await connectRedis(conn);
+    const admissions = new Admissions(services.redis, services.redisKeys, services.balances, services.quotas, services.config.billing, conn);
+    try {
+      const admitted = await admissions.admit({ key, group: groupOf(services, key), callId: 'sent-a', maxCost: 600, estimatedTokens: 1, now: Date.now() });
+      const owner = { userId: acct.userId, keyId: acct.keyId };
+      const finished = admissions.finish({ owner, callId: 'sent-a', now: Date.now(), cost: 250, admitted, actualTokens: 0, record: record('sent-a', acct.userId, acct.keyId) });
+      finished.catch(() => {});
+      await admissions.sent();
+      // What a killed process (or a broken link) leaves: the bytes written reach Redis, no reply comes back.
+      conn.stream.destroy();
+      await expect(finished).rejects.toThrow();
+      // Reconnected, the client must not send the settlement again: Redis already ran it.
+      await waitUntil(() => conn.status === 'ready', 3_000);
+      await new Promise((r) => setTimeout(r, 100));
+      await drained(gw);
+      expect((await usageRecords(services.db, acct.userId)).map((r) => r.charged_micro_usd)).toEqual([250]);
+      expect(await services.balances.currentBalance(acct.userId)).toEqual({ settled: 750, pending: 0, balance: 750 });
+      // The spendable balance admissions read (Redis): charged once, nothing left reserved.
+      expect(Number(await services.redis.get(services.redisKeys.balance(acct.userId)))).toBe(750);
+      expect(await services.redis.hlen(services.redisKeys.reservations(acct.userId))).toBe(0);
+      await expectConsistentLedger(services.db, acct.userId);
+    } finally {
+      admissions.renewer.stop();
+      conn.disconnect();
+    }
   });
 });

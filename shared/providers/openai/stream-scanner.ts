@@ -93,7 +93,7 @@ export class ChatStreamScanner {
     const data = event.startsWith('data:') ? event.slice(5).trim() : undefined;
     if (data === '[DONE]') {
       this.done = true;
-      return undefined; // written by the relay once the call is settled
+      return undefined; // the relay writes its own, once the settlement is on its way to Redis
     }
     if (data?.startsWith('{"error"')) {
       // The relay writes its own error event: an upstream's text can name its account.
