@@ -48,11 +48,14 @@ export async function relayChatStream(res: ServerResponse, meter: CallMeter, rou
   res.on('drain', onDrain);
   let settled: Promise<number> | undefined;
   let ended: Promise<void> | undefined;
+  // True once the first events have left (Node sends a turn's writes at the next tick).
+  let firstSent = false;
   const endComplete = (last: Buffer | undefined) => {
     if (last) res.write(last);
     // What this turn wrote waits for the end marker, so the two leave in one socket write (Node
-    // corks a response's writes only until the next tick; corks nest).
-    const socket = res.socket;
+    // corks a response's writes only until the next tick; corks nest). Never the first events: a
+    // stream that arrived whole in one turn sends them at once, and the end marker after.
+    const socket = firstSent ? res.socket : null;
     socket?.cork();
     settled = settle(null);
     ended = meter.sent().then(() => {
@@ -68,7 +71,10 @@ export async function relayChatStream(res: ServerResponse, meter: CallMeter, rou
       // After the end marker the upstream has nothing left to say; what trails it is drained unread.
       if (settled) return true;
       const out = scanner.push(chunk);
-      if (out) ttftMs ??= meter.elapsedMs();
+      if (out && ttftMs === null) {
+        ttftMs = meter.elapsedMs();
+        process.nextTick(() => (firstSent = true));
+      }
       if (complete()) {
         endComplete(out);
         return true;
