@@ -19,10 +19,11 @@ function errorEvent(code: string, message: string): string {
 
 /**
  * Relays SSE events as they arrive. Once headers are sent no error can be answered any more, so the
- * relay owns the ending. When the upstream's `[DONE]` arrives the call is settled, and once the
- * settlement is written to Redis (not yet applied) the last events and the end marker go out in one
- * write: a process killed after its client has a complete stream still has the call charged, and
- * the ending waits for no round trip. A stream the upstream cut ends with an error event, never with
+ * relay owns the ending. When the upstream's `[DONE]` arrives the call is settled, and the end marker
+ * goes out once the settlement is written to Redis (not yet applied): a process killed after its
+ * client has a complete stream still has the call charged, and the ending waits for no round trip.
+ * Events that came in the same turn as the end marker go out with it in one write, unless they are
+ * the stream's first (those never wait). A stream the upstream cut ends with an error event, never with
  * a `[DONE]` that would make it look complete. A client that hangs up aborts the upstream request.
  */
 export async function relayChatStream(res: ServerResponse, meter: CallMeter, routed: RoutedResponse, options: RelayOptions): Promise<void> {
