@@ -101,7 +101,9 @@ export class Admissions {
     const detached = input.detachedReservationTtlMs !== undefined;
     const rules = this.rules.rules(key, input.group);
     const rates = rules.rates;
+    // A detached (task) reservation takes no concurrency lease.
     const concurrency = detached ? NONE : rules.concurrency;
+    const concurrencyKeys = detached ? NONE : rules.concurrencyKeys;
     const acct = this.accountKeys(key.userId);
     const { total, daily, monthly } = key.quota;
     const capped = total !== null || daily !== null || monthly !== null;
@@ -128,7 +130,7 @@ export class Admissions {
       } catch (err) {
         // No answer (Redis stalled or gone): the admission may still run when Redis wakes, so a
         // release queued behind it on the same connection gives back whatever it would take.
-        this.releaseUnanswered(key, callId, rules.tpm, detached ? NONE : rules.concurrencyKeys);
+        this.releaseUnanswered(key, callId, rules.tpm, concurrencyKeys);
         throw err;
       }
       if (raw === 'load_balance') {
@@ -147,7 +149,7 @@ export class Admissions {
       const admitted: Admitted = {
         headers,
         tpm: rules.tpm,
-        concurrencyKeys: detached ? NONE : rules.concurrencyKeys,
+        concurrencyKeys,
         estimatedTokens: input.estimatedTokens,
         reserved: input.maxCost,
         quotaReserved: q?.r ?? '',

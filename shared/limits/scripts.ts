@@ -12,7 +12,7 @@
  * Concurrency: a sorted set of call id → lease expiry per layer.
  */
 
-/** Lua shared by the scripts that read a layer's rate state. */
+/** Lua shared by the scripts that read a layer's rate state: the state, GCRA, the tightest layer. */
 const RATE_STATE = `
 -- A layer's GCRA state: '<requests TAT> <tokens TAT>' (ms), both 0 when the key is absent.
 local function readTats(k)
@@ -31,6 +31,42 @@ local function writeTats(k, tr, tt, now)
     redis.call('DEL', k)
   end
 end
+
+-- One dimension of one layer: the new TAT (false for a zero limit), where the caller stands before
+-- and after the call (remaining, reset), and the wait when it is refused (nil when admitted).
+local function gcra(tat, now, limit, cost)
+  -- A zero limit admits nothing (and the interval would divide by zero).
+  if limit <= 0 then return false, 0, 60, 0, 60, 60, true end
+  local T = 60000 / limit
+  if tat < now then tat = now end
+  local new = tat + cost * T
+  local rem = math.floor((60000 - (tat - now)) / T)
+  if rem < 0 then rem = 0 end
+  local reset = math.ceil((tat - now) / 1000)
+  if new - now <= 60000 then
+    local after = math.floor((60000 - (new - now)) / T)
+    if after < 0 then after = 0 end
+    return new, rem, reset, after, math.ceil((new - now) / 1000), nil, false
+  end
+  local wait = math.ceil((new - 60000 - now) / 1000)
+  if wait < 1 then wait = 1 end
+  if cost > limit then wait = 60 end
+  return new, rem, reset, rem, reset, wait, cost > limit
+end
+
+-- The tightest layer per dimension (smallest remaining): h = { limit, remaining, reset } or nil.
+local function tighter(h, limit, remaining, reset)
+  if h == nil or remaining < h[2] then return { limit, remaining, reset } end
+  return h
+end
+
+-- Headers for a JSON answer: { requests = {…}, tokens = {…} }, without a dimension no layer limits.
+local function headerTable(r, t)
+  local hdr = {}
+  if r then hdr.requests = { limit = r[1], remaining = r[2], reset = r[3] } end
+  if t then hdr.tokens = { limit = t[1], remaining = t[2], reset = t[3] } end
+  return hdr
+end
 `;
 
 /**
@@ -39,27 +75,20 @@ end
  */
 export const PEEK = `${RATE_STATE}
 local p = cjson.decode(ARGV[1])
-local hdr = {}
-local function view(dim, limit, tat)
-  local h
-  if limit <= 0 then
-    h = { limit = 0, remaining = 0, reset = 60 }
-  else
-    local T = 60000 / limit
-    if tat < p.now then tat = p.now end
-    local remaining = math.floor((60000 - (tat - p.now)) / T)
-    if remaining < 0 then remaining = 0 end
-    h = { limit = limit, remaining = remaining, reset = math.ceil((tat - p.now) / 1000) }
-  end
-  local cur = hdr[dim]
-  if cur == nil or h.remaining < cur.remaining then hdr[dim] = h end
-end
+local hr, ht
 for _, r in ipairs(p.rates) do
   local tr, tt = readTats(r.k)
-  if type(r.rpm) == 'number' then view('requests', r.rpm, tr) end
-  if type(r.tpm) == 'number' then view('tokens', r.tpm, tt) end
+  -- A call of cost 0: where the caller stands now.
+  if type(r.rpm) == 'number' then
+    local _, rem, reset = gcra(tr, p.now, r.rpm, 0)
+    hr = tighter(hr, r.rpm, rem, reset)
+  end
+  if type(r.tpm) == 'number' then
+    local _, rem, reset = gcra(tt, p.now, r.tpm, 0)
+    ht = tighter(ht, r.tpm, rem, reset)
+  end
 end
-return cjson.encode(hdr)
+return cjson.encode(headerTable(hr, ht))
 `;
 
 /**
@@ -114,44 +143,9 @@ local function purge(bal, resv, now)
   return tonumber(call('GET', bal))
 end
 
--- One dimension of one layer: the new TAT (false for a zero limit), where the caller stands before
--- and after the call (remaining, reset), and the wait when it is refused (nil when admitted).
-local function gcra(tat, now, limit, cost)
-  -- A zero limit admits nothing (and the interval would divide by zero).
-  if limit <= 0 then return false, 0, 60, 0, 60, 60, true end
-  local T = 60000 / limit
-  if tat < now then tat = now end
-  local new = tat + cost * T
-  local rem = math.floor((60000 - (tat - now)) / T)
-  if rem < 0 then rem = 0 end
-  local reset = math.ceil((tat - now) / 1000)
-  if new - now <= 60000 then
-    local after = math.floor((60000 - (new - now)) / T)
-    if after < 0 then after = 0 end
-    return new, rem, reset, after, math.ceil((new - now) / 1000), nil, false
-  end
-  local wait = math.ceil((new - 60000 - now) / 1000)
-  if wait < 1 then wait = 1 end
-  if cost > limit then wait = 60 end
-  return new, rem, reset, rem, reset, wait, cost > limit
-end
-
--- The tightest layer per dimension (smallest remaining): h = { limit, remaining, reset } or nil.
-local function tighter(h, limit, remaining, reset)
-  if h == nil or remaining < h[2] then return { limit, remaining, reset } end
-  return h
-end
-
 local function flatHeader(h)
   if h == nil then return '-' end
   return string.format('%d,%d,%d', h[1], h[2], h[3])
-end
-
-local function headerTable(r, t)
-  local hdr = {}
-  if r then hdr.requests = { limit = r[1], remaining = r[2], reset = r[3] } end
-  if t then hdr.tokens = { limit = t[1], remaining = t[2], reset = t[3] } end
-  return hdr
 end
 
 -- q = { total key, day key, month key, reserved key, total cap, daily cap, monthly cap }
