@@ -3,16 +3,17 @@
 // TPM and concurrency; one also with quota caps), all far above what the run sends. Paced upstream,
 // JSON chat, at 50 connections and one request at a time; Redis commands per call counted from
 // INFO commandstats and attributed with a MONITOR trace. See bench/README.md.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { cannon, summarize, type CannonResult } from './lib/cannon.js';
-import { startGateway, type GatewayUnderTest } from './lib/gateway.js';
+import { BenchRun } from './lib/bench-run.js';
+import { startGateway } from './lib/gateway.js';
+import { limitedAccount, LIMITED_GROUP, LIMITS } from './lib/limited.js';
 import { commit, f0, f1, f2, f3, machine, pct, signed, table, verdict } from './lib/md.js';
 import { newestProfile, summarizeProfile } from './lib/profile.js';
-import { readUrl, spawnNode, type Child } from './lib/processes.js';
+import { readUrl } from './lib/processes.js';
 import { NOISY, num, QuietGuard, startMeter, type MeterResult } from './lib/quiet.js';
 import { commandStats, foreignActiveClients, monitorTrace, statsDelta, type TracedCommand } from './lib/redis-trace.js';
 import { sequentialInterleaved } from './lib/sequential.js';
@@ -35,14 +36,6 @@ const RETRY_BUDGET = num('BENCH_RETRY_BUDGET', 4);
 /** The spine benchmark's paced upstream: 20 ms to the headers (JSON: the whole answer then). */
 const PACED = { latencyMs: 20, chunkDelayMs: 2, outputTokens: 20 };
 const TARGET_DELTA_MS = 0.3;
-
-/** Limits far above what the run sends (≈ 2,000 calls/s at most): nothing is ever refused. */
-const LIMITS = {
-  key: { rpm: 1_000_000, tpm: 100_000_000, concurrency: 1_000 },
-  user: { rpm: 2_000_000, tpm: 200_000_000, concurrency: 2_000 },
-  group: { rpm: 3_000_000, tpm: 300_000_000, concurrency: 3_000 },
-  caps: { total: 1_000_000_000_000, daily: 100_000_000_000, monthly: 1_000_000_000_000 },
-};
 
 type KeyName = 'none' | 'layers' | 'caps';
 /** `none2`: a second account without limits, in the mixed and sequential runs: the A/A check. */
@@ -78,67 +71,42 @@ interface LoadPhase {
 }
 
 async function main(): Promise<void> {
-  const tmpDir = await mkdtemp(path.join(os.tmpdir(), 'gw-bench-limits-'));
-  const logDir = path.join(tmpDir, 'logs');
-  await mkdir(logDir);
-  log(`logs in ${logDir}`);
-  const children: Child[] = [];
-  let gateway: GatewayUnderTest | undefined;
-  let db: pg.Client | undefined;
+  const run = await BenchRun.start('gw-bench-limits', log);
   let succeeded = false;
   let markdown = '';
   let apiCalls = 0;
   const profileDir = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
-  let stopping = false;
-  const cleanup = async () => {
-    stopping = true;
-    await db?.end().catch(() => {});
-    db = undefined;
-    await gateway?.close().catch((err: unknown) => log(`gateway cleanup failed: ${String(err)}`));
-    gateway = undefined;
-    await Promise.all(children.map((c) => c.stop()));
-    children.length = 0;
-  };
-  process.once('SIGINT', () => {
-    log('interrupted; cleaning up');
-    void cleanup().finally(() => process.exit(130));
-  });
-
   try {
-    const sim = spawnNode('sim-paced', path.join(root, 'dist/tools/upstream-sim/main.js'), ['--port', '0'], { logDir });
-    children.push(sim);
+    const sim = run.spawn('sim-paced', path.join(root, 'dist/tools/upstream-sim/main.js'), ['--port', '0']);
     const simUrl = await readUrl(sim);
     // A second simulator answering at once: sequential calls through it show the gateway's own time
     // without the paced simulator's timer jitter (±0.3 ms on a p50 here).
-    const simInstant = spawnNode('sim-instant', path.join(root, 'dist/tools/upstream-sim/main.js'), ['--port', '0'], { logDir });
-    children.push(simInstant);
+    const simInstant = run.spawn('sim-instant', path.join(root, 'dist/tools/upstream-sim/main.js'), ['--port', '0']);
     const simInstantUrl = await readUrl(simInstant);
     const put = await fetch(`${simUrl}/_sim/defaults`, { method: 'PUT', body: JSON.stringify(PACED), headers: { 'content-type': 'application/json' } });
     if (!put.ok) throw new Error(`could not configure the simulator: ${put.status}`);
 
     log('starting the gateway (migrate, users, keys, API, worker)');
-    gateway = await startGateway({
+    const gw = await startGateway({
       root,
-      tmpDir,
-      logDir,
+      tmpDir: run.tmpDir,
+      logDir: run.logDir,
       upstreams: { 'sim-paced': simUrl, 'sim-instant': simInstantUrl },
       models: { 'bench-paced': 'sim-paced', 'bench-instant': 'sim-instant' },
       postgresAdminUrl: POSTGRES_ADMIN_URL,
       redisUrl: REDIS_URL,
       catalogExtra: {
-        groups: [
-          { id: 'limited', models: ['*'], rpm_limit: LIMITS.group.rpm, tpm_limit: LIMITS.group.tpm, concurrency_limit: LIMITS.group.concurrency },
-        ],
+        groups: [LIMITED_GROUP],
       },
       // The worker only drains usage records: no BullMQ task workers polling Redis in the counts.
       workerEnv: { WORKER_QUEUES: 'usage' },
       apiNodeArgs: profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : undefined,
     });
-    const gw = gateway;
+    run.onEnd(() => gw.close());
     // Another job on this shared machine may stop our processes (a broad pkill): say so, stop early.
     for (const child of [gw.api, gw.worker]) {
       child.proc.once('exit', (code, signal) => {
-        if (!stopping) log(`${child.name} (pid ${child.pid}) exited unexpectedly: code ${code}, signal ${signal}`);
+        if (!run.stopping) log(`${child.name} (pid ${child.pid}) exited unexpectedly: code ${code}, signal ${signal}`);
       });
     }
     const alive = () => {
@@ -151,10 +119,7 @@ async function main(): Promise<void> {
 
     // The base user and key have no limits anywhere (group `default` has none). A second account
     // gets operator limits, and its keys belong to the `limited` group and carry key limits.
-    const limitedEmail = `bench-limited-${Date.now().toString(36)}@example.test`;
-    await gw.cli(['user:create', '--email', limitedEmail, '--password', 'bench-password-123', '--balance-micro-usd', '1000000000000']);
-    await gw.cli(['user:limits', '--email', limitedEmail, '--rpm', String(LIMITS.user.rpm), '--tpm', String(LIMITS.user.tpm), '--concurrency', String(LIMITS.user.concurrency)]);
-    const keyLimitFlags = ['--group', 'limited', '--rpm', String(LIMITS.key.rpm), '--tpm', String(LIMITS.key.tpm), '--concurrency', String(LIMITS.key.concurrency)];
+    const { email: limitedEmail, keyFlags: keyLimitFlags } = await limitedAccount(gw, 'limited');
     const layersKey = await gw.cli(['key:create', '--email', limitedEmail, '--name', 'bench-layers', ...keyLimitFlags]);
     const capsKey = await gw.cli([
       'key:create', '--email', limitedEmail, '--name', 'bench-caps', ...keyLimitFlags,
@@ -195,14 +160,15 @@ async function main(): Promise<void> {
     log(`rate-limit headers: ${MIX_KEYS.map((k) => `${k}: ${rateHeaders[k]}`).join('; ')}`);
 
     const redisPid = Number(/process_id:(\d+)/.exec(await gw.redis.info('server'))?.[1]);
-    db = new pg.Client({ connectionString: gw.databaseUrl });
+    const db = new pg.Client({ connectionString: gw.databaseUrl });
     await db.connect();
+    run.onEnd(() => db.end());
     const dbPid = (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
     const pgPids = async () => (await gw.postgresBackends()).filter((p) => p !== dbPid);
     const roles = async () => ({ api: [gw.api.pid], worker: [gw.worker.pid], redis: [redisPid], postgres: await pgPids(), sim: [sim.pid] });
     const ownPids = async () => [process.pid, ...Object.values(await roles()).flat()];
     const quiet = new QuietGuard({ busy: 0.15, waitS: num('BENCH_QUIET_WAIT_S', 20), budgetS: num('BENCH_QUIET_BUDGET_S', 60), log });
-    const usageCount = async (keyId: string) => Number((await db!.query<{ n: string }>('SELECT count(*) AS n FROM usage_records WHERE api_key_id = $1', [keyId])).rows[0]!.n);
+    const usageCount = async (keyId: string) => Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM usage_records WHERE api_key_id = $1', [keyId])).rows[0]!.n);
     const waitUsage = async (keyId: string, atLeast: number, timeoutMs = 20_000) => {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
@@ -343,8 +309,7 @@ async function main(): Promise<void> {
     apiCalls = Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM usage_records')).rows[0]!.n);
     succeeded = true;
   } finally {
-    await cleanup();
-    if (succeeded) await rm(tmpDir, { recursive: true, force: true }).catch(() => {});
+    await run.end(succeeded);
   }
   // The API writes its profile when it exits (in cleanup).
   const profile = profileDir ? await newestProfile(profileDir) : undefined;

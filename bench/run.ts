@@ -1,12 +1,13 @@
 // `npm run bench`: simulator, bare proxy and gateway on loopback, each driven by autocannon at
 // 50 and 200 connections, JSON and streaming, instant and paced upstream. See bench/README.md.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BenchRun } from './lib/bench-run.js';
 import { startGateway, type GatewayUnderTest } from './lib/gateway.js';
 import { runLoad } from './lib/load.js';
-import { CLOCK_TICKS_PER_SECOND, cpuMicros, hostJiffies, readUrl, snapshot, spawnNode, type Child } from './lib/processes.js';
+import { CLOCK_TICKS_PER_SECOND, cpuMicros, hostJiffies, readUrl, snapshot, type Child } from './lib/processes.js';
 import { checks, NOISY, renderMarkdown, type Mode, type Phase, type Report, type TargetName, type Upstream } from './lib/report.js';
 import { sequentialTtfb, type TtfbResult } from './lib/ttfb.js';
 
@@ -77,30 +78,13 @@ async function redisServerPid(gw: GatewayUnderTest): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const tmpDir = await mkdtemp(path.join(os.tmpdir(), 'gw-bench-'));
-  const logDir = path.join(tmpDir, 'logs');
-  await mkdir(logDir);
-  log(`logs in ${logDir}`);
-  const children: Child[] = [];
-  let gateway: GatewayUnderTest | undefined;
+  const run = await BenchRun.start('gw-bench', log);
   let succeeded = false;
-  const cleanup = async () => {
-    await gateway?.close().catch((err: unknown) => log(`gateway cleanup failed: ${String(err)}`));
-    gateway = undefined;
-    await Promise.all(children.map((c) => c.stop()));
-    children.length = 0;
-  };
-  process.once('SIGINT', () => {
-    log('interrupted; cleaning up');
-    void cleanup().finally(() => process.exit(130));
-  });
-
   try {
     // Upstreams: the simulator's own CLI; the paced one gets its defaults through the control API.
     const simScript = path.join(root, 'dist/tools/upstream-sim/main.js');
-    const simInstant = spawnNode('sim-instant', simScript, ['--port', '0'], { logDir });
-    const simPaced = spawnNode('sim-paced', simScript, ['--port', '0'], { logDir });
-    children.push(simInstant, simPaced);
+    const simInstant = run.spawn('sim-instant', simScript, ['--port', '0']);
+    const simPaced = run.spawn('sim-paced', simScript, ['--port', '0']);
     const simUrls: Record<Upstream, string> = { instant: await readUrl(simInstant), paced: await readUrl(simPaced) };
     const put = await fetch(`${simUrls.paced}/_sim/defaults`, { method: 'PUT', body: JSON.stringify(PACED), headers: { 'content-type': 'application/json' } });
     if (!put.ok) throw new Error(`could not configure the paced simulator: ${put.status}`);
@@ -108,17 +92,16 @@ async function main(): Promise<void> {
 
     // One bare proxy per upstream, so neither has to look inside the request to route it.
     const bareScript = path.join(here, 'bare-proxy.js');
-    const bareInstant = spawnNode('bare-instant', bareScript, ['--upstream', simUrls.instant], { logDir });
-    const barePaced = spawnNode('bare-paced', bareScript, ['--upstream', simUrls.paced], { logDir });
-    children.push(bareInstant, barePaced);
+    const bareInstant = run.spawn('bare-instant', bareScript, ['--upstream', simUrls.instant]);
+    const barePaced = run.spawn('bare-paced', bareScript, ['--upstream', simUrls.paced]);
     const bareUrls: Record<Upstream, string> = { instant: await readUrl(bareInstant), paced: await readUrl(barePaced) };
     const bareChild: Record<Upstream, Child> = { instant: bareInstant, paced: barePaced };
 
     log('starting the gateway (migrate, user, key, API, worker)');
-    gateway = await startGateway({
+    const gw = await startGateway({
       root,
-      tmpDir,
-      logDir,
+      tmpDir: run.tmpDir,
+      logDir: run.logDir,
       upstreams: { 'sim-instant': simUrls.instant, 'sim-paced': simUrls.paced },
       models: { 'bench-instant': 'sim-instant', 'bench-paced': 'sim-paced' },
       postgresAdminUrl: POSTGRES_ADMIN_URL,
@@ -126,7 +109,7 @@ async function main(): Promise<void> {
       // BENCH_PROFILE_DIR=/some/dir writes a V8 CPU profile of the API process there when it stops.
       apiNodeArgs: process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_PROFILE_DIR)] : undefined,
     });
-    const gw = gateway;
+    run.onEnd(() => gw.close());
     const redisPid = await redisServerPid(gw);
     const headers = { 'content-type': 'application/json', authorization: gw.authorization };
     const route = '/v1/chat/completions';
@@ -134,7 +117,7 @@ async function main(): Promise<void> {
       `${target === 'sim' ? simUrls[upstream] : target === 'bare' ? bareUrls[upstream] : gw.url}${route}`;
 
     // Every known process of the run; CPU used by anything else on the machine is "foreign" load.
-    const ownPids = async () => [process.pid, ...children.map((c) => c.pid), gw.api.pid, gw.worker.pid, redisPid, ...(await gw.postgresBackends())];
+    const ownPids = async () => [process.pid, ...run.children.map((c) => c.pid), gw.api.pid, gw.worker.pid, redisPid, ...(await gw.postgresBackends())];
 
     // One longer warm-up per target first, so the first measured phase does not pay for JIT and pools.
     for (const target of ['sim', 'bare', 'gateway'] as const) {
@@ -257,9 +240,7 @@ async function main(): Promise<void> {
     if (failed && process.env.BENCH_STRICT === '1') process.exitCode = 1;
     succeeded = true;
   } finally {
-    await cleanup();
-    // Keep the children's logs when something went wrong.
-    if (succeeded) await rm(tmpDir, { recursive: true, force: true }).catch(() => {});
+    await run.end(succeeded);
   }
 }
 

@@ -3,16 +3,16 @@
 // running); (b) end-to-end throughput with a zero-latency simulator, 1 and 2 worker processes;
 // (c) upstream polls per task with a 10-second upstream run time. See bench/README.md.
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import { cannon, summarize, type CannonResult } from './lib/cannon.js';
-import { startGateway, type GatewayUnderTest } from './lib/gateway.js';
+import { BenchRun } from './lib/bench-run.js';
+import { startGateway } from './lib/gateway.js';
 import { commit, f0, f1, f2, f3, machine, pct, table, verdict } from './lib/md.js';
-import { readUrl, spawnNode, type Child } from './lib/processes.js';
+import { readUrl, type Child } from './lib/processes.js';
 import { newestProfile, summarizeProfile } from './lib/profile.js';
 import { NOISY, num, QuietGuard, startMeter, type MeterResult } from './lib/quiet.js';
 import { bullmqScriptNames, commandStats, foreignActiveClients, monitorTrace, statsDelta, type CommandStat, type TracedCommand } from './lib/redis-trace.js';
@@ -88,38 +88,13 @@ interface PollPhase {
 }
 
 async function main(): Promise<void> {
-  const tmpDir = await mkdtemp(path.join(os.tmpdir(), 'gw-bench-tasks-'));
-  const logDir = path.join(tmpDir, 'logs');
-  await mkdir(logDir);
-  log(`logs in ${logDir}`);
-  const children: Child[] = [];
-  let gateway: GatewayUnderTest | undefined;
-  let db: pg.Client | undefined;
-  let queue: Queue | undefined;
+  const run = await BenchRun.start('gw-bench-tasks', log);
   let succeeded = false;
   let markdown = '';
   let tasksCreated = 0;
   const profileDir = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
-  let stopping = false;
-  const cleanup = async () => {
-    stopping = true;
-    await queue?.close().catch(() => {});
-    queue = undefined;
-    await db?.end().catch(() => {});
-    db = undefined;
-    await gateway?.close().catch((err: unknown) => log(`gateway cleanup failed: ${String(err)}`));
-    gateway = undefined;
-    await Promise.all(children.map((c) => c.stop()));
-    children.length = 0;
-  };
-  process.once('SIGINT', () => {
-    log('interrupted; cleaning up');
-    void cleanup().finally(() => process.exit(130));
-  });
-
   try {
-    const sim = spawnNode('sim-tasks', path.join(root, 'dist/tools/upstream-sim/main.js'), ['--port', '0'], { logDir });
-    children.push(sim);
+    const sim = run.spawn('sim-tasks', path.join(root, 'dist/tools/upstream-sim/main.js'), ['--port', '0']);
     const simUrl = await readUrl(sim);
     const simDefaults = async (behaviour: object) => {
       const res = await fetch(`${simUrl}/_sim/defaults`, { method: 'PUT', body: JSON.stringify(behaviour), headers: { 'content-type': 'application/json' } });
@@ -128,10 +103,10 @@ async function main(): Promise<void> {
     await simDefaults(INSTANT);
 
     log('starting the gateway (migrate, user, key, API, usage worker)');
-    gateway = await startGateway({
+    const gw = await startGateway({
       root,
-      tmpDir,
-      logDir,
+      tmpDir: run.tmpDir,
+      logDir: run.logDir,
       upstreams: {},
       models: {},
       postgresAdminUrl: POSTGRES_ADMIN_URL,
@@ -156,11 +131,11 @@ async function main(): Promise<void> {
       workerEnv: { WORKER_QUEUES: 'usage' },
       apiNodeArgs: profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : undefined,
     });
-    const gw = gateway;
+    run.onEnd(() => gw.close());
     // Another job on this shared machine may stop our processes (a broad pkill): say so, stop early.
     for (const child of [gw.api, gw.worker]) {
       child.proc.once('exit', (code, signal) => {
-        if (!stopping) log(`${child.name} (pid ${child.pid}) exited unexpectedly: code ${code}, signal ${signal}`);
+        if (!run.stopping) log(`${child.name} (pid ${child.pid}) exited unexpectedly: code ${code}, signal ${signal}`);
       });
     }
     const alive = () => {
@@ -177,10 +152,11 @@ async function main(): Promise<void> {
     const uniqueKey = () => ({ 'idempotency-key': `bench-${runId}-${++seq}` });
 
     const redisPid = Number(/process_id:(\d+)/.exec(await gw.redis.info('server'))?.[1]);
-    db = new pg.Client({ connectionString: gw.databaseUrl });
+    const db = new pg.Client({ connectionString: gw.databaseUrl });
     await db.connect();
+    run.onEnd(() => db.end());
     const dbPid = (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-    const q = <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) => db!.query<T>(text, values);
+    const q = <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) => db.query<T>(text, values);
     // Postgres: the bench database's backends (not this script's own), plus the server's background
     // processes that every commit leans on (WAL writer, checkpointer, background writer).
     const pgPids = async () => {
@@ -202,14 +178,14 @@ async function main(): Promise<void> {
     const ownPids = async () => [process.pid, ...Object.values(await roles()).flat()];
     const quiet = new QuietGuard({ busy: 0.15, waitS: num('BENCH_QUIET_WAIT_S', 20), budgetS: num('BENCH_QUIET_BUDGET_S', 60), log });
     const redisUrl = new URL(REDIS_URL);
-    queue = new Queue('task-submit', { connection: { host: redisUrl.hostname, port: Number(redisUrl.port || 6379) }, prefix: `${gw.redisPrefix}bull` });
-    const q0 = queue;
+    const queue = new Queue('task-submit', { connection: { host: redisUrl.hostname, port: Number(redisUrl.port || 6379) }, prefix: `${gw.redisPrefix}bull` });
+    run.onEnd(() => queue.close());
 
     const startTaskWorkers = async (n: number) => {
       for (let i = 0; i < n; i++) taskWorkers.push(gw.spawnWorker(`task-worker-${taskWorkers.length + 1}`, { WORKER_QUEUES: TASK_QUEUES }));
       // Ready when BullMQ sees every worker's connection on the queue.
       const deadline = Date.now() + 15_000;
-      while ((await q0.getWorkersCount()) < taskWorkers.length) {
+      while ((await queue.getWorkersCount()) < taskWorkers.length) {
         if (Date.now() > deadline) throw new Error('task workers did not connect within 15 s');
         await sleep(100);
       }
@@ -435,8 +411,7 @@ async function main(): Promise<void> {
     markdown = render({ create, trace, backlog, drainedTasks, dropped, drainS, drainForeign: drainM.foreign, e2e, polls, taskStates });
     succeeded = true;
   } finally {
-    await cleanup();
-    if (succeeded) await rm(tmpDir, { recursive: true, force: true }).catch(() => {});
+    await run.end(succeeded);
   }
   if (profileDir) {
     const file = await newestProfile(profileDir);

@@ -131,3 +131,31 @@ export function cpuMicros(before: CpuSnapshot, after: CpuSnapshot, pids?: Iterab
   }
   return (ticks * 1_000_000) / CLOCK_TICKS_PER_SECOND;
 }
+
+/** User and system CPU time, in clock ticks, of one process or one thread (a /proc/…/stat path). */
+export interface CpuSplit {
+  user: number;
+  system: number;
+}
+
+function readSplit(statPath: string): CpuSplit | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(statPath, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { user: Number(fields[11]), system: Number(fields[12]) };
+}
+
+/**
+ * A process's CPU split into its main thread (the JavaScript event loop) and all its other threads
+ * (V8's garbage-collector and compiler helpers, libuv's pool), each as user and system time.
+ */
+export function threadSplit(pid: number): { main: CpuSplit; others: CpuSplit } | undefined {
+  const all = readSplit(`/proc/${pid}/stat`);
+  const main = readSplit(`/proc/${pid}/task/${pid}/stat`);
+  if (!all || !main) return undefined;
+  return { main, others: { user: all.user - main.user, system: all.system - main.system } };
+}
