@@ -36,6 +36,7 @@ const TARGET_LABEL: Record<Target, string> = {
   none: 'gateway, no limits',
   layers: 'gateway, all layers set',
 };
+
 /** CPU ticks per part of a target, summed over its phases. */
 type Parts = Record<string, CpuSplit>;
 
@@ -55,7 +56,7 @@ function addSplit(into: Parts, name: string, before: CpuSplit | undefined, after
   part.system += after.system - before.system;
 }
 
-/** Sends `rate` calls per second for `durationS` seconds, whatever the answers' latency. */
+/** Sends RATE calls per second over CONNECTIONS for `durationS` seconds, whatever the answers' latency. */
 function fixedRate(url: string, body: string, authorization: string, durationS: number): Promise<{ ok: number; failed: number }> {
   return new Promise((resolve, reject) => {
     autocannon(
