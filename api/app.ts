@@ -11,7 +11,10 @@ import { requestId } from './middleware/request-id.js';
 import { CHAT_COMPLETIONS_PATH, chatCompletions } from './openai/chat-completions.js';
 import { openAiRouter } from './openai/router.js';
 import { queueDashboard } from './operator/queue-dashboard.js';
+import { GATEWAY_VERSION } from '../shared/version.js';
+import { openApiRouter } from './openapi/router.js';
 import { taskRouter } from './videos/router.js';
+import type Router from '@koa/router';
 
 // Thrown so the error boundary renders it in the caller's protocol, like every other error.
 const methodNotAllowed = () => new GatewayError('method_not_allowed', 405, 'method not allowed for this route');
@@ -23,11 +26,16 @@ export function createApp(services: GatewayServices): Koa {
   app.use(errorBoundary(services.log));
   app.use(rateLimitHeaders(services));
   for (const middleware of queueDashboard(services)) app.use(middleware);
-  for (const router of [siteRouter(services), openAiRouter(services), taskRouter(services), consoleRouter(services)]) {
+  for (const router of gatewayRouters(services)) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true, methodNotAllowed: methodNotAllowed, notImplemented: methodNotAllowed }));
   }
   return app;
+}
+
+/** Every router of the API, in the order they are tried (the OpenAPI test walks the same list). */
+export function gatewayRouters(services: GatewayServices): Router[] {
+  return [siteRouter(services), openApiRouter(GATEWAY_VERSION), openAiRouter(services), taskRouter(services), consoleRouter(services)];
 }
 
 /**

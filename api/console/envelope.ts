@@ -19,7 +19,7 @@ const whole = z
   .regex(/^\d{1,9}$/, 'must be a positive whole number')
   .transform(Number);
 
-const pageQuerySchema = z.object({
+export const pageQuerySchema = z.object({
   page: whole.pipe(z.number().min(1, 'must be at least 1')).default(1),
   page_size: whole.pipe(z.number().min(1, 'must be at least 1').max(100, 'must be at most 100')).default(20),
 });

@@ -9,7 +9,7 @@ import { GatewayError, isGatewayError } from '../../shared/errors.js';
 import { readJsonObject } from '../middleware/read-json.js';
 import { authenticateRequest } from '../openai/credential.js';
 
-const estimateSchema = z.strictObject({
+export const estimateSchema = z.strictObject({
   endpoint: z.enum(QUOTABLE),
   payload: z.record(z.string(), z.unknown(), { error: 'required object: the request body of that endpoint' }),
 });

@@ -18,7 +18,7 @@ export function getTask(services: TaskApiServices, kind: TaskKind): Middleware {
   };
 }
 
-const listQuery = z.strictObject({
+export const taskListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   after: z.string().min(1).optional(),
 });
@@ -27,7 +27,7 @@ const listQuery = z.strictObject({
 export function listTasks(services: TaskApiServices, kind: TaskKind): Middleware {
   return async (ctx: Context) => {
     const key = await authenticateRequest(ctx, services);
-    const q = parseOrThrow(listQuery, ctx.query);
+    const q = parseOrThrow(taskListQuery, ctx.query);
     let after: { createdAt: Date; id: string } | undefined;
     if (q.after) {
       const anchor = await findUserTask(services.db, key.userId, kind, q.after);

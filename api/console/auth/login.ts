@@ -9,7 +9,7 @@ import { setSessionCookie } from '../cookie.js';
 import { sendData } from '../envelope.js';
 
 // Bounded so that nobody makes argon2 chew on a megabyte.
-const loginSchema = z.strictObject({
+export const loginSchema = z.strictObject({
   identifier: z.string().min(1).max(320),
   password: z.string().min(1).max(1024),
 });

@@ -1,0 +1,10 @@
+import type { RouteDoc } from '../route-doc.js';
+
+export const siteRoutes: RouteDoc[] = [
+  { method: 'get', path: '/healthz', tag: 'Operations', summary: 'Liveness', auth: 'none' },
+  { method: 'get', path: '/readyz', tag: 'Operations', summary: 'Readiness: Postgres and Redis answer (503 otherwise)', auth: 'none' },
+  { method: 'get', path: '/usage-lookup', tag: 'Pages', summary: 'The web version of the key usage lookup', auth: 'none' },
+  { method: 'get', path: '/openapi.json', tag: 'Pages', summary: 'This document', auth: 'none' },
+  { method: 'get', path: '/docs', tag: 'Pages', summary: 'The reference page for this document', auth: 'none' },
+  { method: 'get', path: '/admin/queues', tag: 'Operations', summary: 'The queue dashboard (operator token)', auth: 'operator' },
+];
