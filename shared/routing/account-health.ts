@@ -1,0 +1,107 @@
+import type { Redis } from 'ioredis';
+
+/**
+ * Health of upstream accounts, shared by every API and worker process through Redis: an account
+ * that fails `threshold` times within `windowMs`, or answers 429, is rested (open) for a cooldown
+ * that doubles on each relapse up to `maxCooldownMs`; once the cooldown is over one process at a
+ * time may probe it (half-open), and a success closes it again.
+ */
+export interface HealthOptions {
+  threshold: number;
+  windowMs: number;
+  cooldownMs: number;
+  maxCooldownMs: number;
+  /** How long a process trusts the states it read, ms: routing costs no Redis call per request. */
+  cacheMs: number;
+}
+
+export const DEFAULT_HEALTH: HealthOptions = { threshold: 3, windowMs: 30_000, cooldownMs: 15_000, maxCooldownMs: 300_000, cacheMs: 500 };
+
+export type AccountState = 'closed' | 'open' | 'half-open';
+
+// KEYS: failures counter, open marker ("<until ms> <cooldown ms>"). ARGV: now, window, threshold,
+// base cooldown, max cooldown, retry-after ms (0 = none). Returns the cooldown set, or 0.
+const FAILURE = `
+local fails = redis.call('INCR', KEYS[1])
+if fails == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+local retry = tonumber(ARGV[6])
+if fails < tonumber(ARGV[3]) and retry == 0 then return 0 end
+local now, base, max = tonumber(ARGV[1]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local prev = redis.call('GET', KEYS[2])
+local cooldown = base
+if prev then
+  local _, _, _, last = string.find(prev, '^(%d+) (%d+)$')
+  if last then cooldown = math.min(tonumber(last) * 2, max) end
+end
+if retry > cooldown then cooldown = math.min(retry, max) end
+redis.call('SET', KEYS[2], (now + cooldown) .. ' ' .. cooldown, 'PX', cooldown * 4 + 60000)
+redis.call('DEL', KEYS[1])
+return cooldown
+`;
+
+export class AccountHealth {
+  private cache = new Map<string, { state: AccountState; at: number }>();
+  /** Accounts this process reported failures for since their last success: a success must clear the counter. */
+  private failuresSeen = new Set<string>();
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly now: () => number = Date.now,
+    private readonly options: HealthOptions = DEFAULT_HEALTH,
+  ) {
+    redis.defineCommand('gwHealthFailure', { numberOfKeys: 2, lua: FAILURE });
+  }
+
+  private keys(account: string) {
+    return { fails: `${this.prefix}health:{${account}}:fails`, open: `${this.prefix}health:{${account}}:open`, probe: `${this.prefix}health:{${account}}:probe` };
+  }
+
+  /** The states of these accounts, read in one MGET at most every `cacheMs`. */
+  async states(accounts: readonly string[]): Promise<Map<string, AccountState>> {
+    const now = this.now();
+    const stale = accounts.filter((a) => (this.cache.get(a)?.at ?? -Infinity) + this.options.cacheMs <= now);
+    if (stale.length) {
+      const values = await this.redis.mget(...stale.map((a) => this.keys(a).open));
+      stale.forEach((account, i) => {
+        const until = Number(values[i]?.split(' ')[0]);
+        const state: AccountState = values[i] == null ? 'closed' : until > now ? 'open' : 'half-open';
+        this.cache.set(account, { state, at: now });
+      });
+    }
+    return new Map(accounts.map((a) => [a, this.cache.get(a)!.state]));
+  }
+
+  /** A half-open account may be tried by one process at a time (for up to 10 s). */
+  async tryProbe(account: string): Promise<boolean> {
+    return (await this.redis.set(this.keys(account).probe, '1', 'PX', 10_000, 'NX')) === 'OK';
+  }
+
+  /** Counts a failure; returns the cooldown (ms) when it rested the account. */
+  async failure(account: string, retryAfterMs = 0): Promise<number> {
+    const k = this.keys(account);
+    const o = this.options;
+    this.failuresSeen.add(account);
+    const cooldown = Number(
+      await (this.redis as unknown as { gwHealthFailure(...args: (string | number)[]): Promise<number> }).gwHealthFailure(
+        k.fails, k.open, this.now(), o.windowMs, o.threshold, o.cooldownMs, o.maxCooldownMs, Math.max(0, Math.round(retryAfterMs)),
+      ),
+    );
+    if (cooldown > 0) {
+      this.cache.set(account, { state: 'open', at: this.now() });
+      await this.redis.del(k.probe);
+    }
+    return cooldown;
+  }
+
+  /** A success closes the account; it costs a Redis call only when the account was not known closed. */
+  async success(account: string): Promise<void> {
+    const cached = this.cache.get(account);
+    if (cached?.state === 'closed' && !this.failuresSeen.has(account)) return;
+    const k = this.keys(account);
+    await this.redis.del(k.fails, k.open, k.probe);
+    this.failuresSeen.delete(account);
+    this.cache.set(account, { state: 'closed', at: this.now() });
+  }
+
+}
