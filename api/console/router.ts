@@ -8,6 +8,8 @@ import { getKey } from './keys/get-key.js';
 import { listKeys } from './keys/list-keys.js';
 import { revokeKey } from './keys/revoke-key.js';
 import { updateKey } from './keys/update-key.js';
+import { createPreset, getPreset, listPresetsRoute, patchPreset, removePreset } from './presets/presets.js';
+import { createTemplate, getTemplate, listTemplatesRoute, patchTemplate, removeTemplate } from './prompt-templates/prompt-templates.js';
 import { refuseApiKeys, requireSession } from './session.js';
 
 /** The console API under /api/v1 (session credential; API keys are refused on every route). */
@@ -25,5 +27,17 @@ export function consoleRouter(services: GatewayServices): Router {
   router.get('/keys/:id', session, getKey(services));
   router.patch('/keys/:id', session, updateKey(services));
   router.post('/keys/:id/revoke', session, revokeKey(services));
+
+  router.get('/presets', session, listPresetsRoute(services));
+  router.post('/presets', session, createPreset(services));
+  router.get('/presets/:slug', session, getPreset(services));
+  router.patch('/presets/:slug', session, patchPreset(services));
+  router.delete('/presets/:slug', session, removePreset(services));
+
+  router.get('/prompt-templates', session, listTemplatesRoute(services));
+  router.post('/prompt-templates', session, createTemplate(services));
+  router.get('/prompt-templates/:id', session, getTemplate(services));
+  router.patch('/prompt-templates/:id', session, patchTemplate(services));
+  router.delete('/prompt-templates/:id', session, removeTemplate(services));
   return router;
 }

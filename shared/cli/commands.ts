@@ -53,7 +53,7 @@ export const commands: Record<string, Command> = {
     usage:
       'key:create --email E [--name N] [--group G] [--expires-at ISO] [--asset-access own|all|none] [--profile standard_v1|legacy_v1] ' +
       '[--rpm N] [--tpm N] [--concurrency N] [--total-micro-usd N] [--daily-micro-usd N] [--monthly-micro-usd N] [--tags a,b] ' +
-      '[--usage-access] [--ip-allowlist CIDR,CIDR]',
+      '[--usage-access] [--ip-allowlist CIDR,CIDR] [--preset SLUG]',
     async run(ctx, f) {
       const user = await ctx.user(requiredFlag(f, 'email'));
       const settings: KeyCreate = parseOrThrow(keyCreateSchema, {
@@ -71,6 +71,7 @@ export const commands: Record<string, Command> = {
         tags: listFlag(f, 'tags'),
         usage_access: f['usage-access'] === true ? true : undefined,
         ip_allowlist: listFlag(f, 'ip-allowlist'),
+        default_preset: flag(f, 'preset'),
       });
       const { row, key } = await createKey(await ctx.keyAdmin(), user.id, settings);
       return { ...keyView(row), key };

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { RoutingTables } from './routing-schema.js';
 
 // pg returns BIGINT as a string by default; shared/db/index.ts parses it to a number, which is
 // exact up to 2^53 micro-USD (about 9 billion USD).
@@ -48,6 +49,7 @@ export interface ApiKeysTable {
   monthly_micro_usd: Money | null;
   tags: ColumnType<string[], string[] | undefined, string[]>;
   usage_access: ColumnType<boolean, boolean | undefined, boolean>;
+  default_preset: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
   revoked_at: Timestamp | null;
@@ -96,6 +98,8 @@ export interface UsageRecordsTable {
   tags: string[];
   latency_ms: number | null;
   ttft_ms: number | null;
+  upstream_account?: string | null;
+  template_version_id?: string | null;
   created_at: Timestamp;
 }
 
@@ -150,7 +154,7 @@ export interface IdempotencyKeysTable {
   expires_at: Timestamp;
 }
 
-export interface Database {
+export interface Database extends RoutingTables {
   users: UsersTable;
   api_keys: ApiKeysTable;
   console_sessions: ConsoleSessionsTable;

@@ -27,6 +27,8 @@ const settings = {
   monthly_micro_usd: cap,
   tags: z.array(tag).max(10),
   usage_access: z.boolean(),
+  /** A preset slug of the key's account: the model of requests that name none (`model` omitted). */
+  default_preset: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'must be a preset slug').nullable(),
 };
 
 export const keyCreateSchema = z.strictObject({
@@ -55,6 +57,7 @@ export interface KeyCreate {
   monthly_micro_usd?: number | null;
   tags?: string[];
   usage_access?: boolean;
+  default_preset?: string | null;
 }
 
 export type KeyUpdate = Omit<KeyCreate, 'compatibility_profile'> & { compatibility_profile?: unknown };
@@ -72,6 +75,7 @@ export function keyColumns(s: KeyUpdate): ApiKeyUpdate {
   }
   if (s.tags !== undefined) row.tags = [...new Set(s.tags)];
   if (s.usage_access !== undefined) row.usage_access = s.usage_access;
+  if (s.default_preset !== undefined) row.default_preset = s.default_preset;
   return row;
 }
 
@@ -97,5 +101,6 @@ export function keyView(row: ApiKeyRow) {
     monthly_micro_usd: row.monthly_micro_usd,
     tags: row.tags,
     usage_access: row.usage_access,
+    default_preset: row.default_preset,
   };
 }

@@ -23,6 +23,7 @@ const everyField = {
   monthly_micro_usd: 20_000_000,
   tags: ['ci', 'team-a'],
   usage_access: true,
+  default_preset: 'support-bot',
 };
 
 describe('POST /api/v1/keys', () => {

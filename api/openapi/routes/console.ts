@@ -1,6 +1,8 @@
 import { keyCreateSchema, keyUpdateSchema } from '../../../shared/keys/key-settings.js';
 import { loginSchema } from '../../console/auth/login.js';
 import { pageQuerySchema } from '../../console/envelope.js';
+import { presetCreateSchema, presetUpdateSchema } from '../../console/presets/preset-body.js';
+import { templateCreateSchema, templateUpdateSchema } from '../../console/prompt-templates/template-body.js';
 import type { RouteDoc } from '../route-doc.js';
 
 export const consoleRoutes: RouteDoc[] = [
@@ -12,4 +14,14 @@ export const consoleRoutes: RouteDoc[] = [
   { method: 'get', path: '/api/v1/keys/{id}', tag: 'Console: keys', summary: 'One key', auth: 'session' },
   { method: 'patch', path: '/api/v1/keys/{id}', tag: 'Console: keys', summary: 'Update the given fields (the compatibility profile is immutable)', auth: 'session', body: keyUpdateSchema },
   { method: 'post', path: '/api/v1/keys/{id}/revoke', tag: 'Console: keys', summary: 'Revoke the key', auth: 'session' },
+  { method: 'get', path: '/api/v1/presets', tag: 'Console: routing', summary: "The account's routing presets (paginated envelope)", auth: 'session', query: pageQuerySchema },
+  { method: 'post', path: '/api/v1/presets', tag: 'Console: routing', summary: 'Create a routing preset, called as `@preset/<slug>`', auth: 'session', body: presetCreateSchema, responses: { 201: 'the preset', 409: 'the slug is taken' } },
+  { method: 'get', path: '/api/v1/presets/{slug}', tag: 'Console: routing', summary: 'One preset', auth: 'session' },
+  { method: 'patch', path: '/api/v1/presets/{slug}', tag: 'Console: routing', summary: 'Update the given fields of a preset', auth: 'session', body: presetUpdateSchema },
+  { method: 'delete', path: '/api/v1/presets/{slug}', tag: 'Console: routing', summary: 'Delete a preset', auth: 'session', responses: { 204: 'deleted' } },
+  { method: 'get', path: '/api/v1/prompt-templates', tag: 'Console: routing', summary: "The account's prompt templates (paginated envelope)", auth: 'session', query: pageQuerySchema },
+  { method: 'post', path: '/api/v1/prompt-templates', tag: 'Console: routing', summary: 'Create a prompt template with weighted versions, bound to keys', auth: 'session', body: templateCreateSchema, responses: { 201: 'the template' } },
+  { method: 'get', path: '/api/v1/prompt-templates/{id}', tag: 'Console: routing', summary: 'One prompt template', auth: 'session' },
+  { method: 'patch', path: '/api/v1/prompt-templates/{id}', tag: 'Console: routing', summary: 'Update a template (versions and key_ids replace the lists)', auth: 'session', body: templateUpdateSchema },
+  { method: 'delete', path: '/api/v1/prompt-templates/{id}', tag: 'Console: routing', summary: 'Delete a template and its bindings', auth: 'session', responses: { 204: 'deleted' } },
 ];
