@@ -37,6 +37,10 @@ const envSchema = z.object({
   WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(30_000),
   MAINTENANCE_EVERY_MS: z.coerce.number().int().min(100).default(30_000),
   TASK_RECONCILE_AFTER_MS: z.coerce.number().int().min(100).default(120_000),
+  ROUTING_BREAKER_THRESHOLD: int(5),
+  ROUTING_BREAKER_WINDOW_MS: z.coerce.number().int().min(100).default(30_000),
+  ROUTING_BREAKER_COOLDOWN_MS: z.coerce.number().int().min(100).default(15_000),
+  ROUTING_BREAKER_MAX_COOLDOWN_MS: z.coerce.number().int().min(100).default(300_000),
   ...storageEnvShape,
 }).superRefine(checkStorageEnv);
 
@@ -59,6 +63,8 @@ export interface Config {
   readonly shutdownGraceMs: number;
   readonly tasks: Readonly<{ deadlineMs: number; maintenanceEveryMs: number; reconcileAfterMs: number }>;
   readonly storage: Readonly<StorageConfig>;
+  /** Upstream-route health: failures within the window that rest a route (0 = never rested), cooldowns. */
+  readonly routing: Readonly<{ breakerThreshold: number; breakerWindowMs: number; breakerCooldownMs: number; breakerMaxCooldownMs: number }>;
   /** Origin of every URL the gateway hands out; unset = the origin the request came to. */
   readonly publicBaseUrl: string | undefined;
   /** Bearer token of the operator endpoints (queue dashboard); unset = they are off. */
@@ -101,6 +107,12 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     tasks: { deadlineMs: e.TASK_DEADLINE_MS, maintenanceEveryMs: e.MAINTENANCE_EVERY_MS, reconcileAfterMs: e.TASK_RECONCILE_AFTER_MS },
     storage: storageConfig(e, e.DATA_DIR),
+    routing: {
+      breakerThreshold: e.ROUTING_BREAKER_THRESHOLD,
+      breakerWindowMs: e.ROUTING_BREAKER_WINDOW_MS,
+      breakerCooldownMs: e.ROUTING_BREAKER_COOLDOWN_MS,
+      breakerMaxCooldownMs: Math.max(e.ROUTING_BREAKER_MAX_COOLDOWN_MS, e.ROUTING_BREAKER_COOLDOWN_MS),
+    },
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     operatorToken: e.OPERATOR_TOKEN,
   });

@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'upstream_timeout'
   | 'upstream_rate_limited'
   | 'upstream_stream_interrupted'
+  | 'upstream_unavailable'
   | 'service_unavailable'
   | 'internal_error';
 

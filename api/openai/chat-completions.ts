@@ -1,13 +1,18 @@
 import { estimateTokensFromBytes } from '../../shared/billing/estimate.js';
 import { tokenCost } from '../../shared/billing/pricing.js';
-import { isGatewayError } from '../../shared/errors.js';
+import { isGatewayError, type GatewayError } from '../../shared/errors.js';
 import { CallMeter } from '../../shared/gateway/call-meter.js';
-import { authenticate, authenticateCached, authorizeModel, discountOf } from '../../shared/gateway/pipeline.js';
+import { authenticate, authenticateCached, discountOf } from '../../shared/gateway/pipeline.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import { chatRequestSchema, maxOutputTokens } from '../../shared/protocols/openai/chat-request.js';
 import { sendChatCompletion } from '../../shared/providers/openai/chat.js';
-import { sendWithFallback, type CallState } from '../../shared/routing/fallback.js';
+import { sendWithFallback, type CallState, type RoutedResponse } from '../../shared/routing/fallback.js';
+import { planModels, routesFor } from '../../shared/routing/plan.js';
+import { chooseTemplate } from '../../shared/routing/prompt-template.js';
+import { parseProviderPreferences } from '../../shared/routing/provider-preferences.js';
+import { prependSystemPrompt } from '../../shared/protocols/openai/system-prompt.js';
+import { isRetryableStatus } from '../../shared/providers/upstream-errors.js';
 import { callTags } from '../../shared/usage/tags.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { answerFailure } from '../http/answer-failure.js';
@@ -46,26 +51,61 @@ async function answerChat(services: GatewayServices, limit: number, ex: Exchange
     meter = new CallMeter(services, key, 'chat/completions', ex.requestId, ex.callId, callTags(headerOf(req, 'x-service-tags'), key.tags));
     const body = await readJsonBody(req, limit);
     const chat = parseOrThrow(chatRequestSchema, body.value);
-    const model = authorizeModel(services, key, chat.model, 'chat/completions');
-    const maxOutput = maxOutputTokens(chat, model.max_output_tokens);
-    // The byte count bounds the prompt's tokens for money; TPM takes the usual 4-bytes estimate.
-    const maxCost = tokenCost(model, { inputTokens: body.bytes, outputTokens: maxOutput, cachedTokens: 0 }, discountOf(services, key));
-    const limitHeaders = await meter.admit(model, maxCost, estimateTokensFromBytes(body.bytes) + maxOutput);
-    for (const name in limitHeaders) res.setHeader(name, limitHeaders[name]!);
-
+    const routing = services.routing;
+    const prefs = parseProviderPreferences(chat.provider, services.catalog);
+    const plan = await planModels(routing, key, chat.model, 'chat/completions', prefs);
+    const template = await chooseTemplate(routing, key, {
+      model: chat.model,
+      sessionId: headerOf(req, 'x-session-id'),
+      varsHeader: headerOf(req, 'x-service-template-vars'),
+      now: services.clock.now(),
+    });
     const stream = chat.stream === true;
-    const request = { body: body.value, raw: body.raw, stream };
-    const routed = await sendWithFallback(services.upstreams, model, stream ? 'headers' : 'whole', sendChatCompletion, request, state);
-    if (routed.response.statusCode !== 200) {
-      res.setHeader('X-Service-Model', model.id);
-      return await passUpstreamError(routed);
+    const request = { body: body.value, raw: body.raw as Buffer | undefined, stream };
+    if (prefs !== undefined || chat.provider !== undefined || template) {
+      // The routing fields are the gateway's, and a template changes the messages: re-serialised.
+      const forwarded: Record<string, unknown> = Object.assign({}, body.value);
+      delete forwarded.provider;
+      if (template) forwarded.messages = prependSystemPrompt(chat.messages, template.text);
+      request.body = forwarded;
+      request.raw = undefined;
     }
-    if (stream) {
+    // Each model of the plan is admitted, metered and charged on its own (`<id>`, `<id>-fb1`, …).
+    for (let attempt = 0; ; attempt++) {
+      const model = plan.models[attempt]!;
+      const last = attempt === plan.models.length - 1;
+      if (attempt > 0) meter = new CallMeter(services, key, 'chat/completions', `${ex.requestId}-fb${attempt}`, `${ex.callId}-fb${attempt}`, meter.tags);
+      meter.templateVersionId = template?.versionId ?? null;
+      const maxOutput = maxOutputTokens(chat, model.max_output_tokens);
+      // The byte count bounds the prompt's tokens for money; TPM takes the usual 4-bytes estimate.
+      const maxCost = tokenCost(model, { inputTokens: body.bytes, outputTokens: maxOutput, cachedTokens: 0 }, discountOf(services, key));
+      const limitHeaders = await meter.admit(model, maxCost, estimateTokensFromBytes(body.bytes) + maxOutput);
+      for (const name in limitHeaders) res.setHeader(name, limitHeaders[name]!);
+
+      let routed: RoutedResponse;
+      try {
+        routed = await sendWithFallback(routing.health, await routesFor(routing, model, plan.preferences), stream ? 'headers' : 'whole', sendChatCompletion, request, state);
+      } catch (err) {
+        if (last || state.clientGone || !movesToNextModel(err)) throw err;
+        await meter.finish({ statusCode: (err as GatewayError).status, errorCode: (err as GatewayError).code });
+        continue;
+      }
+      const status = routed.response.statusCode;
+      if (status !== 200 && !last && isRetryableStatus(status)) {
+        await routed.response.discard();
+        await meter.finish({ statusCode: status, errorCode: 'upstream_error', provider: routed.upstream.provider.id, account: routed.account });
+        continue;
+      }
       res.setHeader('X-Service-Model', model.id);
-      const clientWantsUsage = chat.stream_options?.include_usage === true;
-      await relayChatStream(res, meter, routed, { promptBytes: body.bytes, clientWantsUsage, clientGone: () => state.clientGone });
-    } else {
-      await answerChatJson(res, meter, routed, body.bytes, model.id);
+      if (status !== 200) return await passUpstreamError(routed);
+      if (stream) {
+        routing.latency.record(model.id, meter.elapsedMs());
+        const clientWantsUsage = chat.stream_options?.include_usage === true;
+        await relayChatStream(res, meter, routed, { promptBytes: body.bytes, clientWantsUsage, clientGone: () => state.clientGone });
+      } else {
+        await answerChatJson(res, meter, routed, body.bytes, model.id);
+      }
+      return;
     }
   } catch (err) {
     if (state.clientGone) {
@@ -82,3 +122,10 @@ async function answerChat(services: GatewayServices, limit: number, ex: Exchange
 }
 
 const clientClosed = () => new Error('the client closed the connection');
+
+// The next model is tried when this one could not be served at all: no available account, its
+// upstreams unreachable, timing out, failing or rate-limited (spec behaviours 2-3).
+const FALLBACK_CODES = new Set(['upstream_error', 'upstream_timeout', 'upstream_rate_limited', 'upstream_unavailable']);
+function movesToNextModel(err: unknown): boolean {
+  return isGatewayError(err) && FALLBACK_CODES.has(err.code);
+}

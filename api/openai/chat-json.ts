@@ -30,7 +30,7 @@ export async function answerChatJson(res: ServerResponse, meter: CallMeter, rout
       cachedTokens: 0,
     };
   }
-  const settled = meter.finish({ statusCode: 200, provider: routed.upstream.provider.id, usage, usageEstimated: estimated, ttftMs: meter.elapsedMs() });
+  const settled = meter.finish({ statusCode: 200, provider: routed.upstream.provider.id, account: routed.account, usage, usageEstimated: estimated, ttftMs: meter.elapsedMs() });
   await meter.sent();
   res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': raw.length, 'x-service-model': modelId });
   res.end(raw);

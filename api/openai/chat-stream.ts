@@ -38,6 +38,7 @@ export async function relayChatStream(res: ServerResponse, meter: CallMeter, rou
       statusCode: errorCode === 'client_closed' ? 499 : 200,
       errorCode,
       provider: routed.upstream.provider.id,
+      account: routed.account,
       usage: scanner.usage ?? { inputTokens: estimateTokensFromBytes(options.promptBytes), outputTokens: scanner.events, cachedTokens: 0 },
       usageEstimated: scanner.usage === undefined,
       stream: true,

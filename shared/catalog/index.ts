@@ -48,13 +48,17 @@ export function buildCatalog(doc: unknown, env: NodeJS.ProcessEnv = process.env,
 }
 
 function resolveSecrets(c: CatalogFile, env: NodeJS.ProcessEnv): CatalogFile {
-  const providers = c.providers.map((p, i) => {
-    if (!p.api_key.startsWith('env:')) return p;
-    const name = p.api_key.slice(4);
-    const value = env[name];
-    if (value === undefined) throw new CatalogError(`invalid catalog:\n  providers[${i}].api_key: environment variable ${name} is not set`);
-    return { ...p, api_key: value };
-  });
+  const secret = (value: string, where: string) => {
+    if (!value.startsWith('env:')) return value;
+    const resolved = env[value.slice(4)];
+    if (resolved === undefined) throw new CatalogError(`invalid catalog:\n  ${where}: environment variable ${value.slice(4)} is not set`);
+    return resolved;
+  };
+  const providers = c.providers.map((p, i) => ({
+    ...p,
+    api_key: secret(p.api_key, `providers[${i}].api_key`),
+    ...(p.accounts && { accounts: p.accounts.map((a, j) => ({ ...a, api_key: secret(a.api_key, `providers[${i}].accounts[${j}].api_key`) })) }),
+  }));
   return { ...c, providers };
 }
 

@@ -23,6 +23,11 @@ const provider = z.strictObject({
   base_url: z.url({ protocol: /^https?$/ }),
   /** A literal key, or `env:NAME` to read it from the environment at load time. */
   api_key: z.string().default(''),
+  /**
+   * Several upstream accounts of this provider (each key `env:NAME` or literal), spread by weight
+   * and rested when they keep failing; without it the provider is one account, `api_key`.
+   */
+  accounts: z.array(z.strictObject({ id, api_key: z.string().default(''), weight: z.number().int().min(0).max(1_000_000).default(1) })).min(1).optional(),
 });
 
 /** A price, or prices by variant (image size such as `1024x1024`, video resolution such as `720p`). */

@@ -14,6 +14,9 @@ import type { Logger } from '../log.js';
 import { UpstreamRegistry } from '../providers/registry.js';
 import { connectRedis, createRedis, createStepRedis } from '../redis/client.js';
 import { redisKeys } from '../redis/keys.js';
+import { AccountHealth } from '../routing/account-health.js';
+import { LatencyTracker } from '../routing/latency.js';
+import { RoutingCache } from '../routing/routing-cache.js';
 import type { GatewayServices } from './services.js';
 
 export interface RunningServices extends GatewayServices {
@@ -46,6 +49,15 @@ export async function buildServices(config: Config, catalog: Catalog, log: Logge
   const balances = new BalanceStore(redis, db, keys);
   const quotas = new QuotaStore(redis, db, keys);
   const admissions = new Admissions(redis, keys, balances, quotas, config.billing, stepConnection);
+  const now = () => clock.now();
+  const latency = new LatencyTracker(redis, config.redis.prefix, now);
+  const routing = { catalog, upstreams, health: new AccountHealth(redis, config.redis.prefix, now, {
+      threshold: config.routing.breakerThreshold,
+      windowMs: config.routing.breakerWindowMs,
+      cooldownMs: config.routing.breakerCooldownMs,
+      maxCooldownMs: config.routing.breakerMaxCooldownMs,
+      cacheMs: 500,
+    }), latency, cache: new RoutingCache(db) };
   return {
     config,
     log,
@@ -63,7 +75,10 @@ export async function buildServices(config: Config, catalog: Catalog, log: Logge
     jobs,
     storage,
     linkSecret,
+    routing,
     async close() {
+      latency.close();
+      await latency.flush().catch(() => undefined);
       // Calls answered just before the stop are settled in the turn they ended: wait for their answers.
       await admissions.settled();
       admissions.renewer.stop();

@@ -16,6 +16,8 @@ export interface CallOutcome {
   usageEstimated?: boolean;
   stream?: boolean;
   ttftMs?: number | null;
+  /** `<provider>/<account>` that served the call. */
+  account?: string | null;
 }
 
 /**
@@ -27,6 +29,8 @@ export class CallMeter {
   private admitted: Admitted | undefined;
   private finished = false;
   model: CatalogModel | undefined;
+  /** The prompt-template version the call ran, recorded on its usage record. */
+  templateVersionId: string | null = null;
 
   constructor(
     private readonly services: GatewayServices,
@@ -81,6 +85,8 @@ export class CallMeter {
       tags: this.tags,
       latency_ms: this.elapsedMs(),
       ttft_ms: outcome.ttftMs ?? null,
+      upstream_account: outcome.account ?? null,
+      template_version_id: this.templateVersionId,
       created_at: new Date(this.services.clock.now()).toISOString(),
     };
     const actualTokens = outcome.usage ? outcome.usage.inputTokens + outcome.usage.outputTokens : 0;

@@ -1,3 +1,4 @@
+import type { RoutingServices } from '../routing/plan.js';
 import type { Redis } from 'ioredis';
 import type { BalanceStore } from '../billing/balance.js';
 import type { QuotaStore } from '../billing/quota.js';
@@ -35,4 +36,6 @@ export interface GatewayServices {
   readonly storage: ObjectStore;
   /** Signs the short-lived links to stored files; the same on every process. */
   readonly linkSecret: Buffer;
+  /** Model resolution (auto, presets), upstream-account health and latency samples, templates. */
+  readonly routing: RoutingServices;
 }

@@ -1,12 +1,14 @@
 import type { Redis } from 'ioredis';
 
 /**
- * Health of upstream accounts, shared by every API and worker process through Redis: an account
- * that fails `threshold` times within `windowMs`, or answers 429, is rested (open) for a cooldown
- * that doubles on each relapse up to `maxCooldownMs`; once the cooldown is over one process at a
- * time may probe it (half-open), and a success closes it again.
+ * Health of upstream routes (an account of a provider, for one upstream model: providers such as
+ * OpenAI rate-limit per model), shared by every API and worker process through Redis: a route that
+ * fails `threshold` times within `windowMs`, or answers 429, is rested (open) for a cooldown that
+ * doubles on each relapse up to `maxCooldownMs`; once the cooldown is over one process at a time
+ * may probe it (half-open), and a success closes it again.
  */
 export interface HealthOptions {
+  /** 0 turns resting off: every route is always tried (no Redis call either). */
   threshold: number;
   windowMs: number;
   cooldownMs: number;
@@ -59,6 +61,7 @@ export class AccountHealth {
 
   /** The states of these accounts, read in one MGET at most every `cacheMs`. */
   async states(accounts: readonly string[]): Promise<Map<string, AccountState>> {
+    if (this.options.threshold === 0) return new Map(accounts.map((a) => [a, 'closed']));
     const now = this.now();
     const stale = accounts.filter((a) => (this.cache.get(a)?.at ?? -Infinity) + this.options.cacheMs <= now);
     if (stale.length) {
@@ -79,6 +82,7 @@ export class AccountHealth {
 
   /** Counts a failure; returns the cooldown (ms) when it rested the account. */
   async failure(account: string, retryAfterMs = 0): Promise<number> {
+    if (this.options.threshold === 0) return 0;
     const k = this.keys(account);
     const o = this.options;
     this.failuresSeen.add(account);
@@ -96,6 +100,7 @@ export class AccountHealth {
 
   /** A success closes the account; it costs a Redis call only when the account was not known closed. */
   async success(account: string): Promise<void> {
+    if (this.options.threshold === 0) return;
     const cached = this.cache.get(account);
     if (cached?.state === 'closed' && !this.failuresSeen.has(account)) return;
     const k = this.keys(account);

@@ -21,6 +21,9 @@ export interface UsageEvent {
   tags: string[];
   latency_ms: number;
   ttft_ms: number | null;
+  /** `<provider>/<account>` that served the call (absent on records of earlier releases). */
+  upstream_account?: string | null;
+  template_version_id?: string | null;
   /** ISO 8601. */
   created_at: string;
 }

@@ -34,7 +34,8 @@ export async function writeCatalogFile(simUrl: string): Promise<{ file: string; 
 /** Only what the processes need: no test-runner variables leak into them. */
 function processEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const inherited = Object.fromEntries(['PATH', 'HOME', 'REDIS_URL'].flatMap((k) => (process.env[k] ? [[k, process.env[k]]] : [])));
-  return { ...inherited, LOG_LEVEL: 'silent', ...env };
+  // Route resting is off unless a test turns it on: upstream faults it provokes must not rest routes for the next test.
+  return { ...inherited, LOG_LEVEL: 'silent', ROUTING_BREAKER_THRESHOLD: '0', ...env };
 }
 
 export interface ApiProcess {

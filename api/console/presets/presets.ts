@@ -22,6 +22,7 @@ export function createPreset(services: GatewayServices): Middleware {
     const body = await readConsoleBody(ctx, presetCreateSchema);
     const row = await insertPreset(services.db, signedIn(ctx).user.id, body.slug, presetFields(services.catalog, body));
     if (!row) throw new GatewayError('conflict', 409, `a preset '${body.slug}' already exists`, { param: 'slug' });
+    services.routing.cache.clear();
     sendData(ctx, presetView(row), 201);
   };
 }
@@ -53,6 +54,7 @@ export function patchPreset(services: GatewayServices): Middleware {
     if (!current) throw presetNotFound();
     const row = await updatePreset(services.db, userId, slug, presetFields(services.catalog, body, current));
     if (!row) throw presetNotFound();
+    services.routing.cache.clear();
     sendData(ctx, presetView(row));
   };
 }
@@ -60,6 +62,7 @@ export function patchPreset(services: GatewayServices): Middleware {
 export function removePreset(services: GatewayServices): Middleware {
   return async (ctx) => {
     if (!(await deletePreset(services.db, signedIn(ctx).user.id, slugParam(ctx)))) throw presetNotFound();
+    services.routing.cache.clear();
     ctx.status = 204;
   };
 }

@@ -45,6 +45,7 @@ export function createTemplate(services: GatewayServices): Middleware {
       .catch((err: unknown) => {
         throw isUniqueViolation(err) ? new GatewayError('conflict', 409, `a template named '${body.name}' already exists`, { param: 'name' }) : err;
       });
+    services.routing.cache.clear();
     sendData(ctx, templateView((await findTemplate(services.db, userId, id))!), 201);
   };
 }
@@ -82,6 +83,7 @@ export function patchTemplate(services: GatewayServices): Middleware {
       .catch((err: unknown) => {
         throw isUniqueViolation(err) ? new GatewayError('conflict', 409, `a template named '${body.name}' already exists`, { param: 'name' }) : err;
       });
+    services.routing.cache.clear();
     sendData(ctx, templateView((await findTemplate(services.db, userId, id))!));
   };
 }
@@ -90,6 +92,7 @@ export function removeTemplate(services: GatewayServices): Middleware {
   return async (ctx) => {
     const result = await services.db.deleteFrom('prompt_templates').where('id', '=', idParam(ctx)).where('user_id', '=', signedIn(ctx).user.id).executeTakeFirst();
     if (result.numDeletedRows === 0n) throw templateNotFound();
+    services.routing.cache.clear();
     ctx.status = 204;
   };
 }
