@@ -2,7 +2,9 @@ import type { Context } from 'koa';
 import type { Discount } from '../../shared/billing/pricing.js';
 import type { CatalogModel, Endpoint } from '../../shared/catalog/index.js';
 import type { TaskKind } from '../../shared/db/schema.js';
-import { authorizeModel, discountOf } from '../../shared/gateway/pipeline.js';
+import { discountOf } from '../../shared/gateway/pipeline.js';
+import { planModels, routesFor } from '../../shared/routing/plan.js';
+import { parseProviderPreferences } from '../../shared/routing/provider-preferences.js';
 import { parseIdempotencyKey } from '../../shared/idempotency/idempotency-key.js';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import { createTask } from '../../shared/tasks/create-task.js';
@@ -27,13 +29,20 @@ export async function acceptTask<R extends { model: string }>(ctx: Context, serv
   const idempotencyKey = parseIdempotencyKey(ctx.get('idempotency-key') || undefined);
   const tags = callTags(ctx.get('x-service-tags') || undefined, key.tags);
   const body = await readJsonObject(ctx, services.config.http.bodyLimitBytes);
-  const parsed = route.parse(body.value);
-  const model = authorizeModel(services, key, parsed.model, route.endpoint);
+  // `provider` (preferred providers) is the gateway's routing field, not part of the task request.
+  const { provider: providerField, ...fields } = body.value as Record<string, unknown>;
+  const parsed = route.parse(fields);
+  // The same plan as every surface: a plain id, auto or a preset picks the model, and the route
+  // is the first healthy upstream account by weight (the task is submitted later, by a worker).
+  const plan = await planModels(services.routing, key, parsed.model, route.endpoint, parseProviderPreferences(providerField, services.catalog));
+  const model = plan.models[0]!;
+  const [upstreamRoute] = await routesFor(services.routing, model, plan.preferences);
   const { request, cost } = route.prepare(parsed, model, key, discountOf(services, key));
   const created = await createTask(services, services.jobs, {
     kind: route.kind,
     key,
     model,
+    route: upstreamRoute!,
     request,
     rawBody: body.value,
     requestId: ctx.state.requestId,

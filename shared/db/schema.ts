@@ -116,6 +116,8 @@ export interface TasksTable {
   model: string;
   provider: string;
   upstream_model: string;
+  /** The provider's account the task was sent with (`default` for a single-key provider); null on older rows. */
+  upstream_account: ColumnType<string | null, string | null | undefined, string | null>;
   status: ColumnType<TaskStatus, TaskStatus | undefined, TaskStatus>;
   stage: ColumnType<TaskStage, TaskStage | undefined, TaskStage>;
   request: ColumnType<Record<string, unknown>, string, string>;

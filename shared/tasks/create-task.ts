@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { RouteChoice } from '../routing/plan.js';
 import type { CatalogModel, Endpoint } from '../catalog/index.js';
 import { GatewayError, serviceUnavailable } from '../errors.js';
 import type { TaskKind } from '../db/schema.js';
@@ -17,6 +18,8 @@ export interface CreateTaskInput {
   kind: TaskKind;
   key: ApiKeyContext;
   model: CatalogModel;
+  /** The upstream route the routing plan chose for it (health and weights considered). */
+  route: RouteChoice;
   /** The validated request, with defaults filled in (duration, resolution, n, size). */
   request: Record<string, unknown>;
   /** The body as the client sent it: what an Idempotency-Key is compared on. */
@@ -92,7 +95,7 @@ async function accept(
   const id = `${ID_PREFIX[input.kind]}${Date.now().toString(36)}${randomBase62(16)}`;
   const deadlineMs = services.config.tasks.deadlineMs;
   await admit(services, key, id, input.cost, 0, deadlineMs + RESERVATION_SLACK_MS);
-  const route = model.routes[0]!;
+  const route = input.route;
   const task: NewTask = {
     id,
     kind: input.kind,
@@ -100,8 +103,9 @@ async function accept(
     api_key_id: key.id,
     request_id: input.requestId,
     model: model.id,
-    provider: route.provider,
-    upstream_model: route.upstream_model ?? model.id,
+    provider: route.upstream.provider.id,
+    upstream_model: route.upstreamModel,
+    upstream_account: route.upstream.account,
     status: 'queued',
     stage: 'submit',
     request: input.request,

@@ -10,7 +10,9 @@ import type { TaskApiServices } from '../../api/videos/task-api-services.js';
 export type TaskJobServices = TaskApiServices;
 
 export function providerOf(s: TaskJobServices, task: TaskRow): { upstream: Upstream; provider: TaskProvider } {
-  const upstream = s.upstreams.get(task.provider);
+  // The account the routing plan chose at creation; an account since removed from the catalog falls to the first.
+  const accounts = s.upstreams.accounts(task.provider);
+  const upstream = accounts.find((a) => a.account === task.upstream_account) ?? accounts[0]!;
   return { upstream, provider: taskProviderFor(upstream.provider.protocol) };
 }
 
