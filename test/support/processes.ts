@@ -23,11 +23,11 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Writes testCatalog(simUrl) as YAML into a fresh temp dir; `remove` deletes the dir. */
-export async function writeCatalogFile(simUrl: string): Promise<{ file: string; remove(): Promise<void> }> {
+/** Writes testCatalog(simUrl) (or another catalog) as YAML into a fresh temp dir; `remove` deletes the dir. */
+export async function writeCatalogFile(simUrl: string, build: (simUrl: string) => unknown = testCatalog): Promise<{ file: string; remove(): Promise<void> }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'gw-catalog-'));
   const file = path.join(dir, 'catalog.yaml');
-  await writeFile(file, YAML.stringify(testCatalog(simUrl)));
+  await writeFile(file, YAML.stringify(build(simUrl)));
   return { file, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
