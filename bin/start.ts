@@ -5,6 +5,9 @@ import { loadCatalogOrExit } from '../shared/catalog/load-for-process.js';
 import { loadConfigOrExit } from '../shared/config.js';
 import { migrate } from '../shared/db/migrate.js';
 import { buildServices } from '../shared/gateway/build-services.js';
+import { startBanner } from '../shared/lifecycle/local/banner.js';
+import { probeServicesOrExit } from '../shared/lifecycle/local/probe.js';
+import { provideLocalServicesOrExit } from '../shared/lifecycle/local/provide.js';
 import { installShutdown } from '../shared/lifecycle/shutdown.js';
 import { createLogger } from '../shared/log.js';
 import { demoCatalog } from '../tools/demo/catalog.js';
@@ -13,9 +16,12 @@ import { startUpstreamSim, type UpstreamSim } from '../tools/upstream-sim/index.
 import { startWorkers } from '../workers/index.js';
 
 // API and workers in one process, after migrating. Without CATALOG_FILE it is a self-contained
-// demo: the upstream simulator runs in-process and a demo account is created.
+// demo: the upstream simulator runs in-process and a demo account is created. On a machine with
+// nothing but Node.js it brings its own Postgres and Redis (shared/lifecycle/local/).
+const local = await provideLocalServicesOrExit({ auto: true });
 const config = loadConfigOrExit();
 const log = createLogger(config.log.level);
+await probeServicesOrExit(config);
 const migration = await migrate(config.db.url);
 if (migration.applied.length) log.info({ applied: migration.applied }, 'migrations applied');
 
@@ -32,23 +38,12 @@ const services = await buildServices(config, catalog, log);
 const workers = await startWorkers(services, false);
 const api = await startApiServer(services);
 log.info({ url: api.url }, 'gateway listening');
-
-if (sim) {
-  const key = await ensureDemoAccount(services);
-  process.stdout.write(`
-Demo mode (no CATALOG_FILE): chat models demo-large, demo-small, demo-free; video model demo-video; image-task model demo-image — all on a built-in simulator.
-Console sign-in: ${DEMO_EMAIL} / ${DEMO_PASSWORD}
-Demo API key:    ${key}
-
-curl ${api.url}/v1/chat/completions \\
-  -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" \\
-  -d '{"model":"demo-large","messages":[{"role":"user","content":"Hello!"}]}'
-
-`);
-}
+const demo = sim ? { key: await ensureDemoAccount(services), email: DEMO_EMAIL, password: DEMO_PASSWORD } : undefined;
+process.stdout.write(startBanner({ url: api.url, config, local, ...(demo && { demo }) }));
 
 installShutdown(log, [
   { name: 'stop accepting and finish requests', run: () => api.close(), timeoutMs: config.shutdownGraceMs },
   { name: 'finish or hand back jobs', run: () => workers.close(), timeoutMs: config.shutdownGraceMs + 5_000 },
   { name: 'close pools', run: async () => { await services.close(); await sim?.close(); }, timeoutMs: 5_000 },
+  { name: 'stop embedded Postgres and Redis', run: () => local.stop(), timeoutMs: 15_000 },
 ]);

@@ -1,5 +1,8 @@
 import { ConfigError, parseConfig } from '../config.js';
 import { isGatewayError } from '../errors.js';
+import { probeServices } from '../lifecycle/local/probe.js';
+import { provideLocalServices, type LocalServices } from '../lifecycle/local/provide.js';
+import { ServiceError } from '../lifecycle/local/service-error.js';
 import { commands } from './commands.js';
 import { CliContext } from './context.js';
 import { parseFlags } from './flags.js';
@@ -17,17 +20,27 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv): Promise<nu
     return name && name !== '--help' ? 2 : 0;
   }
   let ctx: CliContext | undefined;
+  let local: LocalServices | undefined;
   try {
-    ctx = new CliContext(parseConfig(env));
+    // DATABASE_URL / REDIS_URL = embedded reach the servers `npm start` keeps under DATA_DIR.
+    local = await provideLocalServices(env, { auto: false });
+    const config = parseConfig(local.env);
+    const failures = await probeServices(config, { redis: name !== 'migrate', storage: false });
+    if (failures.length) {
+      for (const line of failures) process.stderr.write(`error: ${line}\n`);
+      return 1;
+    }
+    ctx = new CliContext(config);
     const result = await command.run(ctx, parseFlags(rest));
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (err) {
     const field = isGatewayError(err) && err.param ? ` (${err.param})` : '';
-    const message = err instanceof ConfigError || isGatewayError(err) ? `${err.message}${field}` : `${(err as Error).message ?? err}`;
+    const message = err instanceof ConfigError || err instanceof ServiceError || isGatewayError(err) ? `${err.message}${field}` : `${(err as Error).message ?? err}`;
     process.stderr.write(`error: ${message}\n`);
     return 1;
   } finally {
     await ctx?.close();
+    await local?.stop();
   }
 }
