@@ -1,13 +1,45 @@
 import { defineConfig } from 'vitest/config';
 
+// Three projects, one run (`npm test`), one global setup (one build, one migrated template database):
+// - unit: `*.unit.test.ts`, pure code (no Postgres, Redis or processes), in worker threads;
+// - process: tests that spawn, kill or restart processes (gateways, workers, Redis, Postgres);
+// - integration: everything else, against real Postgres, Redis and S3, each file with its own
+//   cloned database and Redis prefix.
+// A new test file lands in integration unless its name or folder says otherwise (README: Tests).
+const PROCESS_TESTS = [
+  'test/lifecycle/**/*.test.ts',
+  'test/clients/**/*.test.ts',
+  'test/limits/crash.test.ts',
+  'test/limits/redis-outage.test.ts',
+  'test/gateway/durability.test.ts',
+  'test/gateway/invalidation.test.ts',
+  'test/tasks/worker-sigkill.test.ts',
+  'test/tasks/redis-restart.test.ts',
+  'test/routing/breaker.test.ts',
+  'test/cli/**/*.test.ts',
+  'test/db/**/*.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
-    // Two cores: two test files at a time, each with its own database and Redis prefix.
+    // Two cores: two test files at a time.
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    pool: 'forks',
+    projects: [
+      { test: { name: 'unit', include: ['test/**/*.unit.test.ts'], pool: 'threads', testTimeout: 30_000 } },
+      { test: { name: 'process', include: PROCESS_TESTS, pool: 'forks', testTimeout: 60_000, hookTimeout: 60_000 } },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/**/*.unit.test.ts', ...PROCESS_TESTS, '**/node_modules/**'],
+          pool: 'forks',
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
   },
 });
