@@ -35,6 +35,9 @@ export interface RouteChoice {
   readonly healthKey: string;
 }
 
+const AUTO_MEMO_MS = 1_000;
+const autoMemo = new Map<string, { at: number; catalog: Catalog; models: CatalogModel[] }>();
+
 const notFound = (message: string) => new GatewayError('model_not_found', 404, message, { param: 'model' });
 
 /** A model the key may call for this endpoint. */
@@ -57,10 +60,16 @@ export async function planModels(services: RoutingServices, key: ApiKeyContext, 
     return { models: [model], preferences: request };
   }
   if (spec.kind === 'auto') {
+    // The ranking depends only on the group, the endpoint and (for latency) the samples: kept a second.
+    const memoKey = `${key.groupId}\0${endpoint}\0${spec.strategy}`;
+    const memo = autoMemo.get(memoKey);
+    if (memo && performance.now() - memo.at < AUTO_MEMO_MS && memo.catalog === catalog) return { models: memo.models, preferences: request };
     const candidates = [...catalog.models.values()].filter((m) => m.auto && eligible(catalog, key, m, endpoint));
     if (candidates.length === 0) throw notFound(`no model is eligible for '${requested}' with this key on ${endpoint}`);
     const ttft = spec.strategy === 'latency' ? await services.latency.averages(candidates.map((m) => m.id)) : undefined;
-    return { models: rankAuto(candidates, spec.strategy, ttft), preferences: request };
+    const models = rankAuto(candidates, spec.strategy, ttft);
+    autoMemo.set(memoKey, { at: performance.now(), catalog, models });
+    return { models, preferences: request };
   }
   const preset = await services.cache.preset(key.userId, spec.slug);
   if (!preset) throw notFound(`model '${requested}' does not exist`);
