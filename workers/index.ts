@@ -1,5 +1,5 @@
 import type { GatewayServices } from '../shared/gateway/services.js';
-import { listen } from '../shared/lifecycle/http-server.js';
+import { listenOnFreePort } from '../shared/lifecycle/http-server.js';
 import { trackQueueDepth, workerHttpServer } from './metrics.js';
 import { selectedQueues, startTaskWorkers } from './task-workers.js';
 import { startUsageDrainer, type UsageDrainer } from './usage-drain.js';
@@ -30,7 +30,10 @@ export async function startWorkers(s: GatewayServices, serveMetrics: boolean): P
   const http = serveMetrics ? workerHttpServer(() => !stopping) : undefined;
   if (http) {
     trackQueueDepth(s.jobs);
-    await listen(http, config.worker.metricsPort, config.http.host);
+    const port = await listenOnFreePort(http, config.worker.metricsPort, config.http.host);
+    if (port === undefined) s.log.warn({ from: config.worker.metricsPort }, 'no free port for /metrics near WORKER_METRICS_PORT: this worker serves none');
+    else if (port !== config.worker.metricsPort) s.log.warn({ wanted: config.worker.metricsPort, port }, `WORKER_METRICS_PORT is taken: /healthz and /metrics on port ${port}`);
+    else s.log.info({ port }, 'worker /healthz and /metrics listening');
   }
   return {
     async close() {
