@@ -7,7 +7,7 @@ import type { GatewayServices } from '../../shared/gateway/services.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { GatewayError, isGatewayError } from '../../shared/errors.js';
 import { readJsonObject } from '../middleware/read-json.js';
-import { authenticateRequest } from '../openai/credential.js';
+import { authenticateAndCount } from '../openai/credential.js';
 
 export const estimateSchema = z.strictObject({
   endpoint: z.enum(QUOTABLE),
@@ -32,7 +32,7 @@ function quoteNamingPayload(...args: Parameters<typeof scaledQuote>): number {
  */
 export function createEstimate(services: GatewayServices): Middleware {
   return async (ctx) => {
-    const key = await authenticateRequest(ctx, services);
+    const key = await authenticateAndCount(ctx, services);
     const body = await readJsonObject(ctx, services.config.http.bodyLimitBytes);
     const { endpoint, payload } = parseOrThrow(estimateSchema, body.value);
     const model = authorizeModel(services, key, payloadModel(endpoint, payload), endpoint);

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { authenticate, type Credential } from '../../shared/gateway/pipeline.js';
+import { authenticate, countRequest, type Credential } from '../../shared/gateway/pipeline.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 
@@ -18,5 +18,15 @@ export function bearerCredential(ctx: Context): Credential {
 export async function authenticateRequest(ctx: Context, services: GatewayServices, credential = bearerCredential(ctx)): Promise<ApiKeyContext> {
   const key = await authenticate(services, credential);
   ctx.state.key = key;
+  return key;
+}
+
+/**
+ * Steps 1-3, then the request counted against the key's rate limits (see countRequest): every
+ * authenticated data-plane call that does not admit a generation of its own.
+ */
+export async function authenticateAndCount(ctx: Context, services: GatewayServices, credential = bearerCredential(ctx)): Promise<ApiKeyContext> {
+  const key = await authenticateRequest(ctx, services, credential);
+  ctx.set(await countRequest(services, key, String(ctx.state.requestId)));
   return key;
 }

@@ -4,7 +4,7 @@ import { groupAllows } from '../../shared/catalog/index.js';
 import { GatewayError } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { presetSlugs } from '../../shared/db/presets.js';
-import { authenticateRequest } from './credential.js';
+import { authenticateAndCount } from './credential.js';
 
 // The catalog has no creation dates; a fixed one keeps `created` stable across restarts.
 const CREATED = 1_735_689_600;
@@ -21,7 +21,7 @@ function presetObject(slug: string, created: Date) {
 /** GET /v1/models: the models this key's group may call, then the account's presets as `@preset/<slug>`. */
 export function listModels(services: GatewayServices): Middleware {
   return async (ctx) => {
-    const key = await authenticateRequest(ctx, services);
+    const key = await authenticateAndCount(ctx, services);
     const models: object[] = [...services.catalog.models.values()].filter((m) => groupAllows(services.catalog, key.groupId, m.id)).map(modelObject);
     const presets = (await presetSlugs(services.db, key.userId)).map((p) => presetObject(p.slug, p.created_at));
     ctx.body = { object: 'list', data: [...models, ...presets] };
@@ -31,7 +31,7 @@ export function listModels(services: GatewayServices): Middleware {
 /** GET /v1/models/{id}: the API model id as listed (ids may contain '/'). */
 export function getModel(services: GatewayServices): Middleware {
   return async (ctx) => {
-    const key = await authenticateRequest(ctx, services);
+    const key = await authenticateAndCount(ctx, services);
     const raw = ctx.params.id as string | string[];
     const id = Array.isArray(raw) ? raw.join('/') : raw;
     if (id.startsWith('@preset/')) {

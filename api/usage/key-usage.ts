@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { rateLimited, type Policy } from '../../shared/limits/limiter.js';
 import { keyUsageView } from '../../shared/usage/key-usage-view.js';
-import { authenticateRequest, bearerCredential } from '../openai/credential.js';
+import { authenticateAndCount, bearerCredential } from '../openai/credential.js';
 
 const MINUTE = 60_000;
 const perIp: Policy = { name: 'key-usage-ip', limit: 10, windowMs: MINUTE, refuse: rateLimited('too many usage lookups from this address') };
@@ -16,7 +16,7 @@ export function keyUsage(services: GatewayServices): Middleware {
   return async (ctx) => {
     const credential = bearerCredential(ctx);
     await services.limiter.consume([{ policy: perIp, subject: credential.ip }]);
-    const key = await authenticateRequest(ctx, services, credential);
+    const key = await authenticateAndCount(ctx, services, credential);
     await services.limiter.consume([{ policy: perKey, subject: key.id }]);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await keyUsageView(services, key);

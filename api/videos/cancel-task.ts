@@ -4,7 +4,7 @@ import { advanceTask, findUserTask } from '../../shared/db/tasks.js';
 import { GatewayError, notFound } from '../../shared/errors.js';
 import { jobId } from '../../shared/jobs/catalog.js';
 import { taskProviderFor } from '../../shared/providers/tasks/index.js';
-import { authenticateRequest } from '../openai/credential.js';
+import { authenticateAndCount } from '../openai/credential.js';
 import type { TaskApiServices } from './task-api-services.js';
 import { viewWithLinks } from './task-responses.js';
 
@@ -14,7 +14,7 @@ import { viewWithLinks } from './task-responses.js';
  */
 export function cancelTask(services: TaskApiServices, kind: TaskKind): Middleware {
   return async (ctx) => {
-    const key = await authenticateRequest(ctx, services);
+    const key = await authenticateAndCount(ctx, services);
     const id = String(ctx.params.id);
     if (!(await findUserTask(services.db, key.userId, kind, id))) throw notFound(`no ${kind} task ${id}`);
     const now = new Date(services.clock.now());

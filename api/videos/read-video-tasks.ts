@@ -4,14 +4,14 @@ import type { TaskKind } from '../../shared/db/schema.js';
 import { findUserTask, listUserTasks } from '../../shared/db/tasks.js';
 import { notFound } from '../../shared/errors.js';
 import { parseOrThrow } from '../../shared/validation.js';
-import { authenticateRequest } from '../openai/credential.js';
+import { authenticateAndCount } from '../openai/credential.js';
 import type { TaskApiServices } from './task-api-services.js';
 import { viewWithLinks } from './task-responses.js';
 
 /** GET /v1/videos/{id} (and image tasks): another account's id answers exactly like a missing one. */
 export function getTask(services: TaskApiServices, kind: TaskKind): Middleware {
   return async (ctx) => {
-    const key = await authenticateRequest(ctx, services);
+    const key = await authenticateAndCount(ctx, services);
     const task = await findUserTask(services.db, key.userId, kind, String(ctx.params.id));
     if (!task) throw notFound(`no ${kind} task ${String(ctx.params.id)}`);
     ctx.body = viewWithLinks(services, ctx, task);
@@ -26,7 +26,7 @@ export const taskListQuery = z.strictObject({
 /** GET /v1/videos: newest first, cursor paging with `after` = the last id of the previous page. */
 export function listTasks(services: TaskApiServices, kind: TaskKind): Middleware {
   return async (ctx: Context) => {
-    const key = await authenticateRequest(ctx, services);
+    const key = await authenticateAndCount(ctx, services);
     const q = parseOrThrow(taskListQuery, ctx.query);
     let after: { createdAt: Date; id: string } | undefined;
     if (q.after) {

@@ -114,3 +114,17 @@ function admissionFailure(services: GatewayServices, err: unknown): GatewayError
   services.log.error({ err: (err as Error).message }, 'admission failed');
   return serviceUnavailable();
 }
+
+const NO_QUOTA: ApiKeyContext['quota'] = Object.freeze({ total: null, daily: null, monthly: null });
+
+/**
+ * Step 6 for a call that generates nothing (a model list, an estimate, a task read or cancel, a
+ * key-usage lookup): it counts one request against the RPM of the key, account and group layers,
+ * in the same atomic step as every other call, and resolves with the rate-limit headers. It
+ * reserves no money, takes no tokens and holds no concurrency slot; quota caps are not checked, so
+ * a key over its cap can still list models and look up its usage.
+ */
+export function countRequest(services: GatewayServices, key: ApiKeyContext, callId: string): Promise<Record<string, string>> {
+  const unmetered: ApiKeyContext = Object.assign({}, key, { quota: NO_QUOTA });
+  return admit(services, unmetered, callId, 0, 0, 1_000).then((admitted) => admitted.headers);
+}

@@ -256,8 +256,8 @@ describe('checks and errors', () => {
 });
 
 describe('an estimate charges and reserves nothing', () => {
-  it('works with a zero balance and leaves the balance, the rate limits and the upstream untouched', async () => {
-    const broke = await gw.account({ balance: 0, key: { rpm_limit: 2, tpm_limit: 1000, concurrency_limit: 1, total_micro_usd: 1 } });
+  it('works with a zero balance, reserves nothing, calls no upstream, and counts one request against the RPM', async () => {
+    const broke = await gw.account({ balance: 0, key: { rpm_limit: 10, tpm_limit: 1000, concurrency_limit: 1, total_micro_usd: 1 } });
     const huge = { model: 'gpt-sim', messages: [{ role: 'user', content: 'x' }], max_tokens: 1_000_000 };
     gw.sim.resetStats();
     for (let i = 0; i < 5; i++) {
@@ -267,14 +267,14 @@ describe('an estimate charges and reserves nothing', () => {
     }
     expect(gw.sim.stats().requests).toBe(0);
 
-    const funded = await gw.account({ balance: 1_000_000, key: { rpm_limit: 2 } });
+    const funded = await gw.account({ balance: 1_000_000, key: { rpm_limit: 7 } });
     for (let i = 0; i < 5; i++) expect((await estimate(gw, funded.key, 'chat/completions', chatRequest('gpt-sim', 'x'))).status).toBe(200);
     expect((await gw.services.balances.currentBalance(funded.userId))?.balance).toBe(1_000_000);
     expect(await gw.services.redis.hlen(gw.services.redisKeys.reservations(funded.userId))).toBe(0);
-    // The key's 2 requests per minute are all still there.
+    // Every gateway call counts toward the RPM (the estimates took 5 of the key's 7 requests), no tokens.
     const first = await postChat(gw.url, funded.key, chatRequest('gpt-sim', 'x', { max_tokens: 1 }));
     expect(first.status).toBe(200);
-    expect(rateTrio(first.headers, 'Requests')).toMatchObject({ limit: 2, remaining: 1 });
+    expect(rateTrio(first.headers, 'Requests')).toMatchObject({ limit: 7, remaining: 1 });
     await drained(gw);
     expect((await usageRecords(gw.services.db, broke.userId)).length).toBe(0);
     expect((await usageRecords(gw.services.db, funded.userId)).length).toBe(1);

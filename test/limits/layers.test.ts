@@ -266,7 +266,7 @@ describe('rate-limit headers', () => {
     expect(rateTrio(r.headers, 'Tokens')?.limit).toBe(3000);
   });
 
-  it('on answers that take nothing (a model list, a call refused before admission) show where the caller stands', async () => {
+  it('on a model list (which counts one request) and a call refused before admission show where the caller stands', async () => {
     clock.freeze();
     const acct = await gw.account({ balance: FUNDS, key: { rpm_limit: 10, tpm_limit: 50_000 } });
     const ok = await call(acct.key);
@@ -276,7 +276,7 @@ describe('rate-limit headers', () => {
     const invalid = await postChat(gw.url, acct.key, { model: 'gpt-sim' });
     expect([models.status, invalid.status]).toEqual([200, 400]);
     for (const r of [models, invalid]) {
-      expect(rateTrio(r.headers, 'Requests')).toMatchObject({ limit: 10, remaining: 9 });
+      expect(rateTrio(r.headers, 'Requests')).toMatchObject({ limit: 10, remaining: 8 });
       // The tokens reserved from the estimate were corrected to the call's actual usage.
       const tokens = rateTrio(r.headers, 'Tokens')!;
       expect(tokens.limit).toBe(50_000);
