@@ -15,6 +15,7 @@ const PROCESS_TESTS = [
   'test/gateway/invalidation.test.ts',
   'test/tasks/worker-sigkill.test.ts',
   'test/tasks/redis-restart.test.ts',
+  'test/tasks/redis-loss.test.ts',
   'test/tasks/workers-side-by-side.test.ts',
   'test/routing/breaker.test.ts',
   'test/cli/**/*.test.ts',

@@ -5,6 +5,7 @@ import { bullPrefix } from '../shared/jobs/queues.js';
 import { createRedis } from '../shared/redis/client.js';
 import { jobOutcomes } from './metrics.js';
 import { maintenance } from './tasks/maintenance.js';
+import { watchRedisLoss } from './tasks/redis-loss.js';
 import { mirrorTask } from './tasks/mirror-task.js';
 import { pollTask } from './tasks/poll-task.js';
 import { settleTask } from './tasks/settle-task.js';
@@ -80,9 +81,11 @@ export function startTaskWorkers(s: TaskJobServices, options: TaskWorkerOptions)
     workers.push(worker);
   }
   const timer = selected.has('maintenance') ? startMaintenance(s, options) : undefined;
+  const lossWatch = workers.length > 0 || timer ? watchRedisLoss(s) : undefined;
   return {
     async close() {
       clearInterval(timer);
+      clearInterval(lossWatch);
       // Stop taking jobs and finish the running ones; past the grace period, hand them back
       // (they become stalled and another worker picks them up).
       const graceful = Promise.all(workers.map((w) => w.close()));

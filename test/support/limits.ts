@@ -140,8 +140,10 @@ export interface RedisServer {
 }
 
 /** `redis-server` on a port of the test's choice, without persistence; resolves once it answers PING. */
-export async function startRedisServer(port: number): Promise<RedisServer> {
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+/** A private redis-server; with `aofDir`, persistent with AOF `everysec` in that folder (else nothing kept). */
+export async function startRedisServer(port: number, aofDir?: string): Promise<RedisServer> {
+  const persistence = aofDir ? ['--appendonly', 'yes', '--appendfsync', 'everysec', '--dir', aofDir] : ['--appendonly', 'no'];
+  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--daemonize', 'no'], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -1,0 +1,29 @@
+import { maintenance } from './maintenance.js';
+import type { TaskJobServices } from './task-steps.js';
+
+/**
+ * Notices within about a second that Redis lost its data (restarted without persistence, or
+ * flushed): a marker key every worker process reads is gone. The first worker to write it back
+ * re-drives every unfinished task from Postgres at once — its next job enqueued under its fixed id,
+ * each job checking the task's stage first, so nothing is submitted or charged twice — instead of
+ * waiting for the periodic reconciler's TASK_RECONCILE_AFTER_MS. A missing marker at first start
+ * runs the same harmless pass.
+ */
+export function watchRedisLoss(s: TaskJobServices, everyMs = 1_000): NodeJS.Timeout {
+  const marker = `${s.config.redis.prefix}alive`;
+  let running = false;
+  return setInterval(async () => {
+    if (running) return;
+    running = true;
+    try {
+      if ((await s.redis.exists(marker)) === 1) return;
+      if ((await s.redis.set(marker, String(s.clock.now()), 'NX')) !== 'OK') return; // another worker re-drives
+      const outcome = await maintenance(s, 0);
+      s.log.warn({ outcome }, 'Redis lost its data: every unfinished task re-driven from Postgres');
+    } catch {
+      // Redis away: the next tick tries again once it answers.
+    } finally {
+      running = false;
+    }
+  }, everyMs).unref();
+}
