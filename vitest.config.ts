@@ -11,6 +11,7 @@ const PROCESS_TESTS = [
   'test/clients/**/*.test.ts',
   'test/limits/crash.test.ts',
   'test/limits/redis-outage.test.ts',
+  'test/limits/fitting-reservations.test.ts',
   'test/gateway/durability.test.ts',
   'test/gateway/invalidation.test.ts',
   'test/tasks/worker-sigkill.test.ts',

@@ -37,6 +37,8 @@ export interface GatewayErrorOptions {
   /** Seconds, sent as `Retry-After`. */
   retryAfter?: number;
   headers?: Record<string, string>;
+  /** A money refusal: the micro-USD still available (balance, or what is left under the cap). */
+  available?: number;
 }
 
 /** The one error type of the domain; each protocol renders it in its own shape at the edge. */
@@ -44,6 +46,7 @@ export class GatewayError extends Error {
   readonly param: string | undefined;
   readonly retryAfter: number | undefined;
   readonly headers: Record<string, string> | undefined;
+  readonly available: number | undefined;
 
   constructor(
     readonly code: ErrorCode,
@@ -56,6 +59,7 @@ export class GatewayError extends Error {
     this.param = options.param;
     this.retryAfter = options.retryAfter;
     this.headers = options.headers;
+    this.available = options.available;
   }
 }
 

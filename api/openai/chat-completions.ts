@@ -1,4 +1,5 @@
-import { estimateTokensFromBytes } from '../../shared/billing/estimate.js';
+import { affordableOutput } from '../../shared/billing/affordable.js';
+import { promptTokenBound } from '../../shared/billing/prompt-tokens.js';
 import { tokenCost } from '../../shared/billing/pricing.js';
 import { isGatewayError, type GatewayError } from '../../shared/errors.js';
 import { CallMeter } from '../../shared/gateway/call-meter.js';
@@ -77,9 +78,13 @@ async function answerChat(services: GatewayServices, limit: number, ex: Exchange
       if (attempt > 0) meter = new CallMeter(services, key, 'chat/completions', `${ex.requestId}-fb${attempt}`, `${ex.callId}-fb${attempt}`, meter.tags);
       meter.templateVersionId = template?.versionId ?? null;
       const maxOutput = maxOutputTokens(chat, model.max_output_tokens);
-      // The byte count bounds the prompt's tokens for money; TPM takes the usual 4-bytes estimate.
-      const maxCost = tokenCost(model, { inputTokens: body.bytes, outputTokens: maxOutput, cachedTokens: 0 }, discountOf(services, key));
-      const limitHeaders = await meter.admit(model, maxCost, estimateTokensFromBytes(body.bytes) + maxOutput);
+      // The prompt counted by the model's tokenizer bounds money and TPM alike (see prompt-tokens.ts).
+      const promptTokens = promptTokenBound(chat, model, body.bytes);
+      const discount = discountOf(services, key);
+      const maxCost = tokenCost(model, { inputTokens: promptTokens, outputTokens: maxOutput, cachedTokens: 0 }, discount);
+      const limitHeaders = await meter.admit(model, maxCost, promptTokens + maxOutput).catch((err: unknown) => {
+        throw affordableOutput(err, model, promptTokens, maxOutput, discount);
+      });
       for (const name in limitHeaders) res.setHeader(name, limitHeaders[name]!);
 
       let routed: RoutedResponse;

@@ -5,7 +5,7 @@ import { chatRequestSchema, maxOutputTokens } from '../protocols/openai/chat-req
 import { imageGenerationSchema } from '../protocols/images/generation-request.js';
 import { videoCreateSchema } from '../protocols/videos/create-request.js';
 import { parseOrThrow } from '../validation.js';
-import { estimateTokensFromBytes } from './estimate.js';
+import { promptTokenBound } from './prompt-tokens.js';
 import { scaledTokenPrice, variantPrice } from './pricing.js';
 
 export const QUOTABLE = ['chat/completions', 'images/generations', 'videos'] as const;
@@ -20,7 +20,7 @@ export function payloadModel(endpoint: QuotableEndpoint, payload: unknown): stri
 
 /**
  * The price of a call before it is made, in scaled micro-USD (see finalizeCost): for chat, the
- * prompt estimated at 4 bytes a token and the most output the call allows; for images, per image
+ * prompt's token bound (the same as the reservation's, prompt-tokens.ts) and the most output the call allows; for images, per image
  * of the size; for videos, per second of the resolution (with or without audio).
  */
 export function scaledQuote(endpoint: QuotableEndpoint, model: CatalogModel, payload: unknown): number {
@@ -28,7 +28,7 @@ export function scaledQuote(endpoint: QuotableEndpoint, model: CatalogModel, pay
   switch (endpoint) {
     case 'chat/completions': {
       const req = parseWithPrefix(chatRequestSchema, payload);
-      const inputTokens = estimateTokensFromBytes(Buffer.byteLength(JSON.stringify(req.messages)));
+      const inputTokens = promptTokenBound(req, model, Buffer.byteLength(JSON.stringify(req)));
       return scaledTokenPrice(model, { inputTokens, outputTokens: maxOutputTokens(req, model.max_output_tokens), cachedTokens: 0 });
     }
     case 'images/generations': {

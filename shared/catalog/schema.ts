@@ -57,6 +57,8 @@ const model = z.strictObject({
   quality: z.number().min(0).max(100).optional(),
   /** Whether automatic routing may pick this model. */
   auto: z.boolean().default(false),
+  /** How prompts are counted for reservations (shared/billing/prompt-tokens.ts). */
+  tokenizer: z.enum(['o200k', 'cl100k', 'other']).default('o200k'),
   /** Output cap used to reserve money when a request sets no max_tokens. */
   max_output_tokens: z.number().int().positive().default(4096),
   owned_by: z.string().default('gateway'),

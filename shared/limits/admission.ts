@@ -60,8 +60,8 @@ interface Header {
 }
 
 type AdmitRefusal =
-  | { fail: 'balance'; hdr: Partial<Record<Dimension, Header>> }
-  | { fail: 'quota'; period: 'total' | 'daily' | 'monthly'; cap: number; hdr: Partial<Record<Dimension, Header>> }
+  | { fail: 'balance'; balance: number; hdr: Partial<Record<Dimension, Header>> }
+  | { fail: 'quota'; period: 'total' | 'daily' | 'monthly'; cap: number; left: number; hdr: Partial<Record<Dimension, Header>> }
   | { fail: 'rate'; layer: string; dim: Dimension; limit: number; retry: number; oversize: boolean; hdr: Partial<Record<Dimension, Header>> }
   | { fail: 'concurrency'; layer: string; limit: number; hdr: Partial<Record<Dimension, Header>> };
 
@@ -304,11 +304,12 @@ function refusal(reply: AdmitRefusal, now: number): GatewayError {
   const headers = rateHeaders(reply.hdr);
   switch (reply.fail) {
     case 'balance':
-      return new GatewayError('insufficient_balance', 402, 'insufficient balance for the maximum cost of this call', { headers });
+      return new GatewayError('insufficient_balance', 402, 'insufficient balance for the maximum cost of this call', { headers, available: Math.max(0, reply.balance) });
     case 'quota': {
       const retryAfter = reply.period === 'total' ? undefined : secondsToNextPeriod(now, reply.period);
       return new GatewayError('quota_exceeded', 429, `this key's ${reply.period} quota of ${reply.cap} micro-USD would be exceeded`, {
         headers,
+        available: Math.max(0, reply.left),
         ...(retryAfter === undefined ? {} : { retryAfter }),
       });
     }

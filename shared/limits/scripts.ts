@@ -150,16 +150,19 @@ end
 
 -- q = { total key, day key, month key, reserved key, total cap, daily cap, monthly cap }
 local PERIODS = { 'total', 'daily', 'monthly' }
+-- The first cap the amount would pass, and what is left under the tightest cap.
 local function overCap(q, amount)
   local reserved = tonumber(call('GET', q[4]) or '0')
+  local over, left = nil, nil
   for c = 1, 3 do
     local cap = q[c + 4]
     if cap then
-      local used = tonumber(call('GET', q[c]) or '0')
-      if used + reserved + amount > cap then return c end
+      local room = cap - tonumber(call('GET', q[c]) or '0') - reserved
+      if left == nil or room < left then left = room end
+      if over == nil and room < amount then over = c end
     end
   end
-  return nil
+  return over, left
 end
 
 local function admit(i)
@@ -232,12 +235,12 @@ local function admit(i)
   end
   if q then
     if call('EXISTS', q[1]) == 0 then return 'load_quota', nextI end
-    local over = overCap(q, amount)
+    local over, left = overCap(q, amount)
     if over and not purged then
       purge(balKey, resv, now)
-      over = overCap(q, amount)
+      over, left = overCap(q, amount)
     end
-    if over then return encode({ fail = 'quota', period = PERIODS[over], cap = q[over + 4], hdr = headerTable(bR, bT) }), nextI end
+    if over then return encode({ fail = 'quota', period = PERIODS[over], cap = q[over + 4], left = left, hdr = headerTable(bR, bT) }), nextI end
   end
 
   -- Step 6: rate limits, then concurrency (leases of dead processes dropped only when they matter).

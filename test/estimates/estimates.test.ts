@@ -1,3 +1,4 @@
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishKeyChange } from '../../shared/keys/key-cache.js';
 import { testCatalog } from '../support/catalog.js';
@@ -61,13 +62,13 @@ afterAll(() => gw.close());
 const videoText = [{ type: 'text', text: 'a cat on a skateboard' }];
 
 describe('POST /v1/estimates: each endpoint', () => {
-  it('chat/completions: the prompt at 4 bytes a token plus the most output the call allows, rounded up once', async () => {
+  it('chat/completions: the prompt counted with the o200k tokenizer (3 + 4 per message) plus the most output the call allows, rounded up once', async () => {
     const { key } = await gw.account();
     const messages = [
       { role: 'system', content: 'You answer briefly.' },
       { role: 'user', content: 'What is the capital of France?' },
     ];
-    const promptTokens = BigInt(Math.ceil(Buffer.byteLength(JSON.stringify(messages)) / 4));
+    const promptTokens = BigInt(messages.reduce((sum, m) => sum + 4 + countTokens(m.role) + countTokens(m.content), 3));
     const scaled = (out: number) => promptTokens * BigInt(CHAT_ODD.input_per_mtok) + BigInt(out) * BigInt(CHAT_ODD.output_per_mtok) + 100n * M;
     const cases: [Record<string, unknown>, number][] = [
       [{}, 500], // the model's max_output_tokens

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chatRequest, postChat, readEvents, sleep } from '../support/http.js';
 import { errorOf } from '../support/limits.js';
-import { drained, expectConsistentLedger, pricedMicroUsd, simPromptTokens, usageRecords, usersBalance } from '../support/money.js';
+import { drained, expectConsistentLedger, o200kPromptTokens, pricedMicroUsd, simPromptTokens, usageRecords, usersBalance } from '../support/money.js';
 import { spawnApi, writeCatalogFile, type ApiProcess } from '../support/processes.js';
 
 // A gateway process killed with SIGKILL cannot release what its calls hold: the concurrency leases
@@ -27,8 +27,10 @@ afterAll(async () => {
 
 const GPT_SIM = { input_per_mtok: 2_000_000, output_per_mtok: 8_000_000 };
 // 100 tokens at 100 ms: a 10 s stream, killed after a few chunks.
-const STREAM = JSON.stringify(chatRequest('gpt-sim', '[[sim:chunkDelayMs=100]] tell a long story', { stream: true, max_tokens: 100 }));
-const RESERVATION = 2 * Buffer.byteLength(STREAM) + 8 * 100; // body bytes as input tokens + max_tokens
+const STREAM_REQUEST = chatRequest('gpt-sim', '[[sim:chunkDelayMs=100]] tell a long story', { stream: true, max_tokens: 100 });
+const STREAM = JSON.stringify(STREAM_REQUEST);
+// The prompt's token bound (o200k) + max_tokens, at 2 and 8 micro-USD a token.
+const RESERVATION = 2 * o200kPromptTokens(STREAM_REQUEST.messages as { role: string; content: string }[]) + 8 * 100;
 const QUICK = chatRequest('gpt-sim', 'after the crash', { max_tokens: 5 });
 const QUICK_COST = pricedMicroUsd(GPT_SIM, simPromptTokens(QUICK.messages as { role: string; content: string }[]), 5);
 

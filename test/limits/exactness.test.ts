@@ -1,3 +1,4 @@
+import { o200kPromptTokens } from '../support/money.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chatRequest, postChat, readEvents, waitUntil } from '../support/http.js';
@@ -111,8 +112,9 @@ describe('TPM', () => {
     clock.freeze();
     const LIMIT = 1100; // gpt-sim reserves its max_output_tokens (1000) when a call sets no max_tokens
     const acct = await gw.account({ balance: FUNDS, key: { tpm_limit: LIMIT } });
-    const bodyA = JSON.stringify(chatRequest('gpt-sim', '[[sim:latencyMs=400]] hello'));
-    const estA = Math.ceil(Buffer.byteLength(bodyA) / 4) + 1000;
+    const requestA = chatRequest('gpt-sim', '[[sim:latencyMs=400]] hello') as { messages: { role: string; content: string }[] };
+    const bodyA = JSON.stringify(requestA);
+    const estA = o200kPromptTokens(requestA.messages) + 1000;
     expect(estA).toBeLessThanOrEqual(LIMIT);
 
     const { result: pendingA } = await whenUpstreamReached(gw, () => postChat(gw.url, acct.key, bodyA));
@@ -135,8 +137,9 @@ describe('TPM', () => {
     expect(actualA).toBeLessThan(100);
 
     // A used far fewer tokens than it reserved; the room is given back, with no time passing.
-    const bodyC = JSON.stringify(chatRequest('gpt-sim', 'again'));
-    const estC = Math.ceil(Buffer.byteLength(bodyC) / 4) + 1000;
+    const requestC = chatRequest('gpt-sim', 'again') as { messages: { role: string; content: string }[] };
+    const bodyC = JSON.stringify(requestC);
+    const estC = o200kPromptTokens(requestC.messages) + 1000;
     expect(estA + estC).toBeGreaterThan(LIMIT); // would be refused without the correction
     const c = await postChat(gw.url, acct.key, bodyC);
     expect(c.status, c.text).toBe(200);

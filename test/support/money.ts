@@ -1,3 +1,4 @@
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 // Independent arithmetic and ledger queries for the charging tests: nothing here imports the
 // gateway's own pricing, so a wrong rule in the product cannot make its own test pass.
 import type { Db } from '../../shared/db/index.js';
@@ -76,4 +77,9 @@ export async function expectConsistentLedger(db: Db, userId: string) {
   const balance = await usersBalance(db, userId);
   if (balance !== running) throw new Error(`users.balance_micro_usd ${balance} but the ledger sums to ${running}`);
   return rows.filter((r) => r.kind === 'charge');
+}
+
+/** The reservation's prompt bound for plain-text messages on an o200k model (shared/billing/prompt-tokens.ts), computed independently. */
+export function o200kPromptTokens(messages: readonly { role: string; content: string }[]): number {
+  return messages.reduce((sum, m) => sum + 4 + countTokens(m.role) + countTokens(m.content), 3);
 }
