@@ -6,7 +6,7 @@ import { jobId } from '../../shared/jobs/catalog.js';
 import { taskProviderFor } from '../../shared/providers/tasks/index.js';
 import { authenticateAndCount } from '../openai/credential.js';
 import type { TaskApiServices } from './task-api-services.js';
-import { viewWithLinks } from './task-responses.js';
+import { taskIdParam, viewWithLinks } from './task-responses.js';
 
 /**
  * POST /v1/videos/{id}/cancel: a task not yet finished upstream ends `cancelled` and costs nothing
@@ -15,7 +15,7 @@ import { viewWithLinks } from './task-responses.js';
 export function cancelTask(services: TaskApiServices, kind: TaskKind): Middleware {
   return async (ctx) => {
     const key = await authenticateAndCount(ctx, services);
-    const id = String(ctx.params.id);
+    const id = taskIdParam(ctx, kind);
     if (!(await findUserTask(services.db, key.userId, kind, id))) throw notFound(`no ${kind} task ${id}`);
     const now = new Date(services.clock.now());
     const moved = await advanceTask(services.db, id, ['submit', 'poll'], {

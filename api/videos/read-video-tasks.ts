@@ -6,14 +6,15 @@ import { notFound } from '../../shared/errors.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { authenticateAndCount } from '../openai/credential.js';
 import type { TaskApiServices } from './task-api-services.js';
-import { viewWithLinks } from './task-responses.js';
+import { taskIdParam, viewWithLinks } from './task-responses.js';
 
 /** GET /v1/videos/{id} (and image tasks): another account's id answers exactly like a missing one. */
 export function getTask(services: TaskApiServices, kind: TaskKind): Middleware {
   return async (ctx) => {
     const key = await authenticateAndCount(ctx, services);
-    const task = await findUserTask(services.db, key.userId, kind, String(ctx.params.id));
-    if (!task) throw notFound(`no ${kind} task ${String(ctx.params.id)}`);
+    const id = taskIdParam(ctx, kind);
+    const task = await findUserTask(services.db, key.userId, kind, id);
+    if (!task) throw notFound(`no ${kind} task ${id}`);
     ctx.body = viewWithLinks(services, ctx, task);
   };
 }

@@ -1,3 +1,4 @@
+import { notFound } from '../../shared/errors.js';
 import type { Context } from 'koa';
 import type { TaskRow } from '../../shared/db/schema.js';
 import { linkUrl, signLink } from '../../shared/storage/signed-links.js';
@@ -27,4 +28,15 @@ export function viewWithLinks(services: TaskApiServices, ctx: Context, task: Tas
     const filename = objectKey.slice(objectKey.lastIndexOf('/') + 1);
     return linkUrl(base, signLink({ objectKey, userId: t.user_id, expiresAt, filename }, services.linkSecret));
   });
+}
+
+// Task ids are `<kind>_<base36 time><base62>`; anything else (a NUL byte, a path of another shape)
+// is a missing task and never reaches Postgres, which would reject some of it outright.
+const TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** The `:id` of a task route; a malformed id answers exactly like a missing task. */
+export function taskIdParam(ctx: Context, kind: string): string {
+  const id = String(ctx.params.id ?? '');
+  if (!TASK_ID.test(id)) throw notFound(`no ${kind} task ${JSON.stringify(id).slice(1, -1)}`);
+  return id;
 }
