@@ -101,9 +101,10 @@ export class Admissions {
     const detached = input.detachedReservationTtlMs !== undefined;
     const rules = this.rules.rules(key, input.group);
     const rates = rules.rates;
-    // A detached (task) reservation takes no concurrency lease.
-    const concurrency = detached ? NONE : rules.concurrency;
-    const concurrencyKeys = detached ? NONE : rules.concurrencyKeys;
+    // A detached (task) reservation holds its concurrency lease only while the creating request
+    // runs: the caller gives it back with releaseLeases (or it expires after LEASE_TTL_MS).
+    const concurrency = rules.concurrency;
+    const concurrencyKeys = rules.concurrencyKeys;
     const acct = this.accountKeys(key.userId);
     const { total, daily, monthly } = key.quota;
     const capped = total !== null || daily !== null || monthly !== null;
@@ -158,6 +159,14 @@ export class Admissions {
       return admitted;
     }
     throw new Error(`admission of ${callId} could not load its counters`);
+  }
+
+  /** Gives back a detached admission's concurrency leases (a task creation done), keeping its reservation. */
+  async releaseLeases(admitted: Admitted, callId: string): Promise<void> {
+    if (admitted.concurrencyKeys.length === 0) return;
+    const pipeline = this.redis.pipeline();
+    for (const k of admitted.concurrencyKeys) pipeline.zrem(k, callId);
+    await pipeline.exec();
   }
 
   /** Resolves once the admissions and finishes asked for so far are written to Redis (see StepBatch.sent). */

@@ -89,12 +89,30 @@ async function accept(
   hash: Buffer,
   scope: IdempotencyScope | undefined,
 ): Promise<CreatedTask> {
-  const { key, model } = input;
-  const endpoint = TASK_ENDPOINT[input.kind];
-
+  const { key } = input;
   const id = `${ID_PREFIX[input.kind]}${Date.now().toString(36)}${randomBase62(16)}`;
   const deadlineMs = services.config.tasks.deadlineMs;
-  await admit(services, key, id, input.cost, 0, deadlineMs + RESERVATION_SLACK_MS);
+  const admitted = await admit(services, key, id, input.cost, 0, deadlineMs + RESERVATION_SLACK_MS);
+  try {
+    return await store(services, queues, input, now, hash, scope, id, deadlineMs);
+  } finally {
+    // The creation held a concurrency slot; the hours the task may run upstream do not.
+    await services.admissions.releaseLeases(admitted, id).catch(() => undefined);
+  }
+}
+
+async function store(
+  services: GatewayServices,
+  queues: JobQueues,
+  input: CreateTaskInput,
+  now: number,
+  hash: Buffer,
+  scope: IdempotencyScope | undefined,
+  id: string,
+  deadlineMs: number,
+): Promise<CreatedTask> {
+  const { key, model } = input;
+  const endpoint = TASK_ENDPOINT[input.kind];
   const route = input.route;
   const task: NewTask = {
     id,
