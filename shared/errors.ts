@@ -2,6 +2,8 @@
 export type ErrorCode =
   | 'invalid_request'
   | 'invalid_json'
+  | 'invalid_tags'
+  | 'usage_access_disabled'
   | 'body_too_large'
   | 'invalid_api_key'
   | 'key_disabled'

@@ -11,6 +11,7 @@ import { updateKey } from './keys/update-key.js';
 import { createPreset, getPreset, listPresetsRoute, patchPreset, removePreset } from './presets/presets.js';
 import { createTemplate, getTemplate, listTemplatesRoute, patchTemplate, removeTemplate } from './prompt-templates/prompt-templates.js';
 import { refuseApiKeys, requireSession } from './session.js';
+import { consoleLedger, consoleUsageLogs, consoleUsageReport } from './usage/console-usage.js';
 
 /** The console API under /api/v1 (session credential; API keys are refused on every route). */
 export function consoleRouter(services: GatewayServices): Router {
@@ -27,6 +28,10 @@ export function consoleRouter(services: GatewayServices): Router {
   router.get('/keys/:id', session, getKey(services));
   router.patch('/keys/:id', session, updateKey(services));
   router.post('/keys/:id/revoke', session, revokeKey(services));
+
+  router.get('/usage/report', session, consoleUsageReport(services));
+  router.get('/usage/logs', session, consoleUsageLogs(services));
+  router.get('/ledger', session, consoleLedger(services));
 
   router.get('/presets', session, listPresetsRoute(services));
   router.post('/presets', session, createPreset(services));

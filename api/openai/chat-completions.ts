@@ -14,6 +14,7 @@ import { chooseTemplate } from '../../shared/routing/prompt-template.js';
 import { parseProviderPreferences } from '../../shared/routing/provider-preferences.js';
 import { prependSystemPrompt } from '../../shared/protocols/openai/system-prompt.js';
 import { isRetryableStatus } from '../../shared/providers/upstream-errors.js';
+import { sessionIdOf } from '../../shared/usage/session-id.js';
 import { callTags } from '../../shared/usage/tags.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { answerFailure } from '../http/answer-failure.js';
@@ -55,9 +56,10 @@ async function answerChat(services: GatewayServices, limit: number, ex: Exchange
     const routing = services.routing;
     const prefs = parseProviderPreferences(chat.provider, services.catalog);
     const plan = await planModels(routing, key, chat.model, 'chat/completions', prefs);
+    const sessionId = sessionIdOf(headerOf(req, 'x-session-id'));
     const template = await chooseTemplate(routing, key, {
       model: chat.model,
-      sessionId: headerOf(req, 'x-session-id'),
+      sessionId: sessionId ?? undefined,
       varsHeader: headerOf(req, 'x-service-template-vars'),
       now: services.clock.now(),
     });
@@ -77,6 +79,7 @@ async function answerChat(services: GatewayServices, limit: number, ex: Exchange
       const last = attempt === plan.models.length - 1;
       if (attempt > 0) meter = new CallMeter(services, key, 'chat/completions', `${ex.requestId}-fb${attempt}`, `${ex.callId}-fb${attempt}`, meter.tags);
       meter.templateVersionId = template?.versionId ?? null;
+      meter.sessionId = sessionId;
       const maxOutput = maxOutputTokens(chat, model.max_output_tokens);
       // The prompt counted by the model's tokenizer bounds money and TPM alike (see prompt-tokens.ts).
       const promptTokens = promptTokenBound(chat, model, body.bytes);

@@ -1,7 +1,9 @@
 import Router from '@koa/router';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { createEstimate } from '../estimates/create-estimate.js';
+import { createScore } from '../usage/create-score.js';
 import { keyUsage } from '../usage/key-usage.js';
+import { usageLogsRoute, usageReportRoute } from '../usage/usage-reports.js';
 import { exchangeFromKoa } from '../http/exchange.js';
 import { chatCompletions } from './chat-completions.js';
 import { getModel, listModels } from './models.js';
@@ -16,5 +18,8 @@ export function openAiRouter(services: GatewayServices): Router {
   router.get('/models/*id', getModel(services));
   router.post('/estimates', createEstimate(services));
   router.get('/key/usage', keyUsage(services));
+  router.get('/usage/report', usageReportRoute(services));
+  router.get('/usage/logs', usageLogsRoute(services));
+  router.post('/scores', createScore(services));
   return router;
 }

@@ -100,7 +100,23 @@ export interface UsageRecordsTable {
   ttft_ms: number | null;
   upstream_account?: string | null;
   template_version_id?: string | null;
+  session_id?: string | null;
+  /** Insertion order (bigserial): pages the logs stably while records keep arriving. */
+  seq?: ColumnType<string, never, never>;
   created_at: Timestamp;
+}
+
+export interface ScoresTable {
+  id: Generated<string>;
+  user_id: string;
+  api_key_id: string | null;
+  request_id: string | null;
+  session_id: string | null;
+  name: string;
+  value: number;
+  comment: string | null;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
 export type TaskKind = 'video' | 'image';
@@ -164,6 +180,7 @@ export interface Database extends RoutingTables {
   usage_records: UsageRecordsTable;
   tasks: TasksTable;
   idempotency_keys: IdempotencyKeysTable;
+  scores: ScoresTable;
 }
 
 export type TaskRow = Selectable<TasksTable>;

@@ -31,6 +31,8 @@ export class CallMeter {
   model: CatalogModel | undefined;
   /** The prompt-template version the call ran, recorded on its usage record. */
   templateVersionId: string | null = null;
+  /** The client's session (`X-Session-Id`), for scores and logs. */
+  sessionId: string | null = null;
 
   constructor(
     private readonly services: GatewayServices,
@@ -87,6 +89,7 @@ export class CallMeter {
       ttft_ms: outcome.ttftMs ?? null,
       upstream_account: outcome.account ?? null,
       template_version_id: this.templateVersionId,
+      session_id: this.sessionId,
       created_at: new Date(this.services.clock.now()).toISOString(),
     };
     const actualTokens = outcome.usage ? outcome.usage.inputTokens + outcome.usage.outputTokens : 0;

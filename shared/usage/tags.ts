@@ -1,4 +1,6 @@
-import { badRequest } from '../errors.js';
+import { GatewayError } from '../errors.js';
+
+const invalidTags = (message: string) => new GatewayError('invalid_tags', 400, message, { param: 'X-Service-Tags' });
 
 const MAX_TAGS = 10;
 const MAX_TAG_BYTES = 64;
@@ -10,9 +12,9 @@ const MAX_TAG_BYTES = 64;
 export function callTags(header: string | undefined, keyTags: readonly string[]): string[] {
   if (!header) return [...keyTags];
   const requested = header.split(',').map((t) => t.trim()).filter(Boolean);
-  if (requested.length > MAX_TAGS) throw badRequest(`at most ${MAX_TAGS} tags per request`, 'X-Service-Tags');
+  if (requested.length > MAX_TAGS) throw invalidTags(`at most ${MAX_TAGS} tags per request`);
   for (const tag of requested) {
-    if (Buffer.byteLength(tag) > MAX_TAG_BYTES) throw badRequest(`tag '${tag.slice(0, 16)}…' exceeds ${MAX_TAG_BYTES} bytes`, 'X-Service-Tags');
+    if (Buffer.byteLength(tag) > MAX_TAG_BYTES) throw invalidTags(`tag '${tag.slice(0, 16)}…' exceeds ${MAX_TAG_BYTES} bytes`);
   }
   return [...new Set([...keyTags, ...requested])];
 }

@@ -98,7 +98,7 @@ describe('headers', () => {
     const eleven = Array.from({ length: 11 }, (_, i) => `t${i}`).join(',');
     const tooMany = await postChat(gw.url, acct.key, hello(), { 'x-service-tags': eleven });
     expect(tooMany.status).toBe(400);
-    expect(openAiError(tooMany)).toMatchObject({ code: 'invalid_request', param: 'X-Service-Tags' });
+    expect(openAiError(tooMany)).toMatchObject({ code: 'invalid_tags', param: 'X-Service-Tags' });
     const tooLong = await postChat(gw.url, acct.key, hello(), { 'x-service-tags': `ok,${'y'.repeat(65)}` });
     expect(tooLong.status).toBe(400);
     const ten = Array.from({ length: 10 }, (_, i) => `t${i}`).join(',');

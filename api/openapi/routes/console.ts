@@ -3,6 +3,7 @@ import { loginSchema } from '../../console/auth/login.js';
 import { pageQuerySchema } from '../../console/envelope.js';
 import { presetCreateSchema, presetUpdateSchema } from '../../console/presets/preset-body.js';
 import { templateCreateSchema, templateUpdateSchema } from '../../console/prompt-templates/template-body.js';
+import { logsQuerySchema, reportQuerySchema } from '../../../shared/usage/report-query.js';
 import type { RouteDoc } from '../route-doc.js';
 
 export const consoleRoutes: RouteDoc[] = [
@@ -14,6 +15,9 @@ export const consoleRoutes: RouteDoc[] = [
   { method: 'get', path: '/api/v1/keys/{id}', tag: 'Console: keys', summary: 'One key', auth: 'session' },
   { method: 'patch', path: '/api/v1/keys/{id}', tag: 'Console: keys', summary: 'Update the given fields (the compatibility profile is immutable)', auth: 'session', body: keyUpdateSchema },
   { method: 'post', path: '/api/v1/keys/{id}/revoke', tag: 'Console: keys', summary: 'Revoke the key', auth: 'session' },
+  { method: 'get', path: '/api/v1/usage/report', tag: 'Console: usage', summary: "The signed-in owner's usage report (as /v1/usage/report)", auth: 'session', query: reportQuerySchema },
+  { method: 'get', path: '/api/v1/usage/logs', tag: 'Console: usage', summary: "The signed-in owner's request records (as /v1/usage/logs)", auth: 'session', query: logsQuerySchema },
+  { method: 'get', path: '/api/v1/ledger', tag: 'Console: usage', summary: "The account's ledger, newest first (paginated envelope)", auth: 'session', query: pageQuerySchema },
   { method: 'get', path: '/api/v1/presets', tag: 'Console: routing', summary: "The account's routing presets (paginated envelope)", auth: 'session', query: pageQuerySchema },
   { method: 'post', path: '/api/v1/presets', tag: 'Console: routing', summary: 'Create a routing preset, called as `@preset/<slug>`', auth: 'session', body: presetCreateSchema, responses: { 201: 'the preset', 409: 'the slug is taken' } },
   { method: 'get', path: '/api/v1/presets/{slug}', tag: 'Console: routing', summary: 'One preset', auth: 'session' },

@@ -1,5 +1,7 @@
 import { estimateSchema } from '../../estimates/create-estimate.js';
 import { chatRequestSchema } from '../../../shared/protocols/openai/chat-request.js';
+import { logsQuerySchema, reportQuerySchema } from '../../../shared/usage/report-query.js';
+import { scoreSchema } from '../../usage/create-score.js';
 import type { RouteDoc } from '../route-doc.js';
 
 export const gatewayRoutes: RouteDoc[] = [
@@ -8,4 +10,7 @@ export const gatewayRoutes: RouteDoc[] = [
   { method: 'get', path: '/v1/models/{id}', tag: 'Models', summary: 'One model by its API id (ids may contain `/`)', auth: 'apiKey' },
   { method: 'post', path: '/v1/estimates', tag: 'Estimates', summary: 'What a call would cost this key (no upstream call, nothing reserved)', auth: 'apiKey', body: estimateSchema },
   { method: 'get', path: '/v1/key/usage', tag: 'Usage', summary: "The key's own usage view (works whatever its usage-access switch)", auth: 'apiKey', responses: { 200: 'the key usage view', 401: 'invalid, revoked or expired key', 403: 'disabled key', 429: 'lookup frequency exceeded' } },
+  { method: 'get', path: '/v1/usage/report', tag: 'Usage', summary: "The account's spend by tag, model, key or day over at most 93 days (JSON, or a CSV file with format=csv); needs a key with usage access", auth: 'apiKey', query: reportQuerySchema, responses: { 200: '{group_by, start, end, rows, total}', 403: 'usage_access_disabled' } },
+  { method: 'get', path: '/v1/usage/logs', tag: 'Usage', summary: "A page of the account's request records, newest first (cursor paging); needs a key with usage access", auth: 'apiKey', query: logsQuerySchema, responses: { 200: '{object: list, data, has_more, next_cursor}', 403: 'usage_access_disabled' } },
+  { method: 'post', path: '/v1/scores', tag: 'Usage', summary: 'Score a request or session of the account; the same name again replaces the value', auth: 'apiKey', body: scoreSchema, responses: { 200: 'the score', 404: 'no such request or session in this account' } },
 ];

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { badRequest } from '../errors.js';
+import type { GroupBy, LogFilters } from '../db/usage-reports.js';
+import { parseOrThrow } from '../validation.js';
+
+const MAX_RANGE_MS = 93 * 86_400_000;
+const instant = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp with a time zone (2026-11-01T00:00:00Z)' });
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const reportQuerySchema = z.strictObject({
+  group_by: z.enum(['tag', 'model', 'key', 'day']),
+  start: instant,
+  end: instant,
+  format: z.enum(['json', 'csv']).optional(),
+});
+
+export interface ReportQuery {
+  groupBy: GroupBy;
+  start: Date;
+  end: Date;
+  csv: boolean;
+}
+
+/** `group_by`, `start` < `end` at most 93 days apart, optional `format=csv`: 400 naming the parameter otherwise. */
+export function readReportQuery(query: unknown): ReportQuery {
+  const q = parseOrThrow(reportQuerySchema, query);
+  const start = new Date(q.start);
+  const end = new Date(q.end);
+  if (end <= start) throw badRequest("invalid value for 'end': must be after 'start'", 'end');
+  if (end.getTime() - start.getTime() > MAX_RANGE_MS) throw badRequest("invalid value for 'end': the range is at most 93 days", 'end');
+  return { groupBy: q.group_by, start, end, csv: q.format === 'csv' };
+}
+
+export const logsQuerySchema = z.strictObject({
+  limit: z.string().regex(/^\d{1,3}$/, 'must be a whole number from 1 to 100').transform(Number).pipe(z.number().min(1, 'must be at least 1').max(100, 'must be at most 100')).optional(),
+  cursor: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'must be the next_cursor of a previous page').optional(),
+  start: instant.optional(),
+  end: instant.optional(),
+  model: z.string().min(1).max(128).optional(),
+  key_id: z.string().regex(UUID, 'must be a key id').optional(),
+  status: z.string().regex(/^\d{3}$/, 'must be an HTTP status').transform(Number).optional(),
+  tag: z.string().min(1).max(64).optional(),
+  session_id: z.string().min(1).max(128).optional(),
+});
+
+/** The logs page query; the cursor is the previous page's last insertion number, base64url. */
+export function readLogsQuery(query: unknown): { filters: LogFilters; limit: number } {
+  const q = parseOrThrow(logsQuerySchema, query);
+  let beforeSeq: string | undefined;
+  if (q.cursor !== undefined) {
+    beforeSeq = Buffer.from(q.cursor, 'base64url').toString('utf8');
+    if (!/^\d{1,19}$/.test(beforeSeq)) throw badRequest("invalid value for 'cursor': must be the next_cursor of a previous page", 'cursor');
+  }
+  return {
+    limit: q.limit ?? 20,
+    filters: {
+      ...(q.start && { start: new Date(q.start) }),
+      ...(q.end && { end: new Date(q.end) }),
+      ...(q.model && { model: q.model }),
+      ...(q.key_id && { keyId: q.key_id }),
+      ...(q.status !== undefined && { status: q.status }),
+      ...(q.tag && { tag: q.tag }),
+      ...(q.session_id && { sessionId: q.session_id }),
+      ...(beforeSeq && { beforeSeq }),
+    },
+  };
+}
+
+export const cursorOf = (seq: string) => Buffer.from(seq, 'utf8').toString('base64url');
