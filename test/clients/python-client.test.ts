@@ -16,7 +16,7 @@ let scratch: string;
 
 beforeAll(async () => {
   gw = await startTaskGateway();
-  ({ key } = await gw.account({ balance: 50_000_000 }));
+  ({ key } = await gw.account({ balance: 50_000_000, key: { usage_access: true } }));
   scratch = await mkdtemp(path.join(tmpdir(), 'gw-pyclient-'));
 });
 

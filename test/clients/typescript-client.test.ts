@@ -14,6 +14,7 @@ import {
   WaitTimeoutError,
 } from '../../clients/typescript/src/index.js';
 import { CUT, startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
+import { drained } from '../support/money.js';
 import { ROOT } from '../support/processes.js';
 import { startTaskGateway, VIDEO_MODEL, type TaskGateway } from '../support/task-gateway.js';
 
@@ -177,6 +178,24 @@ describe('against the running gateway', () => {
     const off = new Gateway({ apiKey: key, baseURL: proxy.url, maxRetries: 0 });
     proxy.plan.set('GET /v1/key/usage', [503]);
     await expect(off.keyUsage.get()).rejects.toMatchObject({ status: 503 });
+  });
+
+  it('reads the account usage report (JSON and CSV) and logs, and scores a request', async () => {
+    const reader = await gw.account({ balance: 10_000_000, key: { usage_access: true } });
+    const withAccess = new Gateway({ apiKey: reader.key, baseURL: gw.url });
+    await withAccess.chat.completions.create({ model: 'gpt-sim', messages: user('to be scored') }, { requestId: 'ts-client-scored', sessionId: 'ts-session' });
+    await drained(gw);
+    const start = new Date(Date.now() - 3_600_000).toISOString();
+    const end = new Date(Date.now() + 60_000).toISOString();
+    const report = await withAccess.usage.report({ group_by: 'model', start, end });
+    expect((report.total as { requests: number }).requests).toBe(1);
+    const csv = await withAccess.usage.report({ group_by: 'model', start, end, format: 'csv' });
+    expect(csv.split('\r\n')[0]).toBe('group,requests,errors,input_tokens,output_tokens,cached_tokens,charged_micro_usd');
+    const logs = await withAccess.usage.logs({ session_id: 'ts-session' });
+    expect((logs.data as Array<{ request_id: string }>).map((r) => r.request_id)).toEqual(['ts-client-scored']);
+    const score = await withAccess.scores.create({ request_id: 'ts-client-scored', name: 'helpful', value: 1 });
+    expect(score).toMatchObject({ object: 'score', name: 'helpful', value: 1 });
+    await expect(client.usage.report({ group_by: 'model', start, end })).rejects.toMatchObject({ status: 403, code: 'usage_access_disabled' });
   });
 
   it('raises its own error with status and request id on an answer that is not JSON', async () => {

@@ -114,6 +114,27 @@ class Gateway_(unittest.TestCase):
         self.assertEqual(usage["key"]["last4"], self.key[-4:])
         self.assertEqual(len(usage["recent"]) <= 20, True)
 
+    def test_usage_report_logs_and_scores(self):
+        self.gw.chat.completions.create(model=self.chat_model, messages=user("to be scored"), request_id="py-client-scored", session_id="py-session")
+        start = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 3600))
+        end = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 60))
+        deadline = time.monotonic() + 5
+        while True:  # usage records land within about a second of a call
+            try:
+                score = self.gw.scores.create(request_id="py-client-scored", name="helpful", value=0.5, comment="fine")
+                break
+            except NotFoundError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        self.assertEqual((score["object"], score["name"], score["value"]), ("score", "helpful", 0.5))
+        report = self.gw.usage.report(group_by="model", start=start, end=end)
+        self.assertGreaterEqual(report["total"]["requests"], 1)
+        csv = self.gw.usage.report(group_by="day", start=start, end=end, format="csv")
+        self.assertTrue(csv.startswith("group,requests,errors,"))
+        logs = self.gw.usage.logs(session_id="py-session")
+        self.assertEqual([r["request_id"] for r in logs["data"]], ["py-client-scored"])
+
     def test_error_fields(self):
         with self.assertRaises(NotFoundError) as caught:
             self.gw.videos.get("task_does_not_exist")
