@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { sql } from 'kysely';
 import type { GatewayServices } from '../shared/gateway/services.js';
-import { usageLookupPage } from './usage/usage-lookup-page.js';
+import { usageLookupPage, usageLookupScript, usageLookupStyle } from './usage/usage-lookup-page.js';
 
 /** Health probes and the pages served without an API prefix. Readiness: Postgres and Redis answer. */
 export function siteRouter(services: GatewayServices): Router {
@@ -18,5 +18,7 @@ export function siteRouter(services: GatewayServices): Router {
     ctx.body = { status: db && redis ? 'ok' : 'unavailable', postgres: db, redis };
   });
   router.get('/usage-lookup', usageLookupPage);
+  router.get('/usage-lookup.js', usageLookupScript);
+  router.get('/usage-lookup.css', usageLookupStyle);
   return router;
 }

@@ -4,6 +4,8 @@ export const siteRoutes: RouteDoc[] = [
   { method: 'get', path: '/healthz', tag: 'Operations', summary: 'Liveness', auth: 'none' },
   { method: 'get', path: '/readyz', tag: 'Operations', summary: 'Readiness: Postgres and Redis answer (503 otherwise)', auth: 'none' },
   { method: 'get', path: '/usage-lookup', tag: 'Pages', summary: 'The web version of the key usage lookup', auth: 'none' },
+  { method: 'get', path: '/usage-lookup.js', tag: 'Pages', summary: "The lookup page's script", auth: 'none' },
+  { method: 'get', path: '/usage-lookup.css', tag: 'Pages', summary: "The lookup page's style", auth: 'none' },
   { method: 'get', path: '/openapi.json', tag: 'Pages', summary: 'This document', auth: 'none' },
   { method: 'get', path: '/docs', tag: 'Pages', summary: 'The reference page for this document', auth: 'none' },
   { method: 'get', path: '/admin/queues', tag: 'Operations', summary: 'The queue dashboard (operator token)', auth: 'operator' },
