@@ -26,6 +26,7 @@ const envSchema = z.object({
   LEASE_TTL_MS: z.coerce.number().int().min(1_000).default(60_000),
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).default(24 * 7),
   USAGE_DRAIN_BATCH: z.coerce.number().int().min(1).max(5000).default(500),
+  USAGE_RETENTION_DAYS: int(0),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9091),
   SHUTDOWN_GRACE_MS: int(25_000),
   TASK_DEADLINE_MS: z.coerce.number().int().min(1_000).default(3 * 60 * 60 * 1000),
@@ -58,7 +59,7 @@ export interface Config {
   readonly keys: Readonly<{ cacheTtlMs: number }>;
   readonly billing: Readonly<{ reservationTtlMs: number; leaseTtlMs: number }>;
   readonly console: Readonly<{ sessionTtlHours: number }>;
-  readonly usage: Readonly<{ drainBatch: number }>;
+  readonly usage: Readonly<{ drainBatch: number; retentionDays: number }>;
   readonly worker: Readonly<{ metricsPort: number; queues: string; concurrency: string; lockMs: number; stalledIntervalMs: number }>;
   readonly shutdownGraceMs: number;
   readonly tasks: Readonly<{ deadlineMs: number; maintenanceEveryMs: number; reconcileAfterMs: number }>;
@@ -96,7 +97,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
     keys: { cacheTtlMs: e.KEY_CACHE_TTL_MS },
     billing: { reservationTtlMs: e.RESERVATION_TTL_MS, leaseTtlMs: e.LEASE_TTL_MS },
     console: { sessionTtlHours: e.SESSION_TTL_HOURS },
-    usage: { drainBatch: e.USAGE_DRAIN_BATCH },
+    usage: { drainBatch: e.USAGE_DRAIN_BATCH, retentionDays: e.USAGE_RETENTION_DAYS },
     worker: {
       metricsPort: e.WORKER_METRICS_PORT,
       queues: e.WORKER_QUEUES,

@@ -152,8 +152,33 @@ async function writeBatch(db: Db, records: QueuedRecord[]): Promise<void> {
         CASE WHEN tags = '' THEN '{}'::text[] ELSE ARRAY(SELECT json_array_elements_text(tags::json)) END,
         latency_ms, ttft_ms, upstream_account, template_version_id, session_id, created_at
       FROM input
-      ON CONFLICT (id) DO NOTHING
-      RETURNING id, user_id, charged_micro_usd, created_at
+      ON CONFLICT (id, created_at) DO NOTHING
+      RETURNING id, user_id, api_key_id, model, status_code, input_tokens, output_tokens, cached_tokens, charged_micro_usd, tags, created_at
+    ), daily_models AS (
+      INSERT INTO usage_daily_models AS d (user_id, day, model, requests, errors, input_tokens, output_tokens, cached_tokens, charged_micro_usd)
+      SELECT user_id, (created_at AT TIME ZONE 'UTC')::date, model,
+        count(*), count(*) FILTER (WHERE status_code >= 400), sum(input_tokens), sum(output_tokens), sum(cached_tokens), sum(charged_micro_usd)
+      FROM inserted GROUP BY 1, 2, 3
+      ON CONFLICT (user_id, day, model) DO UPDATE SET requests = d.requests + excluded.requests, errors = d.errors + excluded.errors,
+        input_tokens = d.input_tokens + excluded.input_tokens, output_tokens = d.output_tokens + excluded.output_tokens,
+        cached_tokens = d.cached_tokens + excluded.cached_tokens, charged_micro_usd = d.charged_micro_usd + excluded.charged_micro_usd
+    ), daily_keys AS (
+      INSERT INTO usage_daily_keys AS d (user_id, day, api_key_id, requests, errors, input_tokens, output_tokens, cached_tokens, charged_micro_usd)
+      SELECT user_id, (created_at AT TIME ZONE 'UTC')::date, coalesce(api_key_id, '00000000-0000-0000-0000-000000000000'),
+        count(*), count(*) FILTER (WHERE status_code >= 400), sum(input_tokens), sum(output_tokens), sum(cached_tokens), sum(charged_micro_usd)
+      FROM inserted GROUP BY 1, 2, 3
+      ON CONFLICT (user_id, day, api_key_id) DO UPDATE SET requests = d.requests + excluded.requests, errors = d.errors + excluded.errors,
+        input_tokens = d.input_tokens + excluded.input_tokens, output_tokens = d.output_tokens + excluded.output_tokens,
+        cached_tokens = d.cached_tokens + excluded.cached_tokens, charged_micro_usd = d.charged_micro_usd + excluded.charged_micro_usd
+    ), daily_tags AS (
+      INSERT INTO usage_daily_tags AS d (user_id, day, tag, requests, errors, input_tokens, output_tokens, cached_tokens, charged_micro_usd)
+      SELECT i.user_id, (i.created_at AT TIME ZONE 'UTC')::date, t.tag,
+        count(*), count(*) FILTER (WHERE i.status_code >= 400), sum(i.input_tokens), sum(i.output_tokens), sum(i.cached_tokens), sum(i.charged_micro_usd)
+      FROM inserted i CROSS JOIN LATERAL unnest(CASE WHEN cardinality(i.tags) = 0 THEN ARRAY['']::text[] ELSE i.tags END) AS t(tag)
+      GROUP BY 1, 2, 3
+      ON CONFLICT (user_id, day, tag) DO UPDATE SET requests = d.requests + excluded.requests, errors = d.errors + excluded.errors,
+        input_tokens = d.input_tokens + excluded.input_tokens, output_tokens = d.output_tokens + excluded.output_tokens,
+        cached_tokens = d.cached_tokens + excluded.cached_tokens, charged_micro_usd = d.charged_micro_usd + excluded.charged_micro_usd
     ), charges AS (
       SELECT id, user_id, charged_micro_usd AS amount,
         sum(charged_micro_usd) OVER (PARTITION BY user_id ORDER BY created_at, id) AS running,

@@ -1,18 +1,24 @@
 import { openTasks } from '../../shared/db/tasks.js';
 import { purgeExpiredKeys } from '../../shared/idempotency/replay.js';
+import { dropExpiredUsagePartitions, ensureUsagePartitions } from '../../shared/db/usage-partitions.js';
 import { jobId, type JobName } from '../../shared/jobs/catalog.js';
 import type { TaskJobServices } from './task-steps.js';
 
 const NEXT_JOB: Record<string, JobName> = { submit: 'task-submit', poll: 'task-poll', mirror: 'task-mirror', settle: 'task-settle' };
 
 /**
- * Periodically, on one worker at a time: purges idempotency keys past their window, and re-enqueues the next job
+ * Periodically, on one worker at a time: purges idempotency keys past their window, keeps the
+ * usage-record partitions ahead (and drops those past USAGE_RETENTION_DAYS), and re-enqueues the next job
  * of tasks that lost theirs. Adding a job whose id exists is a no-op, and every job checks the
  * task's stage first, so a task that was fine is not disturbed.
  */
 export async function maintenance(s: TaskJobServices, staleAfterMs: number): Promise<string> {
   const now = s.clock.now();
   const purged = await purgeExpiredKeys(s.db, now);
+  // Partition upkeep never holds up the task re-drive below (a month whose rows already sit in the
+  // default partition cannot get its own: logged, and the rows stay readable there).
+  const partitions = await ensureUsagePartitions(s.db, now).catch((err: Error) => [`failed: ${err.message}`]);
+  const dropped = await dropExpiredUsagePartitions(s.db, now, s.config.usage.retentionDays).catch((err: Error) => [`failed: ${err.message}`]);
   // A task untouched this long has probably lost its job (Redis restarted without its data).
   const stale = await openTasks(s.db, 500, new Date(now - staleAfterMs));
   for (const t of stale) {
@@ -25,6 +31,6 @@ export async function maintenance(s: TaskJobServices, staleAfterMs: number): Pro
     if (old && (await old.isFailed())) await old.remove();
     await s.jobs.enqueue(name, { taskId: t.id }, { jobId: id });
   }
-  return `purged ${purged} keys, re-enqueued ${stale.length} tasks`;
+  return `purged ${purged} keys, re-enqueued ${stale.length} tasks, usage partitions created [${partitions.join(', ')}] dropped [${dropped.join(', ')}]`;
 }
 
