@@ -126,5 +126,11 @@ const NO_QUOTA: ApiKeyContext['quota'] = Object.freeze({ total: null, daily: nul
  */
 export function countRequest(services: GatewayServices, key: ApiKeyContext, callId: string): Promise<Record<string, string>> {
   const unmetered: ApiKeyContext = Object.assign({}, key, { quota: NO_QUOTA });
-  return admit(services, unmetered, callId, 0, 0, 1_000).then((admitted) => admitted.headers);
+  const input: AdmissionInput = { key: unmetered, group: groupOf(services, key), callId, maxCost: 0, estimatedTokens: 0, now: services.clock.now(), detachedReservationTtlMs: 1_000, holdsSlot: false };
+  return services.admissions.admit(input).then(
+    (admitted) => admitted.headers,
+    (err: unknown) => {
+      throw admissionFailure(services, err);
+    },
+  );
 }

@@ -25,6 +25,8 @@ export interface AdmissionInput {
    * instead of being renewed by this process, and the task takes no concurrency lease.
    */
   detachedReservationTtlMs?: number;
+  /** false: the call holds no concurrency slot (a request that generates nothing). Default true. */
+  holdsSlot?: boolean;
 }
 
 /** What an admitted call holds until `finish`. */
@@ -103,8 +105,8 @@ export class Admissions {
     const rates = rules.rates;
     // A detached (task) reservation holds its concurrency lease only while the creating request
     // runs: the caller gives it back with releaseLeases (or it expires after LEASE_TTL_MS).
-    const concurrency = rules.concurrency;
-    const concurrencyKeys = rules.concurrencyKeys;
+    const concurrency = input.holdsSlot === false ? NONE : rules.concurrency;
+    const concurrencyKeys = input.holdsSlot === false ? NONE : rules.concurrencyKeys;
     const acct = this.accountKeys(key.userId);
     const { total, daily, monthly } = key.quota;
     const capped = total !== null || daily !== null || monthly !== null;

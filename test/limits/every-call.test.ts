@@ -42,6 +42,13 @@ describe('limits on every gateway call', () => {
     expect((await get(key, '/v1/key/usage')).status).toBe(429);
   });
 
+  it('holds no concurrency slot: a key with one slot lists models and then calls at once', async () => {
+    const { key } = await gw.account({ balance: 1_000_000, key: { concurrency_limit: 1 } });
+    for (let i = 0; i < 3; i++) expect((await get(key, '/v1/models')).status).toBe(200);
+    expect((await get(key, '/v1/key/usage')).status).toBe(200);
+    expect((await postChat(gw.url, key, chatRequest('gpt-sim', 'hi', { max_tokens: 2 }))).status).toBe(200);
+  });
+
   it('the account layer counts them as well, and a key over its spending cap can still list models', async () => {
     const acct = await gw.account({ balance: 1_000_000, key: { total_micro_usd: 0 } });
     expect((await get(acct.key, '/v1/models')).status).toBe(200);
