@@ -143,7 +143,7 @@ export async function usageLogs(db: Db, userId: string, filters: LogFilters, lim
     .select([
       'r.seq', 'r.request_id', 'r.created_at', 'r.model', 'r.endpoint', 'r.status_code', 'r.error_code', 'r.stream', 'r.input_tokens',
       'r.output_tokens', 'r.cached_tokens', 'r.charged_micro_usd', 'r.tags', 'r.latency_ms', 'r.ttft_ms', 'r.session_id', 'r.api_key_id',
-      'k.prefix as key_prefix', 'r.upstream_account',
+      'k.prefix as key_prefix', 'r.upstream_account', 'r.template_version_id',
     ])
     .where('r.user_id', '=', userId);
   if (filters.start) q = q.where('r.created_at', '>=', filters.start);
