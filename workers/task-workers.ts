@@ -1,6 +1,7 @@
 import { Worker, type Job, type Processor } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { JOB_NAMES, type JobName } from '../shared/jobs/catalog.js';
+import { JOB_NAMES, type JobData, type JobName } from '../shared/jobs/catalog.js';
+import { exportDataset } from './datasets/export-dataset.js';
 import { bullPrefix } from '../shared/jobs/queues.js';
 import { createRedis } from '../shared/redis/client.js';
 import { jobOutcomes } from './metrics.js';
@@ -14,15 +15,16 @@ import type { TaskJobServices } from './tasks/task-steps.js';
 
 type TaskJobName = Exclude<JobName, 'maintenance'>;
 
-const PROCESSORS: Record<TaskJobName, (s: TaskJobServices, job: Job<{ taskId: string }>) => Promise<string>> = {
+const PROCESSORS: { [N in TaskJobName]: (s: TaskJobServices, job: Job<JobData<N>>) => Promise<string> } = {
   'task-submit': submitTask,
   'task-poll': pollTask,
   'task-mirror': mirrorTask,
   'task-settle': settleTask,
+  'dataset-export': exportDataset,
 };
 
 // Polls are quick HTTP calls and mostly waiting; mirrors move big files.
-const DEFAULT_CONCURRENCY: Record<TaskJobName, number> = { 'task-submit': 20, 'task-poll': 50, 'task-mirror': 4, 'task-settle': 20 };
+const DEFAULT_CONCURRENCY: Record<TaskJobName, number> = { 'task-submit': 20, 'task-poll': 50, 'task-mirror': 4, 'task-settle': 20, 'dataset-export': 2 };
 
 export interface TaskWorkerOptions {
   /** Which queues this process serves (WORKER_QUEUES: `all` or a comma list). */
@@ -63,7 +65,8 @@ export function startTaskWorkers(s: TaskJobServices, options: TaskWorkerOptions)
   const workers: Worker[] = [];
   for (const name of Object.keys(PROCESSORS) as TaskJobName[]) {
     if (!selected.has(name)) continue;
-    const processor: Processor<{ taskId: string }, string> = (job) => PROCESSORS[name](s, job);
+    const run = PROCESSORS[name] as (s: TaskJobServices, job: Job) => Promise<string>;
+    const processor: Processor<unknown, string> = (job) => run(s, job);
     const worker = new Worker(name, processor, {
       connection,
       prefix: bullPrefix(s.config.redis.prefix),
@@ -75,7 +78,7 @@ export function startTaskWorkers(s: TaskJobServices, options: TaskWorkerOptions)
     worker.on('completed', () => jobOutcomes.inc({ queue: name, outcome: 'completed' }));
     worker.on('failed', (job, err) => {
       jobOutcomes.inc({ queue: name, outcome: 'failed' });
-      s.log.warn({ queue: name, taskId: job?.data.taskId, err: err.message }, 'job attempt failed');
+      s.log.warn({ queue: name, job: job?.data, err: err.message }, 'job attempt failed');
     });
     worker.on('error', (err) => s.log.warn({ queue: name, err: err.message }, 'worker error'));
     workers.push(worker);

@@ -10,6 +10,8 @@ import { revokeKey } from './keys/revoke-key.js';
 import { updateKey } from './keys/update-key.js';
 import { createPreset, getPreset, listPresetsRoute, patchPreset, removePreset } from './presets/presets.js';
 import { createTemplate, getTemplate, listTemplatesRoute, patchTemplate, removeTemplate } from './prompt-templates/prompt-templates.js';
+import { getAccountSettings, patchAccountSettings } from './account/settings.js';
+import { createExport, getExport, listExports } from './datasets/exports.js';
 import { refuseApiKeys, requireSession } from './session.js';
 import { consoleLedger, consoleUsageLogs, consoleUsageReport } from './usage/console-usage.js';
 
@@ -32,6 +34,11 @@ export function consoleRouter(services: GatewayServices): Router {
   router.get('/usage/report', session, consoleUsageReport(services));
   router.get('/usage/logs', session, consoleUsageLogs(services));
   router.get('/ledger', session, consoleLedger(services));
+  router.get('/account/settings', session, getAccountSettings(services));
+  router.patch('/account/settings', session, patchAccountSettings(services));
+  router.get('/datasets/exports', session, listExports(services));
+  router.post('/datasets/exports', session, createExport(services));
+  router.get('/datasets/exports/:id', session, getExport(services));
 
   router.get('/presets', session, listPresetsRoute(services));
   router.post('/presets', session, createPreset(services));

@@ -14,6 +14,7 @@ import { chooseTemplate } from '../../shared/routing/prompt-template.js';
 import { parseProviderPreferences } from '../../shared/routing/provider-preferences.js';
 import { prependSystemPrompt } from '../../shared/protocols/openai/system-prompt.js';
 import { isRetryableStatus } from '../../shared/providers/upstream-errors.js';
+import { logContent, streamCollector } from '../../shared/datasets/content-log.js';
 import { sessionIdOf } from '../../shared/usage/session-id.js';
 import { callTags } from '../../shared/usage/tags.js';
 import { parseOrThrow } from '../../shared/validation.js';
@@ -106,12 +107,18 @@ async function answerChat(services: GatewayServices, limit: number, ex: Exchange
       }
       res.setHeader('X-Service-Model', model.id);
       if (status !== 200) return await passUpstreamError(routed);
+      // Content logging (account settings): prompt and completion kept in object storage, after the answer.
+      const keep = key.owner.logContent
+        ? (response: unknown) => logContent(services.storage, key!.userId, meter!.requestId, request.body, response, (err) => services.log.warn({ err: err.message }, 'content log not written'))
+        : undefined;
       if (stream) {
         routing.latency.record(model.id, meter.elapsedMs());
         const clientWantsUsage = chat.stream_options?.include_usage === true;
-        await relayChatStream(res, meter, routed, { promptBytes: body.bytes, clientWantsUsage, clientGone: () => state.clientGone });
+        const collected = keep ? streamCollector() : undefined;
+        await relayChatStream(res, meter, routed, { promptBytes: body.bytes, clientWantsUsage, clientGone: () => state.clientGone, capture: collected?.push });
+        if (keep && collected) keep({ stream: true, content: collected.text() });
       } else {
-        await answerChatJson(res, meter, routed, body.bytes, model.id);
+        await answerChatJson(res, meter, routed, body.bytes, model.id, keep);
       }
       return;
     }

@@ -11,7 +11,14 @@ import type { RoutedResponse } from '../../shared/routing/fallback.js';
  * a process killed after the client has the answer still has the call charged, and the round trip
  * is not added to the call's latency (a settlement Redis refuses is logged and expires either way).
  */
-export async function answerChatJson(res: ServerResponse, meter: CallMeter, routed: RoutedResponse, promptBytes: number, modelId: string): Promise<void> {
+export async function answerChatJson(
+  res: ServerResponse,
+  meter: CallMeter,
+  routed: RoutedResponse,
+  promptBytes: number,
+  modelId: string,
+  logResponse?: (response: unknown) => void,
+): Promise<void> {
   const raw = routed.response.received();
   let parsed: { usage?: unknown; choices?: { message?: { content?: unknown } }[] };
   try {
@@ -34,5 +41,6 @@ export async function answerChatJson(res: ServerResponse, meter: CallMeter, rout
   await meter.sent();
   res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': raw.length, 'x-service-model': modelId });
   res.end(raw);
+  logResponse?.(parsed);
   await settled;
 }

@@ -9,6 +9,8 @@ export interface RelayOptions {
   clientWantsUsage: boolean;
   /** True once the client went away (the handler aborts the upstream request then). */
   clientGone: () => boolean;
+  /** Sees every relayed chunk (content logging); absent on the common path. */
+  capture?: ((chunk: Buffer) => void) | undefined;
 }
 
 const DONE = 'data: [DONE]\n\n';
@@ -73,6 +75,7 @@ export async function relayChatStream(res: ServerResponse, meter: CallMeter, rou
       // After the end marker the upstream has nothing left to say; what trails it is drained unread.
       if (settled) return true;
       const out = scanner.push(chunk);
+      if (out && options.capture) options.capture(out);
       if (out && ttftMs === null) {
         ttftMs = meter.elapsedMs();
         process.nextTick(() => (firstSent = true));

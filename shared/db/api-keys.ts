@@ -6,6 +6,7 @@ export type KeyWithOwner = ApiKeyRow & {
   owner_tpm_limit: number | null;
   owner_concurrency_limit: number | null;
   owner_discount_percent: string;
+  owner_log_content: boolean;
 };
 
 /** A key with its owner's limits and discount: everything the hot path needs, in one query. */
@@ -19,6 +20,7 @@ export function findKeyByHash(db: Db | Trx, hash: Buffer): Promise<KeyWithOwner 
       'u.tpm_limit as owner_tpm_limit',
       'u.concurrency_limit as owner_concurrency_limit',
       'u.discount_percent as owner_discount_percent',
+      'u.log_content as owner_log_content',
     ])
     .where('k.key_hash', '=', hash)
     .executeTakeFirst();

@@ -20,6 +20,8 @@ export interface UsersTable {
   concurrency_limit: ColumnType<number | null, number | null | undefined, number | null>;
   /** numeric(5,2), read as a string by pg. */
   discount_percent: ColumnType<string, string | number | undefined, string | number>;
+  /** Keep prompts and completions (in object storage) for dataset exports. */
+  log_content: ColumnType<boolean, boolean | undefined, boolean>;
   created_at: CreatedAt;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
@@ -172,6 +174,20 @@ export interface IdempotencyKeysTable {
   expires_at: Timestamp;
 }
 
+export type ExportStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+
+export interface DatasetExportsTable {
+  id: Generated<string>;
+  user_id: string;
+  status: ColumnType<ExportStatus, ExportStatus | undefined, ExportStatus>;
+  filters: ColumnType<Record<string, unknown>, string, string>;
+  object_key: string | null;
+  records: number | null;
+  error: string | null;
+  created_at: CreatedAt;
+  finished_at: Timestamp | null;
+}
+
 export interface Database extends RoutingTables {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -181,6 +197,7 @@ export interface Database extends RoutingTables {
   tasks: TasksTable;
   idempotency_keys: IdempotencyKeysTable;
   scores: ScoresTable;
+  dataset_exports: DatasetExportsTable;
 }
 
 export type TaskRow = Selectable<TasksTable>;

@@ -23,6 +23,8 @@ export interface ApiKeyContext {
   readonly owner: {
     readonly limits: { readonly rpm: number | null; readonly tpm: number | null; readonly concurrency: number | null };
     readonly discountPercent: number;
+    /** Keep prompts and completions for dataset exports (account settings). */
+    readonly logContent: boolean;
   };
 }
 
@@ -44,6 +46,7 @@ export function toKeyContext(row: KeyWithOwner): ApiKeyContext {
     owner: {
       limits: { rpm: row.owner_rpm_limit, tpm: row.owner_tpm_limit, concurrency: row.owner_concurrency_limit },
       discountPercent: Number(row.owner_discount_percent),
+      logContent: row.owner_log_content === true,
     },
   };
 }

@@ -4,6 +4,8 @@ import { pageQuerySchema } from '../../console/envelope.js';
 import { presetCreateSchema, presetUpdateSchema } from '../../console/presets/preset-body.js';
 import { templateCreateSchema, templateUpdateSchema } from '../../console/prompt-templates/template-body.js';
 import { logsQuerySchema, reportQuerySchema } from '../../../shared/usage/report-query.js';
+import { exportRequestSchema } from '../../../shared/datasets/filters.js';
+import { accountSettingsSchema } from '../../console/account/settings.js';
 import type { RouteDoc } from '../route-doc.js';
 
 export const consoleRoutes: RouteDoc[] = [
@@ -18,6 +20,11 @@ export const consoleRoutes: RouteDoc[] = [
   { method: 'get', path: '/api/v1/usage/report', tag: 'Console: usage', summary: "The signed-in owner's usage report (as /v1/usage/report)", auth: 'session', query: reportQuerySchema },
   { method: 'get', path: '/api/v1/usage/logs', tag: 'Console: usage', summary: "The signed-in owner's request records (as /v1/usage/logs)", auth: 'session', query: logsQuerySchema },
   { method: 'get', path: '/api/v1/ledger', tag: 'Console: usage', summary: "The account's ledger, newest first (paginated envelope)", auth: 'session', query: pageQuerySchema },
+  { method: 'get', path: '/api/v1/account/settings', tag: 'Console: account', summary: 'Account settings (`log_content`)', auth: 'session' },
+  { method: 'patch', path: '/api/v1/account/settings', tag: 'Console: account', summary: 'Turn content logging on or off (prompts and completions kept in object storage for dataset exports)', auth: 'session', body: accountSettingsSchema },
+  { method: 'get', path: '/api/v1/datasets/exports', tag: 'Console: usage', summary: "The account's dataset exports (paginated envelope)", auth: 'session', query: pageQuerySchema },
+  { method: 'post', path: '/api/v1/datasets/exports', tag: 'Console: usage', summary: 'Export usage records with their scores (and content, when logged) as JSONL', auth: 'session', body: exportRequestSchema, responses: { 202: 'the export, queued' } },
+  { method: 'get', path: '/api/v1/datasets/exports/{id}', tag: 'Console: usage', summary: 'An export: its status and, once written, a short-lived download link', auth: 'session' },
   { method: 'get', path: '/api/v1/presets', tag: 'Console: routing', summary: "The account's routing presets (paginated envelope)", auth: 'session', query: pageQuerySchema },
   { method: 'post', path: '/api/v1/presets', tag: 'Console: routing', summary: 'Create a routing preset, called as `@preset/<slug>`', auth: 'session', body: presetCreateSchema, responses: { 201: 'the preset', 409: 'the slug is taken' } },
   { method: 'get', path: '/api/v1/presets/{slug}', tag: 'Console: routing', summary: 'One preset', auth: 'session' },
