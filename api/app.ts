@@ -14,6 +14,7 @@ import { queueDashboard } from './operator/queue-dashboard.js';
 import { GATEWAY_VERSION } from '../shared/version.js';
 import { openApiRouter } from './openapi/router.js';
 import { taskRouter } from './videos/router.js';
+import { assetRouter } from './assets/router.js';
 import type Router from '@koa/router';
 
 // Thrown so the error boundary renders it in the caller's protocol, like every other error.
@@ -35,7 +36,7 @@ export function createApp(services: GatewayServices): Koa {
 
 /** Every router of the API, in the order they are tried (the OpenAPI test walks the same list). */
 export function gatewayRouters(services: GatewayServices): Router[] {
-  return [siteRouter(services), openApiRouter(GATEWAY_VERSION), openAiRouter(services), taskRouter(services), consoleRouter(services)];
+  return [siteRouter(services), openApiRouter(GATEWAY_VERSION), openAiRouter(services), taskRouter(services), assetRouter(services), consoleRouter(services)];
 }
 
 /**

@@ -27,6 +27,7 @@ const envSchema = z.object({
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).default(24 * 7),
   USAGE_DRAIN_BATCH: z.coerce.number().int().min(1).max(5000).default(500),
   USAGE_RETENTION_DAYS: int(0),
+  ASSET_MAX_BYTES: z.coerce.number().int().min(1).max(100 * 1024 * 1024).default(100 * 1024 * 1024),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9091),
   SHUTDOWN_GRACE_MS: int(25_000),
   TASK_DEADLINE_MS: z.coerce.number().int().min(1_000).default(3 * 60 * 60 * 1000),
@@ -60,6 +61,8 @@ export interface Config {
   readonly billing: Readonly<{ reservationTtlMs: number; leaseTtlMs: number }>;
   readonly console: Readonly<{ sessionTtlHours: number }>;
   readonly usage: Readonly<{ drainBatch: number; retentionDays: number }>;
+  /** Largest original asset upload, bytes (at most the spec's 100 MiB). */
+  readonly assetMaxBytes: number;
   readonly worker: Readonly<{ metricsPort: number; queues: string; concurrency: string; lockMs: number; stalledIntervalMs: number }>;
   readonly shutdownGraceMs: number;
   readonly tasks: Readonly<{ deadlineMs: number; maintenanceEveryMs: number; reconcileAfterMs: number }>;
@@ -98,6 +101,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
     billing: { reservationTtlMs: e.RESERVATION_TTL_MS, leaseTtlMs: e.LEASE_TTL_MS },
     console: { sessionTtlHours: e.SESSION_TTL_HOURS },
     usage: { drainBatch: e.USAGE_DRAIN_BATCH, retentionDays: e.USAGE_RETENTION_DAYS },
+    assetMaxBytes: e.ASSET_MAX_BYTES,
     worker: {
       metricsPort: e.WORKER_METRICS_PORT,
       queues: e.WORKER_QUEUES,

@@ -12,7 +12,8 @@ import { callTags } from '../../shared/usage/tags.js';
 import { readJsonObject } from '../middleware/read-json.js';
 import { authenticateRequest } from '../openai/credential.js';
 import type { TaskApiServices } from './task-api-services.js';
-import { answerCreated } from './task-responses.js';
+import { answerCreated, baseUrl } from './task-responses.js';
+import { resolveAssetReferences } from '../../shared/assets/resolve-references.js';
 
 export interface TaskRoute<R extends { model: string }> {
   kind: TaskKind;
@@ -37,7 +38,14 @@ export async function acceptTask<R extends { model: string }>(ctx: Context, serv
   const plan = await planModels(services.routing, key, parsed.model, route.endpoint, parseProviderPreferences(providerField, services.catalog));
   const model = plan.models[0]!;
   const [upstreamRoute] = await routesFor(services.routing, model, plan.preferences);
-  const { request, cost } = route.prepare(parsed, model, key, discountOf(services, key));
+  const prepared = route.prepare(parsed, model, key, discountOf(services, key));
+  const { cost } = prepared;
+  // After pricing (which reads the request as the client wrote it): the upstream gets signed links.
+  const request = await resolveAssetReferences(
+    { db: services.db, linkSecret: services.linkSecret, baseUrl: baseUrl(services, ctx), ttlMs: services.config.tasks.deadlineMs, now: services.clock.now() },
+    key,
+    prepared.request,
+  );
   const created = await createTask(services, services.jobs, {
     kind: route.kind,
     key,

@@ -2,7 +2,6 @@ import type { Middleware } from 'koa';
 import { finalizeCost } from '../../shared/billing/pricing.js';
 import { scaledQuote, videoShape } from '../../shared/billing/quote.js';
 import { videoCreateSchema, type VideoCreateRequest } from '../../shared/protocols/videos/create-request.js';
-import { checkAssetReferences } from '../../shared/tasks/references.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { acceptTask, type TaskRoute } from './accept-task.js';
 import type { TaskApiServices } from './task-api-services.js';
@@ -11,8 +10,7 @@ const videoRoute: TaskRoute<VideoCreateRequest> = {
   kind: 'video',
   endpoint: 'videos',
   parse: (body) => parseOrThrow(videoCreateSchema, body),
-  prepare(req, model, key, discount) {
-    checkAssetReferences(key, req.content);
+  prepare(req, model, _key, discount) {
     const request = { ...req, ...videoShape(model, req.duration, req.resolution) };
     return { request, cost: finalizeCost(scaledQuote('videos', model, request), discount) };
   },

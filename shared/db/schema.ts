@@ -188,6 +188,35 @@ export interface DatasetExportsTable {
   finished_at: Timestamp | null;
 }
 
+export interface AssetUploadsTable {
+  id: string;
+  user_id: string;
+  api_key_id: string | null;
+  filename: string;
+  content_type: string;
+  size_bytes: Money;
+  sha256: string | null;
+  object_key: string;
+  expires_at: Timestamp;
+  asset_id: string | null;
+  created_at: CreatedAt;
+}
+
+export interface AssetsTable {
+  id: string;
+  user_id: string;
+  api_key_id: string | null;
+  upload_id: string;
+  filename: string;
+  content_type: string;
+  size_bytes: Money;
+  width: number;
+  height: number;
+  sha256: string;
+  object_key: string;
+  created_at: CreatedAt;
+}
+
 export interface Database extends RoutingTables {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -198,6 +227,8 @@ export interface Database extends RoutingTables {
   idempotency_keys: IdempotencyKeysTable;
   scores: ScoresTable;
   dataset_exports: DatasetExportsTable;
+  asset_uploads: AssetUploadsTable;
+  assets: AssetsTable;
 }
 
 export type TaskRow = Selectable<TasksTable>;
@@ -207,3 +238,6 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewApiKey = Insertable<ApiKeysTable>;
 export type ApiKeyUpdate = Updateable<ApiKeysTable>;
 export type UsageRecordRow = Insertable<UsageRecordsTable>;
+
+export type AssetRow = Selectable<AssetsTable>;
+export type AssetUploadRow = Selectable<AssetUploadsTable>;

@@ -1,0 +1,145 @@
+import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KeyCreate } from '../../shared/keys/key-settings.js';
+import { createKey } from '../../shared/keys/manage-keys.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { controlClock } from '../support/limits.js';
+import { startTaskGateway, taskRow, VIDEO_MODEL, type TaskGateway } from '../support/task-gateway.js';
+
+type Json = Record<string, any>;
+const clock = controlClock();
+let local: TestGateway;
+let s3: TaskGateway;
+let png: Buffer;
+let jpeg: Buffer;
+
+beforeAll(async () => {
+  [local, s3] = await Promise.all([startTestGateway({ clock }), startTaskGateway()]);
+  png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366cc' } }).png().toBuffer();
+  jpeg = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#cc6633' } }).jpeg().toBuffer();
+});
+afterAll(async () => {
+  await Promise.all([local?.close(), s3?.close()]);
+});
+
+const call = async (gw: TestGateway, key: string, method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${gw.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) }, ...(body !== undefined && { body: JSON.stringify(body) }) });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, json: (text ? JSON.parse(text) : undefined) as Json };
+};
+
+async function upload(gw: TestGateway, key: string, bytes: Buffer, contentType = 'image/png', declared = bytes.length) {
+  const reserved = await call(gw, key, 'POST', '/v1/assets', { filename: 'picture.png', content_type: contentType, size_bytes: declared, sha256: createHash('sha256').update(bytes).digest('hex') });
+  expect(reserved.status, JSON.stringify(reserved.json)).toBe(200);
+  // The PUT carries only the headers the reservation names: never the API key.
+  const put = await fetch(reserved.json.upload_url, { method: 'PUT', headers: reserved.json.headers, body: bytes });
+  return { reserved: reserved.json, put, complete: () => call(gw, key, 'POST', `/v1/assets/uploads/${reserved.json.upload_id}/complete`) };
+}
+
+/** An image body whose header claims width × height (a tiny file that would decode to gigabytes). */
+function pngClaiming(base: Buffer, width: number, height: number): Buffer {
+  const out = Buffer.from(base);
+  out.writeUInt32BE(width, 16);
+  out.writeUInt32BE(height, 20);
+  out.writeUInt32BE(crc32(out.subarray(12, 29)), 29);
+  return out;
+}
+
+describe('the upload sequence', () => {
+  for (const [name, gw] of [['local driver', () => local], ['S3-compatible storage', () => s3]] as const) {
+    it(`${name}: reserve, PUT without the key, complete (idempotent), read, download, delete`, async () => {
+      const { key } = await gw().account({ balance: 10_000_000 });
+      const { reserved, put, complete } = await upload(gw(), key, png);
+      expect(reserved).toMatchObject({ upload_id: expect.stringMatching(/^up_/), method: 'PUT', expires_at: expect.any(String) });
+      expect(put.status).toBe(200);
+      const first = await complete();
+      expect(first.status, JSON.stringify(first.json)).toBe(200);
+      expect(first.json).toMatchObject({ id: expect.stringMatching(/^asset_/), reference: `asset://${first.json.id}`, content_type: 'image/png', size_bytes: png.length, width: 64, height: 48 });
+      expect((await complete()).json).toEqual(first.json);
+      const id = first.json.id as string;
+      expect((await call(gw(), key, 'GET', `/v1/assets/${id}`)).json).toEqual(first.json);
+      expect((await call(gw(), key, 'GET', '/v1/assets')).json.data.map((a: Json) => a.id)).toContain(id);
+      const link = await call(gw(), key, 'GET', `/v1/assets/${id}/content`);
+      const downloaded = Buffer.from(await (await fetch(link.json.url)).arrayBuffer());
+      expect(downloaded.equals(png)).toBe(true);
+      expect((await call(gw(), key, 'DELETE', `/v1/assets/${id}`)).status).toBe(204);
+      expect((await call(gw(), key, 'GET', `/v1/assets/${id}`)).status).toBe(404);
+    });
+  }
+});
+
+describe('verification', () => {
+  it('refuses a huge claimed image fast, wrong magic bytes, a truncated file, a size mismatch, and removes the object', async () => {
+    const { key } = await local.account({ balance: 10_000_000 });
+    const huge = await upload(local, key, pngClaiming(png, 60_000, 60_000));
+    const started = performance.now();
+    const refusedHuge = await huge.complete();
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(refusedHuge.json.error).toMatchObject({ code: 'invalid_image' });
+    expect((await (await upload(local, key, jpeg, 'image/png')).complete()).json.error.code).toBe('unsupported_media_type');
+    const truncated = await upload(local, key, png.subarray(0, png.length - 30));
+    expect((await truncated.complete()).json.error.code).toBe('invalid_image');
+    // Completing again after a refusal: the object is gone, nothing was kept.
+    expect((await truncated.complete()).json.error.code).toBe('upload_incomplete');
+    const tooBig = await call(local, key, 'POST', '/v1/assets', { filename: 'x.png', content_type: 'image/png', size_bytes: 101 * 1024 * 1024 });
+    expect(tooBig.status).toBe(413);
+    const svg = await call(local, key, 'POST', '/v1/assets', { filename: 'x.svg', content_type: 'image/svg+xml', size_bytes: 10 });
+    expect(svg.json.error).toMatchObject({ code: 'invalid_request', param: 'content_type' });
+  });
+
+  it('the storage URL refuses another length, another type, a forged token and an expired one', async () => {
+    const { key } = await local.account({ balance: 10_000_000 });
+    const reserved = (await call(local, key, 'POST', '/v1/assets', { filename: 'p.png', content_type: 'image/png', size_bytes: png.length })).json;
+    const url = reserved.upload_url as string;
+    expect((await fetch(url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png.subarray(1) })).status).toBe(400);
+    expect((await fetch(url, { method: 'PUT', headers: { 'content-type': 'image/jpeg' }, body: png })).status).toBe(400);
+    const dot = url.lastIndexOf('.');
+    const forged = `${url.slice(0, dot + 1)}${url[dot + 1] === 'A' ? 'B' : 'A'}${url.slice(dot + 2)}`;
+    expect((await fetch(forged, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png })).status).toBe(404);
+    clock.advance(16 * 60_000);
+    expect((await fetch(url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png })).status).toBe(404);
+  });
+});
+
+describe('asset scope', () => {
+  it('own / all / none × this key, another key, another account, missing: out of scope answers exactly like missing', async () => {
+    const acct = await s3.account({ balance: 10_000_000 });
+    const admin = { db: s3.services.db, redis: s3.services.redis, channel: s3.services.redisKeys.keyInvalidation, catalog: s3.services.catalog };
+    const keyWith = async (settings: KeyCreate) => (await createKey(admin, acct.userId, settings)).key;
+    const uploader = await keyWith({ asset_access: 'own' });
+    const mine = (await (await upload(s3, uploader, png)).complete()).json.id as string;
+    const stranger = await s3.account({ balance: 10_000_000 });
+    const theirs = (await (await upload(s3, stranger.key, png)).complete()).json.id as string;
+    const missing = 'asset_AAAAAAAAAAAAAAAAAAAA';
+    const keys = { own: await keyWith({ asset_access: 'own' }), all: await keyWith({ asset_access: 'all' }), none: await keyWith({ asset_access: 'none' }) };
+    const strip = (r: { status: number; json: Json }) => ({ status: r.status, error: { ...r.json.error, message: r.json.error?.message?.replace(/asset_\w+/, 'X') } });
+
+    const expectation: Record<string, Record<string, boolean>> = {
+      uploader: { mine: true, theirs: false },
+      own: { mine: false, theirs: false },
+      all: { mine: true, theirs: false },
+      none: { mine: false, theirs: false },
+    };
+    for (const [who, key] of Object.entries({ uploader, ...keys })) {
+      const absent = await call(s3, key, 'GET', `/v1/assets/${missing}`);
+      for (const [what, id] of Object.entries({ mine, theirs })) {
+        const read = await call(s3, key, 'GET', `/v1/assets/${id}`);
+        if (expectation[who]![what]) expect(read.status, `${who} ${what}`).toBe(200);
+        else expect(strip(read), `${who} ${what}`).toEqual(strip(absent));
+        const video = await call(s3, key, 'POST', '/v1/videos', { model: VIDEO_MODEL, content: [{ type: 'text', text: 'x' }, { type: 'image_url', role: 'first_frame', image_url: { url: `asset://${id}` } }] });
+        if (who === 'none') expect(video.json.error, `${who} ${what}`).toMatchObject({ code: 'asset_access_denied', param: 'content[1].image_url.url' });
+        else if (expectation[who]![what]) {
+          expect(video.status, `${who} ${what} ${JSON.stringify(video.json)}`).toBe(200);
+          const row = await taskRow(s3, video.json.id);
+          expect(JSON.stringify(row!.request)).not.toContain('asset://');
+        } else {
+          const missingRef = await call(s3, key, 'POST', '/v1/videos', { model: VIDEO_MODEL, content: [{ type: 'text', text: 'x' }, { type: 'image_url', role: 'first_frame', image_url: { url: `asset://${missing}` } }] });
+          expect(strip(video), `${who} ${what}`).toEqual(strip(missingRef));
+          expect(video.json.error.code).toBe('reference_asset_unavailable');
+        }
+      }
+    }
+  });
+});
