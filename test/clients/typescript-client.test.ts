@@ -11,6 +11,7 @@ import {
   InsufficientFundsError,
   NotFoundError,
   StreamInterruptedError,
+  UploadError,
   WaitTimeoutError,
 } from '../../clients/typescript/src/index.js';
 import { CUT, startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
@@ -196,6 +197,28 @@ describe('against the running gateway', () => {
     const score = await withAccess.scores.create({ request_id: 'ts-client-scored', name: 'helpful', value: 1 });
     expect(score).toMatchObject({ object: 'score', name: 'helpful', value: 1 });
     await expect(client.usage.report({ group_by: 'model', start, end })).rejects.toMatchObject({ status: 403, code: 'usage_access_disabled' });
+  });
+
+  it('uploads an asset (PUT without the key), reads, links and deletes it, and resumes a failed confirmation', async () => {
+    const { default: sharp } = await import('sharp');
+    const png = new Uint8Array(await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } }).png().toBuffer());
+    const asset = await client.assets.upload(png, { filename: 'tiny.png' });
+    expect(asset).toMatchObject({ reference: `asset://${asset.id}`, width: 8, height: 8 });
+    expect((await client.assets.get(asset.id)).id).toBe(asset.id);
+    expect((await client.assets.list()).data.map((a) => a.id)).toContain(asset.id);
+    const link = await client.assets.downloadUrl(asset.id);
+    expect(Buffer.from(await (await fetch(link.url)).arrayBuffer()).equals(Buffer.from(png))).toBe(true);
+    await client.assets.delete(asset.id);
+    await expect(client.assets.get(asset.id)).rejects.toBeInstanceOf(NotFoundError);
+
+    // The confirmation fails once (503): the error keeps the stage and ids, and resuming completes it.
+    const via = new Gateway({ apiKey: key, baseURL: proxy.url });
+    proxy.plan.set('POST /v1/assets/uploads/*', [503]);
+    const failure = await via.assets.upload(png).catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(UploadError);
+    expect(failure).toMatchObject({ stage: 'complete', uploadId: expect.stringMatching(/^up_/), status: 503 });
+    const resumed = await via.assets.resumeUpload(failure as UploadError);
+    expect(resumed).toMatchObject({ width: 8, height: 8, reference: expect.stringMatching(/^asset:\/\/asset_/) });
   });
 
   it('raises its own error with status and request id on an answer that is not JSON', async () => {

@@ -22,7 +22,9 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   const server: Server = createServer((req, res) => {
     const key = `${req.method} ${(req.url ?? '').split('?')[0]}`;
     hits.set(key, (hits.get(key) ?? 0) + 1);
-    const planned = plan.get(key) ?? [];
+    // A plan key ending in '*' matches every path it begins (ids made by the gateway).
+    const prefixed = [...plan.keys()].find((k) => k.endsWith('*') && key.startsWith(k.slice(0, -1)));
+    const planned = plan.get(key) ?? (prefixed ? plan.get(prefixed)! : []);
     const next = planned.shift();
     if (next !== undefined && next !== CUT) {
       req.resume();

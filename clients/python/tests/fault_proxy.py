@@ -31,7 +31,9 @@ class FaultProxy:
                 path = self.path.split("?")[0]
                 proxy.hits[(self.command, path)] += 1
                 body = self.rfile.read(int(self.headers.get("content-length") or 0))
-                planned = proxy.plan[(self.command, path)]
+                # A planned path ending in '*' matches every path it begins (ids made by the gateway).
+                prefixed = next((k for k in list(proxy.plan) if k[0] == self.command and k[1].endswith("*") and path.startswith(k[1][:-1])), None)
+                planned = proxy.plan[(self.command, path)] if (self.command, path) in proxy.plan or prefixed is None else proxy.plan[prefixed]
                 cut = bool(planned) and planned[0] == CUT
                 if planned and not cut:
                     status = planned.pop(0)

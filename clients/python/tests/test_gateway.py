@@ -1,9 +1,12 @@
 """Every method against a running gateway. `npm test` starts one and sets GATEWAY_BASE_URL,
 GATEWAY_API_KEY, GATEWAY_CHAT_MODEL and GATEWAY_VIDEO_MODEL (test/clients/python-client.test.ts)."""
 import os
+import struct
 import time
 import unittest
+import urllib.request
 import uuid
+import zlib
 
 from gateway_client import (
     AuthenticationError,
@@ -12,6 +15,7 @@ from gateway_client import (
     NotFoundError,
     RetryPolicy,
     StreamInterruptedError,
+    UploadError,
     WaitTimeoutError,
 )
 
@@ -24,6 +28,15 @@ def setUpModule() -> None:
     missing = [name for name in ENV if not os.environ.get(name)]
     if missing:  # run through `npm test`, which starts the gateway these tests need
         raise RuntimeError(f"these tests need a running gateway: set {', '.join(missing)}")
+
+
+def tiny_png(width: int, height: int) -> bytes:
+    """A valid RGB PNG built with the standard library."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    rows = b"".join(b"\x00" + b"\x20\x40\x60" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
 
 
 def user(text: str):
@@ -134,6 +147,31 @@ class Gateway_(unittest.TestCase):
         self.assertTrue(csv.startswith("group,requests,errors,"))
         logs = self.gw.usage.logs(session_id="py-session")
         self.assertEqual([r["request_id"] for r in logs["data"]], ["py-client-scored"])
+
+    def test_asset_upload_read_link_delete_and_resume(self):
+        png = tiny_png(8, 8)
+        asset = self.gw.assets.upload(png, filename="tiny.png")
+        self.assertEqual((asset["width"], asset["height"], asset["reference"]), (8, 8, f"asset://{asset['id']}"))
+        self.assertEqual(self.gw.assets.get(asset["id"])["id"], asset["id"])
+        self.assertIn(asset["id"], [a["id"] for a in self.gw.assets.list()["data"]])
+        link = self.gw.assets.download_url(asset["id"])
+        with urllib.request.urlopen(link["url"]) as response:
+            self.assertEqual(response.read(), png)
+        self.gw.assets.delete(asset["id"])
+        with self.assertRaises(NotFoundError):
+            self.gw.assets.get(asset["id"])
+        proxy = FaultProxy(self.base)
+        try:
+            gw = Gateway(self.key, base_url=proxy.url)
+            proxy.plan[("POST", "/v1/assets/uploads/*")] = [503]
+            with self.assertRaises(UploadError) as caught:
+                gw.assets.upload(png)
+            self.assertEqual((caught.exception.stage, caught.exception.status), ("complete", 503))
+            self.assertTrue(caught.exception.upload_id.startswith("up_"))
+            resumed = gw.assets.resume_upload(caught.exception)
+            self.assertTrue(resumed["reference"].startswith("asset://asset_"))
+        finally:
+            proxy.close()
 
     def test_error_fields(self):
         with self.assertRaises(NotFoundError) as caught:
