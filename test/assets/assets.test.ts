@@ -3,6 +3,7 @@ import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KeyCreate } from '../../shared/keys/key-settings.js';
+import { sweepExpiredUploads } from '../../shared/assets/sweep.js';
 import { createKey } from '../../shared/keys/manage-keys.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { controlClock } from '../support/limits.js';
@@ -100,6 +101,19 @@ describe('verification', () => {
     expect((await fetch(forged, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png })).status).toBe(404);
     clock.advance(16 * 60_000);
     expect((await fetch(url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png })).status).toBe(404);
+  });
+});
+
+describe('housekeeping', () => {
+  it('sweeps reservations never confirmed, with their uploaded object, an hour past expiry', async () => {
+    const { key, userId } = await local.account({ balance: 10_000_000 });
+    const { reserved } = await upload(local, key, png);
+    const object = `assets/${userId}/${reserved.upload_id}`;
+    expect(await local.services.storage.head(object)).toBeDefined();
+    expect(await sweepExpiredUploads(local.services.db, local.services.storage, clock.now())).toBe(0);
+    expect(await sweepExpiredUploads(local.services.db, local.services.storage, clock.now() + 76 * 60_000)).toBeGreaterThanOrEqual(1);
+    expect(await local.services.storage.head(object)).toBeUndefined();
+    expect((await call(local, key, 'POST', `/v1/assets/uploads/${reserved.upload_id}/complete`)).status).toBe(404);
   });
 });
 
