@@ -21,6 +21,8 @@ export type ErrorCode =
   | 'idempotency_in_progress'
   | 'reference_asset_unavailable'
   | 'asset_too_large'
+  | 'reference_url_blocked'
+  | 'reference_fetch_failed'
   | 'unsupported_media_type'
   | 'invalid_image'
   | 'upload_incomplete'
