@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import { z } from 'zod';
+import { deleteDerivatives } from '../../shared/assets/forwarded.js';
 import { assetView, findAsset, scoped } from '../../shared/assets/scope.js';
 import { notFound } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
@@ -67,6 +68,7 @@ export function deleteAsset(services: GatewayServices): Middleware {
     if (!row) throw notFound('no such asset');
     await services.db.deleteFrom('assets').where('id', '=', row.id).execute();
     await services.storage.delete(row.object_key);
+    await deleteDerivatives(services.storage, row);
     ctx.status = 204;
   };
 }

@@ -42,7 +42,7 @@ export async function acceptTask<R extends { model: string }>(ctx: Context, serv
   const { cost } = prepared;
   // After pricing (which reads the request as the client wrote it): the upstream gets signed links.
   const request = await resolveAssetReferences(
-    { db: services.db, linkSecret: services.linkSecret, baseUrl: baseUrl(services, ctx), ttlMs: services.config.tasks.deadlineMs, now: services.clock.now() },
+    { db: services.db, storage: services.storage, linkSecret: services.linkSecret, baseUrl: baseUrl(services, ctx), ttlMs: services.config.tasks.deadlineMs, now: services.clock.now() },
     key,
     prepared.request,
   );

@@ -104,6 +104,28 @@ describe('verification', () => {
   });
 });
 
+describe('images forwarded to a model', () => {
+  it('an 18 MiB original is forwarded as a derivative of at most 10 MiB, made once; the original stays unchanged', async () => {
+    const big = await sharp({ create: { width: 2_500, height: 2_500, channels: 3 as const, background: '#000', noise: { type: 'gaussian' as const, mean: 128, sigma: 60 } } }).png({ compressionLevel: 0 }).toBuffer();
+    expect(big.length).toBeGreaterThan(17 * 1024 * 1024);
+    const { key } = await s3.account({ balance: 10_000_000 });
+    const asset = (await (await upload(s3, key, big)).complete()).json;
+    expect(asset.size_bytes).toBe(big.length);
+    const forwardedUrl = async () => {
+      const video = await call(s3, key, 'POST', '/v1/videos', { model: VIDEO_MODEL, content: [{ type: 'text', text: 'x' }, { type: 'image_url', role: 'first_frame', image_url: { url: asset.reference } }] });
+      expect(video.status, JSON.stringify(video.json)).toBe(200);
+      return ((await taskRow(s3, video.json.id))!.request as Json).content[1].image_url.url as string;
+    };
+    const sent = Buffer.from(await (await fetch(await forwardedUrl())).arrayBuffer());
+    expect(sent.length).toBeLessThanOrEqual(10 * 1024 * 1024);
+    expect([...sent.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+    const again = Buffer.from(await (await fetch(await forwardedUrl())).arrayBuffer());
+    expect(again.equals(sent)).toBe(true);
+    const original = await call(s3, key, 'GET', `/v1/assets/${asset.id}/content`);
+    expect(Buffer.from(await (await fetch(original.json.url)).arrayBuffer()).equals(big)).toBe(true);
+  }, 60_000);
+});
+
 describe('housekeeping', () => {
   it('sweeps reservations never confirmed, with their uploaded object, an hour past expiry', async () => {
     const { key, userId } = await local.account({ balance: 10_000_000 });
