@@ -5,7 +5,7 @@ import { verifyImage } from '../../shared/assets/verify-image.js';
 import { GatewayError, isGatewayError, notFound } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { randomBase62 } from '../../shared/ids.js';
-import { authenticateAndCount } from '../openai/credential.js';
+import type { AssetSurface } from './asset-surface.js';
 
 async function readAll(services: GatewayServices, objectKey: string): Promise<Buffer | undefined> {
   const stored = await services.storage.get(objectKey);
@@ -20,19 +20,20 @@ async function readAll(services: GatewayServices, objectKey: string): Promise<Bu
  * sha256 when given, the image itself — verify-image.ts) and answers the asset. Idempotent: after a
  * success it answers the same asset again; a refused upload's object is deleted.
  */
-export function completeUpload(services: GatewayServices): Middleware {
+export function completeUpload(services: GatewayServices, surface: AssetSurface): Middleware {
   return async (ctx) => {
-    const key = await authenticateAndCount(ctx, services);
+    const owner = await surface.owner(ctx);
     const id = String(ctx.params.uploadId ?? '');
     const upload = /^up_[A-Za-z0-9]{20}$/.test(id)
-      ? await services.db.selectFrom('asset_uploads').selectAll().where('id', '=', id).where('user_id', '=', key.userId).executeTakeFirst()
+      ? await services.db.selectFrom('asset_uploads').selectAll().where('id', '=', id).where('user_id', '=', owner.userId).executeTakeFirst()
       : undefined;
-    // Another key's upload is not this key's to confirm (under `own` and `none` it is invisible).
-    if (!upload || (key.assetAccess !== 'all' && upload.api_key_id !== key.id)) throw notFound('no such upload');
+    // Another key's upload is not this key's to confirm (under `own` and `none` it is invisible);
+    // the console confirms any of the account's.
+    if (!upload || (owner.key && owner.key.assetAccess !== 'all' && upload.api_key_id !== owner.keyId)) throw notFound('no such upload');
     if (upload.asset_id) {
-      const done = await findAsset(services.db, undefined, key.userId, upload.asset_id);
+      const done = await findAsset(services.db, undefined, owner.userId, upload.asset_id);
       if (done) {
-        ctx.body = assetView(done);
+        surface.send(ctx, assetView(done));
         return;
       }
       throw notFound('this upload\'s asset was deleted');
@@ -57,7 +58,7 @@ export function completeUpload(services: GatewayServices): Middleware {
         await trx.updateTable('asset_uploads').set({ asset_id: final.id }).where('id', '=', upload.id).execute();
         return final;
       });
-      ctx.body = assetView(asset);
+      surface.send(ctx, assetView(asset));
     } catch (err) {
       // A refused upload leaves no object behind; the client reserves again.
       if (isGatewayError(err) && err.status < 500) await services.storage.delete(upload.object_key).catch(() => undefined);

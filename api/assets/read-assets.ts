@@ -6,7 +6,7 @@ import { notFound } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { linkUrl, signLink } from '../../shared/storage/signed-links.js';
 import { parseOrThrow } from '../../shared/validation.js';
-import { authenticateAndCount } from '../openai/credential.js';
+import type { AssetSurface } from './asset-surface.js';
 import { baseUrl } from '../videos/task-responses.js';
 
 const DOWNLOAD_TTL_MS = 15 * 60_000;
@@ -23,48 +23,48 @@ function assetId(value: unknown): string {
 }
 
 /** GET /v1/assets: the assets in the key's scope, newest first; `cursor` = the previous page's `next_cursor`. */
-export function listAssets(services: GatewayServices): Middleware {
+export function listAssets(services: GatewayServices, surface: AssetSurface): Middleware {
   return async (ctx) => {
-    const key = await authenticateAndCount(ctx, services);
+    const { key, userId } = await surface.owner(ctx);
     const q = parseOrThrow(listQuery, ctx.query);
-    let query = scoped(services.db, key, key.userId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit + 1);
+    let query = scoped(services.db, key, userId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit + 1);
     if (q.cursor) {
-      const after = await findAsset(services.db, key, key.userId, q.cursor);
+      const after = await findAsset(services.db, key, userId, q.cursor);
       if (after) query = query.where((eb) => eb.or([eb('created_at', '<', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)])]));
     }
     const rows = await query.execute();
     const page = rows.slice(0, q.limit);
-    ctx.body = { object: 'list', data: page.map(assetView), has_more: rows.length > q.limit, next_cursor: rows.length > q.limit ? page.at(-1)!.id : null };
+    surface.send(ctx, { object: 'list', data: page.map(assetView), has_more: rows.length > q.limit, next_cursor: rows.length > q.limit ? page.at(-1)!.id : null });
   };
 }
 
-export function getAsset(services: GatewayServices): Middleware {
+export function getAsset(services: GatewayServices, surface: AssetSurface): Middleware {
   return async (ctx) => {
-    const key = await authenticateAndCount(ctx, services);
-    const row = await findAsset(services.db, key, key.userId, assetId(ctx.params.id));
+    const { key, userId } = await surface.owner(ctx);
+    const row = await findAsset(services.db, key, userId, assetId(ctx.params.id));
     if (!row) throw notFound('no such asset');
-    ctx.body = assetView(row);
+    surface.send(ctx, assetView(row));
   };
 }
 
 /** GET /v1/assets/{id}/content: `{url, expires_at}`, a download link valid 15 minutes for this account only. */
-export function assetContent(services: GatewayServices): Middleware {
+export function assetContent(services: GatewayServices, surface: AssetSurface): Middleware {
   return async (ctx) => {
-    const key = await authenticateAndCount(ctx, services);
-    const row = await findAsset(services.db, key, key.userId, assetId(ctx.params.id));
+    const { key, userId } = await surface.owner(ctx);
+    const row = await findAsset(services.db, key, userId, assetId(ctx.params.id));
     if (!row) throw notFound('no such asset');
     const expiresAt = services.clock.now() + DOWNLOAD_TTL_MS;
     const token = signLink({ objectKey: row.object_key, userId: row.user_id, expiresAt, filename: row.filename, contentType: row.content_type }, services.linkSecret);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { url: linkUrl(baseUrl(services, ctx), token), expires_at: new Date(expiresAt).toISOString() };
+    surface.send(ctx, { url: linkUrl(baseUrl(services, ctx), token), expires_at: new Date(expiresAt).toISOString() });
   };
 }
 
 /** DELETE /v1/assets/{id}: 204; the object goes too, and references to it then answer like missing ones. */
-export function deleteAsset(services: GatewayServices): Middleware {
+export function deleteAsset(services: GatewayServices, surface: AssetSurface): Middleware {
   return async (ctx) => {
-    const key = await authenticateAndCount(ctx, services);
-    const row = await findAsset(services.db, key, key.userId, assetId(ctx.params.id));
+    const { key, userId } = await surface.owner(ctx);
+    const row = await findAsset(services.db, key, userId, assetId(ctx.params.id));
     if (!row) throw notFound('no such asset');
     await services.db.deleteFrom('assets').where('id', '=', row.id).execute();
     await services.storage.delete(row.object_key);

@@ -5,10 +5,8 @@ import { CONTENT_TYPES } from '../../shared/assets/verify-image.js';
 import { GatewayError } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { randomBase62 } from '../../shared/ids.js';
-import { parseOrThrow } from '../../shared/validation.js';
-import { readJsonObject } from '../middleware/read-json.js';
-import { authenticateAndCount } from '../openai/credential.js';
 import { baseUrl } from '../videos/task-responses.js';
+import { refuseNoAccess, type AssetSurface } from './asset-surface.js';
 
 const UPLOAD_TTL_MS = 15 * 60_000;
 
@@ -24,31 +22,31 @@ export const reserveSchema = z.strictObject({
  * to the declared size and type — an S3 presigned PUT, or with the local driver a signed URL the
  * gateway serves itself — and the exact headers the PUT must carry. The PUT carries no API key.
  */
-export function reserveUpload(services: GatewayServices): Middleware {
+export function reserveUpload(services: GatewayServices, surface: AssetSurface): Middleware {
   return async (ctx: Context) => {
-    const key = await authenticateAndCount(ctx, services);
-    if (key.assetAccess === 'none') throw new GatewayError('asset_access_denied', 403, 'this key may not use assets');
-    const body = parseOrThrow(reserveSchema, (await readJsonObject(ctx, services.config.http.bodyLimitBytes)).value);
+    const owner = await surface.owner(ctx);
+    refuseNoAccess(owner);
+    const body = await surface.body(ctx, reserveSchema);
     if (body.size_bytes > services.config.assetMaxBytes) {
       throw new GatewayError('asset_too_large', 413, `an upload is at most ${services.config.assetMaxBytes} bytes`, { param: 'size_bytes' });
     }
     const now = services.clock.now();
     const id = `up_${randomBase62(20)}`;
-    const objectKey = `assets/${key.userId}/${id}`;
+    const objectKey = `assets/${owner.userId}/${id}`;
     const expiresAt = now + UPLOAD_TTL_MS;
     await services.db
       .insertInto('asset_uploads')
-      .values({ id, user_id: key.userId, api_key_id: key.id, filename: body.filename, content_type: body.content_type, size_bytes: body.size_bytes, sha256: body.sha256 ?? null, object_key: objectKey, expires_at: new Date(expiresAt) })
+      .values({ id, user_id: owner.userId, api_key_id: owner.keyId, filename: body.filename, content_type: body.content_type, size_bytes: body.size_bytes, sha256: body.sha256 ?? null, object_key: objectKey, expires_at: new Date(expiresAt) })
       .execute();
     const presigned = await services.storage.presignPut(objectKey, { contentType: body.content_type, contentLength: body.size_bytes, expiresInSeconds: UPLOAD_TTL_MS / 1000 });
     const token = signUpload({ uploadId: id, objectKey, contentType: body.content_type, sizeBytes: body.size_bytes, expiresAt }, services.linkSecret);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = {
+    surface.send(ctx, {
       upload_id: id,
       upload_url: presigned?.url ?? `${baseUrl(services, ctx)}/v1/uploads/${token}`,
       method: 'PUT',
       headers: presigned?.headers ?? { 'content-type': body.content_type },
       expires_at: new Date(expiresAt).toISOString(),
-    };
+    });
   };
 }

@@ -10,6 +10,8 @@ import { revokeKey } from './keys/revoke-key.js';
 import { updateKey } from './keys/update-key.js';
 import { createPreset, getPreset, listPresetsRoute, patchPreset, removePreset } from './presets/presets.js';
 import { createTemplate, getTemplate, listTemplatesRoute, patchTemplate, removeTemplate } from './prompt-templates/prompt-templates.js';
+import { consoleSurface } from '../assets/asset-surface.js';
+import { assetRoutes } from '../assets/router.js';
 import { getAccountSettings, patchAccountSettings } from './account/settings.js';
 import { createExport, getExport, listExports } from './datasets/exports.js';
 import { refuseApiKeys, requireSession } from './session.js';
@@ -34,6 +36,8 @@ export function consoleRouter(services: GatewayServices): Router {
   router.get('/usage/report', session, consoleUsageReport(services));
   router.get('/usage/logs', session, consoleUsageLogs(services));
   router.get('/ledger', session, consoleLedger(services));
+  // Assets uploaded here count as "uploaded in the console" (every key with `own` sees them).
+  assetRoutes(router, services, consoleSurface, session);
   router.get('/account/settings', session, getAccountSettings(services));
   router.patch('/account/settings', session, patchAccountSettings(services));
   router.get('/datasets/exports', session, listExports(services));

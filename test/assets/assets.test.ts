@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KeyCreate } from '../../shared/keys/key-settings.js';
 import { sweepExpiredUploads } from '../../shared/assets/sweep.js';
 import { createKey } from '../../shared/keys/manage-keys.js';
+import { api, expectFailure, signIn } from '../console/helpers.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { controlClock } from '../support/limits.js';
 import { startTaskGateway, taskRow, VIDEO_MODEL, type TaskGateway } from '../support/task-gateway.js';
@@ -101,6 +102,22 @@ describe('verification', () => {
     expect((await fetch(forged, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png })).status).toBe(404);
     clock.advance(16 * 60_000);
     expect((await fetch(url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png })).status).toBe(404);
+  });
+});
+
+describe('console uploads', () => {
+  it('the same sequence in the console envelope; an `own` key sees console uploads, not another key’s', async () => {
+    const acct = await local.account({ balance: 10_000_000 });
+    const { token } = await signIn(local, acct.email);
+    const reserved = await api(local, 'POST', '/assets', { token, body: { filename: 'console.png', content_type: 'image/png', size_bytes: png.length } });
+    expect(reserved.status, JSON.stringify(reserved.json)).toBe(200);
+    expect((await fetch(reserved.json.data.upload_url, { method: 'PUT', headers: reserved.json.data.headers, body: png })).status).toBe(200);
+    const done = await api(local, 'POST', `/assets/uploads/${reserved.json.data.upload_id}/complete`, { token });
+    expect(done.json.data).toMatchObject({ reference: expect.stringMatching(/^asset:\/\/asset_/), width: 64 });
+    expectFailure(await api(local, 'POST', '/assets', { token, body: { filename: 'x.png', content_type: 'image/png', size_bytes: 1, extra: 1 } }), 400, 'invalid_json');
+    // The account's own key (asset_access own) sees the console upload.
+    expect((await call(local, acct.key, 'GET', `/v1/assets/${done.json.data.id}`)).status).toBe(200);
+    expect((await api(local, 'GET', '/assets', { token })).json.data.data.map((a: Json) => a.id)).toContain(done.json.data.id);
   });
 });
 

@@ -9,4 +9,11 @@ export const assetRoutes: RouteDoc[] = [
   { method: 'get', path: '/v1/assets/{id}', tag: 'Assets', summary: 'One asset', auth: 'apiKey' },
   { method: 'get', path: '/v1/assets/{id}/content', tag: 'Assets', summary: 'A download link valid 15 minutes, owner-scoped: use it at once, never store or share it', auth: 'apiKey' },
   { method: 'delete', path: '/v1/assets/{id}', tag: 'Assets', summary: 'Delete an asset and its object', auth: 'apiKey', responses: { 204: 'deleted' } },
+  // The console's copy of the sequence: uploads there count as "uploaded in the console".
+  { method: 'post', path: '/api/v1/assets', tag: 'Console: assets', summary: 'Reserve an upload from the console (the same sequence, the console envelope)', auth: 'session', body: reserveSchema },
+  { method: 'post', path: '/api/v1/assets/uploads/{uploadId}/complete', tag: 'Console: assets', summary: 'Confirm a console upload', auth: 'session' },
+  { method: 'get', path: '/api/v1/assets', tag: 'Console: assets', summary: "Every asset of the account", auth: 'session' },
+  { method: 'get', path: '/api/v1/assets/{id}', tag: 'Console: assets', summary: 'One asset', auth: 'session' },
+  { method: 'get', path: '/api/v1/assets/{id}/content', tag: 'Console: assets', summary: 'A 15-minute download link', auth: 'session' },
+  { method: 'delete', path: '/api/v1/assets/{id}', tag: 'Console: assets', summary: 'Delete an asset', auth: 'session', responses: { 204: 'deleted' } },
 ];
