@@ -13,6 +13,7 @@ import { readJsonObject } from '../middleware/read-json.js';
 import { authenticateRequest } from '../openai/credential.js';
 import type { TaskApiServices } from './task-api-services.js';
 import { answerCreated, baseUrl } from './task-responses.js';
+import { rehostExternalImages } from '../../shared/assets/rehost.js';
 import { resolveAssetReferences } from '../../shared/assets/resolve-references.js';
 
 export interface TaskRoute<R extends { model: string }> {
@@ -41,11 +42,10 @@ export async function acceptTask<R extends { model: string }>(ctx: Context, serv
   const prepared = route.prepare(parsed, model, key, discountOf(services, key));
   const { cost } = prepared;
   // After pricing (which reads the request as the client wrote it): the upstream gets signed links.
-  const request = await resolveAssetReferences(
-    { db: services.db, storage: services.storage, linkSecret: services.linkSecret, baseUrl: baseUrl(services, ctx), ttlMs: services.config.tasks.deadlineMs, now: services.clock.now() },
-    key,
-    prepared.request,
-  );
+  const links = { db: services.db, storage: services.storage, linkSecret: services.linkSecret, baseUrl: baseUrl(services, ctx), ttlMs: services.config.tasks.deadlineMs, now: services.clock.now() };
+  // External image URLs first (for a model that cannot fetch them), then asset references.
+  const external = model.accepts_urls ? prepared.request : await rehostExternalImages(links, key.userId, prepared.request);
+  const request = await resolveAssetReferences(links, key, external);
   const created = await createTask(services, services.jobs, {
     kind: route.kind,
     key,

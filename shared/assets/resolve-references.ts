@@ -11,7 +11,8 @@ const REFERENCE = /^asset:\/\/(asset_[A-Za-z0-9]{20})$/;
 
 function walk(value: unknown, path: (string | number)[], found: Array<{ path: (string | number)[]; ref: string }>): void {
   if (typeof value === 'string') {
-    if (value.startsWith('asset://')) found.push({ path, ref: value });
+    // A whole value that is a reference (text that merely mentions one is left alone).
+    if (/^asset:\/\/\S+$/.test(value)) found.push({ path, ref: value });
   } else if (Array.isArray(value)) {
     value.forEach((v, i) => walk(v, [...path, i], found));
   } else if (value && typeof value === 'object') {

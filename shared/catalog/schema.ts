@@ -57,6 +57,8 @@ const model = z.strictObject({
   quality: z.number().min(0).max(100).optional(),
   /** Whether automatic routing may pick this model. */
   auto: z.boolean().default(false),
+  /** false: the provider cannot fetch image URLs itself; the gateway fetches them safely and sends its own links. */
+  accepts_urls: z.boolean().default(true),
   /** How prompts are counted for reservations (shared/billing/prompt-tokens.ts). */
   tokenizer: z.enum(['o200k', 'cl100k', 'other']).default('o200k'),
   /** Output cap used to reserve money when a request sets no max_tokens. */

@@ -85,3 +85,30 @@ describe('the safe fetcher', () => {
     await expect(safeFetch('ftp://127.0.0.2/x', trusted)).rejects.toMatchObject({ code: 'reference_url_blocked' });
   });
 });
+
+describe('rehosting external images for a model that cannot fetch URLs', () => {
+  it('fetches each image URL safely, keeps it, and sends a gateway link instead; a refused URL names the field', async () => {
+    const { startTestGateway } = await import('../support/gateway.js');
+    const { rehostExternalImages } = await import('../../shared/assets/rehost.js');
+    const gw = await startTestGateway();
+    try {
+      const ctx = { storage: gw.services.storage, linkSecret: gw.services.linkSecret, baseUrl: gw.url, ttlMs: 60_000, now: Date.now(), fetchOptions: { allowHttp: true, trusted: ['127.0.0.2'] } };
+      const request = { model: 'm', content: [{ type: 'text', text: `see http://127.0.0.2:${redirectorPort}/image` }, { type: 'image_url', image_url: { url: `http://127.0.0.2:${redirectorPort}/image` } }] };
+      const out = await rehostExternalImages(ctx, 'user-1', request);
+      const link = out.content[1]!.image_url!.url;
+      expect(link.startsWith(`${gw.url}/v1/files/`)).toBe(true);
+      expect(out.content[0]!.text).toBe(request.content[0]!.text); // text is never touched
+      const served = await fetch(link);
+      expect(served.headers.get('content-type')).toBe('image/png');
+      expect((await served.arrayBuffer()).byteLength).toBe(100);
+      const before = victimConnections;
+      await expect(rehostExternalImages(ctx, 'user-1', { content: [{ type: 'image_url', image_url: { url: `http://127.0.0.1:${victimPort}/` } }] })).rejects.toMatchObject({
+        code: 'reference_url_blocked',
+        param: 'content[0].image_url.url',
+      });
+      expect(victimConnections).toBe(before);
+    } finally {
+      await gw.close();
+    }
+  });
+});
