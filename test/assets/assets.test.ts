@@ -8,7 +8,7 @@ import { createKey } from '../../shared/keys/manage-keys.js';
 import { api, expectFailure, signIn } from '../console/helpers.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { controlClock } from '../support/limits.js';
-import { startTaskGateway, taskRow, VIDEO_MODEL, type TaskGateway } from '../support/task-gateway.js';
+import { IMAGE_MODEL, startTaskGateway, taskRow, VIDEO_MODEL, type TaskGateway } from '../support/task-gateway.js';
 
 type Json = Record<string, any>;
 const clock = controlClock();
@@ -157,42 +157,74 @@ describe('housekeeping', () => {
 });
 
 describe('asset scope', () => {
-  it('own / all / none × this key, another key, another account, missing: out of scope answers exactly like missing', async () => {
+  it('own / all / none × this key, another key, the console, another account, missing × list, read, download, delete, video and image-task references', async () => {
     const acct = await s3.account({ balance: 10_000_000 });
     const admin = { db: s3.services.db, redis: s3.services.redis, channel: s3.services.redisKeys.keyInvalidation, catalog: s3.services.catalog };
     const keyWith = async (settings: KeyCreate) => (await createKey(admin, acct.userId, settings)).key;
     const uploader = await keyWith({ asset_access: 'own' });
-    const mine = (await (await upload(s3, uploader, png)).complete()).json.id as string;
-    const stranger = await s3.account({ balance: 10_000_000 });
-    const theirs = (await (await upload(s3, stranger.key, png)).complete()).json.id as string;
-    const missing = 'asset_AAAAAAAAAAAAAAAAAAAA';
-    const keys = { own: await keyWith({ asset_access: 'own' }), all: await keyWith({ asset_access: 'all' }), none: await keyWith({ asset_access: 'none' }) };
-    const strip = (r: { status: number; json: Json }) => ({ status: r.status, error: { ...r.json.error, message: r.json.error?.message?.replace(/asset_\w+/, 'X') } });
-
-    const expectation: Record<string, Record<string, boolean>> = {
-      uploader: { mine: true, theirs: false },
-      own: { mine: false, theirs: false },
-      all: { mine: true, theirs: false },
-      none: { mine: false, theirs: false },
+    const { token } = await signIn(s3, acct.email);
+    const consoleUpload = async () => {
+      const r = (await api(s3, 'POST', '/assets', { token, body: { filename: 'c.png', content_type: 'image/png', size_bytes: png.length } })).json.data;
+      await fetch(r.upload_url, { method: 'PUT', headers: r.headers, body: png });
+      return (await api(s3, 'POST', `/assets/uploads/${r.upload_id}/complete`, { token })).json.data.id as string;
     };
-    for (const [who, key] of Object.entries({ uploader, ...keys })) {
-      const absent = await call(s3, key, 'GET', `/v1/assets/${missing}`);
-      for (const [what, id] of Object.entries({ mine, theirs })) {
+    const stranger = await s3.account({ balance: 10_000_000 });
+    const ids = {
+      mine: (await (await upload(s3, uploader, png)).complete()).json.id as string,
+      console: await consoleUpload(),
+      theirs: (await (await upload(s3, stranger.key, png)).complete()).json.id as string,
+    };
+    const missing = 'asset_AAAAAAAAAAAAAAAAAAAA';
+    const keys = { uploader, own: await keyWith({ asset_access: 'own' }), all: await keyWith({ asset_access: 'all' }), none: await keyWith({ asset_access: 'none' }) };
+    const visible: Record<string, Record<keyof typeof ids, boolean>> = {
+      uploader: { mine: true, console: true, theirs: false },
+      own: { mine: false, console: true, theirs: false },
+      all: { mine: true, console: true, theirs: false },
+      none: { mine: false, console: false, theirs: false },
+    };
+    // Equal apart from the request id and the id quoted in the message.
+    const strip = (r: { status: number; json: Json }) => ({ status: r.status, error: { ...r.json.error, message: r.json.error?.message?.replace(/asset_\w+/, 'X') } });
+    const video = (key: string, id: string) => call(s3, key, 'POST', '/v1/videos', { model: VIDEO_MODEL, content: [{ type: 'text', text: 'x' }, { type: 'image_url', role: 'first_frame', image_url: { url: `asset://${id}` } }] });
+    const imageTask = (key: string, id: string) => call(s3, key, 'POST', '/v1/images/tasks', { model: IMAGE_MODEL, prompt: 'x', image: `asset://${id}` });
+
+    for (const [who, key] of Object.entries(keys)) {
+      const listed = (await call(s3, key, 'GET', '/v1/assets?limit=100')).json.data.map((a: Json) => a.id);
+      const absent = {
+        read: strip(await call(s3, key, 'GET', `/v1/assets/${missing}`)),
+        download: strip(await call(s3, key, 'GET', `/v1/assets/${missing}/content`)),
+        video: strip(await video(key, missing)),
+        image: strip(await imageTask(key, missing)),
+      };
+      for (const [what, id] of Object.entries(ids) as Array<[keyof typeof ids, string]>) {
+        const label = `${who} × ${what}`;
+        const sees = visible[who]![what];
+        expect(listed.includes(id), label).toBe(sees);
         const read = await call(s3, key, 'GET', `/v1/assets/${id}`);
-        if (expectation[who]![what]) expect(read.status, `${who} ${what}`).toBe(200);
-        else expect(strip(read), `${who} ${what}`).toEqual(strip(absent));
-        const video = await call(s3, key, 'POST', '/v1/videos', { model: VIDEO_MODEL, content: [{ type: 'text', text: 'x' }, { type: 'image_url', role: 'first_frame', image_url: { url: `asset://${id}` } }] });
-        if (who === 'none') expect(video.json.error, `${who} ${what}`).toMatchObject({ code: 'asset_access_denied', param: 'content[1].image_url.url' });
-        else if (expectation[who]![what]) {
-          expect(video.status, `${who} ${what} ${JSON.stringify(video.json)}`).toBe(200);
-          const row = await taskRow(s3, video.json.id);
-          expect(JSON.stringify(row!.request)).not.toContain('asset://');
+        const download = await call(s3, key, 'GET', `/v1/assets/${id}/content`);
+        const v = await video(key, id);
+        const img = await imageTask(key, id);
+        if (who === 'none') {
+          for (const r of [v, img]) expect(r.json.error, label).toMatchObject({ code: 'asset_access_denied' });
+        }
+        if (sees) {
+          expect([read.status, download.status, v.status, img.status], label).toEqual([200, 200, 200, 200]);
+          for (const r of [v, img]) expect(JSON.stringify((await taskRow(s3, r.json.id))!.request), label).not.toContain('asset://');
         } else {
-          const missingRef = await call(s3, key, 'POST', '/v1/videos', { model: VIDEO_MODEL, content: [{ type: 'text', text: 'x' }, { type: 'image_url', role: 'first_frame', image_url: { url: `asset://${missing}` } }] });
-          expect(strip(video), `${who} ${what}`).toEqual(strip(missingRef));
-          expect(video.json.error.code).toBe('reference_asset_unavailable');
+          expect(strip(read), label).toEqual(absent.read);
+          expect(strip(download), label).toEqual(absent.download);
+          expect(strip(v), label).toEqual(absent.video);
+          expect(strip(img), label).toEqual(absent.image);
+          // Out of scope cannot be deleted either, and answers like missing.
+          expect(strip(await call(s3, key, 'DELETE', `/v1/assets/${id}`)), label).toEqual(strip(await call(s3, key, 'DELETE', `/v1/assets/${missing}`)));
         }
       }
     }
-  });
+    // Nothing out of scope was deleted: each asset is still there for whoever may see it.
+    expect((await call(s3, keys.all, 'GET', `/v1/assets/${ids.mine}`)).status).toBe(200);
+    expect((await call(s3, keys.own, 'GET', `/v1/assets/${ids.console}`)).status).toBe(200);
+    expect((await call(s3, stranger.key, 'GET', `/v1/assets/${ids.theirs}`)).status).toBe(200);
+    // And a key in scope deletes: references then answer like missing.
+    expect((await call(s3, keys.uploader, 'DELETE', `/v1/assets/${ids.mine}`)).status).toBe(204);
+    expect(strip(await video(keys.uploader, ids.mine))).toEqual(strip(await video(keys.uploader, missing)));
+  }, 60_000);
 });
