@@ -15,14 +15,21 @@ export class RoutingCache {
   constructor(
     private readonly db: Db,
     private readonly ttlMs = 2_000,
+    /** Entries kept per map before it starts afresh (a process that saw many keys stays small). */
+    private readonly maxEntries = 50_000,
   ) {}
+
+  private remember<V>(map: Map<string, V>, id: string, value: V): void {
+    if (map.size >= this.maxEntries) map.clear();
+    map.set(id, value);
+  }
 
   async preset(userId: string, slug: string): Promise<PresetRow | undefined> {
     const id = `${userId}\0${slug}`;
     const hit = this.presets.get(id);
     if (hit && performance.now() - hit.at < this.ttlMs) return hit.row;
     const row = await findPreset(this.db, userId, slug);
-    this.presets.set(id, { at: performance.now(), row });
+    this.remember(this.presets, id, { at: performance.now(), row });
     return row;
   }
 
@@ -30,7 +37,7 @@ export class RoutingCache {
     const hit = this.templates.get(keyId);
     if (hit && performance.now() - hit.at < this.ttlMs) return hit.versions;
     const versions = await boundVersions(this.db, keyId);
-    this.templates.set(keyId, { at: performance.now(), versions });
+    this.remember(this.templates, keyId, { at: performance.now(), versions });
     return versions;
   }
 

@@ -2,26 +2,17 @@
 // global setup), configured only through the environment.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
+import { freePort } from '../../shared/lifecycle/local/free-port.js';
 import { testCatalog } from './catalog.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** A port nobody listens on right now (the API cannot report the one it picked for PORT=0). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+// A port nobody listens on right now (the API cannot report the one it picked for PORT=0).
+export { freePort };
 
 /** Writes testCatalog(simUrl) (or another catalog) as YAML into a fresh temp dir; `remove` deletes the dir. */
 export async function writeCatalogFile(simUrl: string, build: (simUrl: string) => unknown = testCatalog): Promise<{ file: string; remove(): Promise<void> }> {
