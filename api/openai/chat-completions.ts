@@ -9,6 +9,7 @@ import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import { chatRequestSchema, maxOutputTokens } from '../../shared/protocols/openai/chat-request.js';
 import { sendChatCompletion } from '../../shared/providers/openai/chat.js';
 import { sendWithFallback, type CallState, type RoutedResponse } from '../../shared/routing/fallback.js';
+import { withDefaultModel } from '../../shared/routing/default-model.js';
 import { planModels, routesFor } from '../../shared/routing/plan.js';
 import { chooseTemplate } from '../../shared/routing/prompt-template.js';
 import { parseProviderPreferences } from '../../shared/routing/provider-preferences.js';
@@ -53,6 +54,7 @@ async function answerChat(services: GatewayServices, limit: number, ex: Exchange
     key = authenticateCached(services, credential) ?? (await authenticate(services, credential));
     meter = new CallMeter(services, key, 'chat/completions', ex.requestId, ex.callId, callTags(headerOf(req, 'x-service-tags'), key.tags));
     const body = await readJsonBody(req, limit);
+    body.value = withDefaultModel(body.value, key);
     const chat = parseOrThrow(chatRequestSchema, body.value);
     const routing = services.routing;
     const prefs = parseProviderPreferences(chat.provider, services.catalog);

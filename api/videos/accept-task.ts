@@ -3,6 +3,7 @@ import type { Discount } from '../../shared/billing/pricing.js';
 import type { CatalogModel, Endpoint } from '../../shared/catalog/index.js';
 import type { TaskKind } from '../../shared/db/schema.js';
 import { discountOf } from '../../shared/gateway/pipeline.js';
+import { withDefaultModel } from '../../shared/routing/default-model.js';
 import { planModels, routesFor } from '../../shared/routing/plan.js';
 import { parseProviderPreferences } from '../../shared/routing/provider-preferences.js';
 import { parseIdempotencyKey } from '../../shared/idempotency/idempotency-key.js';
@@ -32,7 +33,7 @@ export async function acceptTask<R extends { model: string }>(ctx: Context, serv
   const tags = callTags(ctx.get('x-service-tags') || undefined, key.tags);
   const body = await readJsonObject(ctx, services.config.http.bodyLimitBytes);
   // `provider` (preferred providers) is the gateway's routing field, not part of the task request.
-  const { provider: providerField, ...fields } = body.value as Record<string, unknown>;
+  const { provider: providerField, ...fields } = withDefaultModel(body.value, key);
   const parsed = route.parse(fields);
   // The same plan as every surface: a plain id, auto or a preset picks the model, and the route
   // is the first healthy upstream account by weight (the task is submitted later, by a worker).

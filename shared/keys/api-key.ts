@@ -19,6 +19,8 @@ export interface ApiKeyContext {
   readonly quota: { readonly total: number | null; readonly daily: number | null; readonly monthly: number | null };
   readonly tags: readonly string[];
   readonly usageAccess: boolean;
+  /** A preset slug: the model of requests that name none. */
+  readonly defaultPreset: string | null;
   /** The account layer: operator-set limits and discount of the key's owner. */
   readonly owner: {
     readonly limits: { readonly rpm: number | null; readonly tpm: number | null; readonly concurrency: number | null };
@@ -43,6 +45,7 @@ export function toKeyContext(row: KeyWithOwner): ApiKeyContext {
     quota: { total: row.total_micro_usd, daily: row.daily_micro_usd, monthly: row.monthly_micro_usd },
     tags: row.tags,
     usageAccess: row.usage_access,
+    defaultPreset: row.default_preset ?? null,
     owner: {
       limits: { rpm: row.owner_rpm_limit, tpm: row.owner_tpm_limit, concurrency: row.owner_concurrency_limit },
       discountPercent: Number(row.owner_discount_percent),

@@ -200,3 +200,19 @@ describe('prompt templates', () => {
   });
 });
 
+
+describe("a key's default preset", () => {
+  it('runs requests that name no model; a request that names one keeps it; without a default the missing model is a 400', async () => {
+    const acct = await gw.account({ balance: 10_000_000, key: { default_preset: 'house' } });
+    const session = await signIn(gw, acct.email);
+    await preset(session.token, { slug: 'house', models: ['middle', 'good'] });
+    const unnamed = await postChat(gw.url, acct.key, { messages: [{ role: 'user', content: 'hi' }] });
+    expect(unnamed.status, unnamed.text).toBe(200);
+    expect(unnamed.headers.get('x-service-model')).toBe('middle');
+    expect((await postChat(gw.url, acct.key, chatRequest('good', 'hi'))).headers.get('x-service-model')).toBe('good');
+    const plain = await gw.account({ balance: 10_000_000 });
+    const missing = await postChat(gw.url, plain.key, { messages: [{ role: 'user', content: 'hi' }] });
+    expect(missing.status).toBe(400);
+    expect(json(missing.text).error.param).toBe('model');
+  });
+});
