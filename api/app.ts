@@ -8,7 +8,10 @@ import { errorBoundary } from './middleware/errors.js';
 import { rateLimitHeaders } from './middleware/rate-limit-headers.js';
 import { exchangeOf } from './http/exchange.js';
 import { requestId } from './middleware/request-id.js';
-import { CHAT_COMPLETIONS_PATH, chatCompletions } from './openai/chat-completions.js';
+import { generationRouteTable } from './http/route-table.js';
+import { messagesRouter } from './messages/router.js';
+import { contentRouter } from './content/router.js';
+import { notImplemented } from './middleware/not-implemented.js';
 import { openAiRouter } from './openai/router.js';
 import { queueDashboard } from './operator/queue-dashboard.js';
 import { GATEWAY_VERSION } from '../shared/version.js';
@@ -31,25 +34,37 @@ export function createApp(services: GatewayServices): Koa {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true, methodNotAllowed: methodNotAllowed, notImplemented: methodNotAllowed }));
   }
+  app.use(notImplemented);
   return app;
 }
 
 /** Every router of the API, in the order they are tried (the OpenAPI test walks the same list). */
 export function gatewayRouters(services: GatewayServices): Router[] {
-  return [siteRouter(services), openApiRouter(GATEWAY_VERSION), openAiRouter(services), taskRouter(services), assetRouter(services), consoleRouter(services)];
+  return [
+    siteRouter(services),
+    openApiRouter(GATEWAY_VERSION),
+    openAiRouter(services),
+    messagesRouter(services),
+    contentRouter(services),
+    taskRouter(services),
+    assetRouter(services),
+    consoleRouter(services),
+  ];
 }
 
 /**
- * The API's request listener: chat completions, the hot path, straight on node:http (Koa's
- * middleware costs more per call than a whole bare proxy does); every other route through Koa.
+ * The API's request listener: the generation routes, the hot path, straight on node:http through
+ * their route table (Koa's middleware costs more per call than a whole bare proxy does); every
+ * other route through Koa.
  */
 export function createRequestListener(services: GatewayServices): RequestListener {
   const koa = createApp(services).callback();
-  const chat = chatCompletions(services);
+  const generation = generationRouteTable(services);
   const trustProxy = services.config.http.trustProxy;
   return (req, res) => {
-    if (req.method === 'POST' && req.url === CHAT_COMPLETIONS_PATH) {
-      void chat(exchangeOf(req, res, trustProxy));
+    const route = generation(req.method, req.url);
+    if (route) {
+      void route.handler(exchangeOf(req, res, trustProxy), route.params);
       return;
     }
     void koa(req, res);

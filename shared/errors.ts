@@ -1,6 +1,8 @@
 /** Every error code the gateway and console can answer with; the README's error table lists them. */
 export type ErrorCode =
   | 'invalid_request'
+  | 'unsupported_parameter'
+  | 'not_implemented'
   | 'invalid_json'
   | 'invalid_tags'
   | 'usage_access_disabled'

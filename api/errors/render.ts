@@ -1,8 +1,7 @@
-import type { Context } from 'koa';
 import type { GatewayError } from '../../shared/errors.js';
 
-/** One renderer per protocol; the route prefix picks it (see protocolFor). */
-export type ErrorRenderer = (err: GatewayError, ctx: Context) => unknown;
+/** One renderer per protocol, pure: the error and the call's request id in, the body out. */
+export type ErrorRenderer = (err: GatewayError, requestId: string) => unknown;
 
 const OPENAI_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
@@ -28,17 +27,97 @@ export function openAiError(err: GatewayError) {
   };
 }
 
+const MESSAGES_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  409: 'conflict_error',
+  413: 'request_too_large',
+  422: 'invalid_request_error',
+  429: 'rate_limit_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
+};
+
+/** The Messages protocol's error body; our code is in `error.code` and where the SDK reads it (`details.error_code`). */
+export function messagesError(err: GatewayError, requestId: string) {
+  const error: Record<string, unknown> = {
+    type: MESSAGES_TYPES[err.status] ?? (err.status >= 500 ? 'api_error' : 'invalid_request_error'),
+    message: err.message,
+    code: err.code,
+    details: { error_code: err.code },
+  };
+  if (err.param !== undefined) error.param = err.param;
+  return { type: 'error', error, request_id: requestId };
+}
+
+const GOOGLE_STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  402: 'FAILED_PRECONDITION',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  405: 'UNIMPLEMENTED',
+  409: 'ABORTED',
+  413: 'INVALID_ARGUMENT',
+  422: 'INVALID_ARGUMENT',
+  429: 'RESOURCE_EXHAUSTED',
+  499: 'CANCELLED',
+  501: 'UNIMPLEMENTED',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+};
+
+/** The generateContent protocol's error body (google.rpc.Status): our code is the ErrorInfo `reason`. */
+export function contentError(err: GatewayError, requestId: string) {
+  const metadata: Record<string, string> = { request_id: requestId };
+  if (err.param !== undefined) metadata.field = err.param;
+  const details: Record<string, unknown>[] = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: err.code, domain: 'gateway', metadata }];
+  if (err.retryAfter !== undefined) details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${err.retryAfter}s` });
+  return { error: { code: err.status, message: err.message, status: GOOGLE_STATUS[err.status] ?? (err.status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT'), details } };
+}
+
 export const renderOpenAi: ErrorRenderer = (err) => openAiError(err);
 
 /** The console's flat envelope; the numeric `code` is the HTTP status. */
-export const renderConsole: ErrorRenderer = (err, ctx) => ({
+export const renderConsole: ErrorRenderer = (err, requestId) => ({
   code: err.status,
   error_code: err.code,
   message: err.message,
-  request_id: ctx.state.requestId as string,
+  request_id: requestId,
 });
 
+export type ErrorProtocol = 'openai' | 'anthropic' | 'gemini' | 'console';
+
+export const RENDERERS: Readonly<Record<ErrorProtocol, ErrorRenderer>> = {
+  openai: renderOpenAi,
+  anthropic: messagesError,
+  gemini: contentError,
+  console: renderConsole,
+};
+
+/** Which protocol answers for a path: the route prefixes of the spec's Versioning section. */
+export function protocolOfPath(path: string): ErrorProtocol {
+  if (path.startsWith('/api/')) return 'console';
+  if (path.startsWith('/native-messages') || path === '/v1/messages' || path.startsWith('/v1/messages/')) return 'anthropic';
+  if (path.startsWith('/native-content') || path.startsWith('/v1beta')) return 'gemini';
+  return 'openai';
+}
+
 export function rendererFor(path: string): ErrorRenderer {
-  if (path.startsWith('/api/')) return renderConsole;
-  return renderOpenAi;
+  return RENDERERS[protocolOfPath(path)];
+}
+
+/** The event a stream of each protocol ends with when it cannot be completed (headers already sent). */
+export function streamErrorEvent(protocol: 'openai' | 'anthropic' | 'gemini', code: string, message: string): string {
+  switch (protocol) {
+    case 'anthropic':
+      return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message, code, details: { error_code: code } } })}\n\n`;
+    case 'gemini':
+      return `data: ${JSON.stringify({ error: { code: 500, message, status: 'INTERNAL', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: code, domain: 'gateway' }] } })}\n\n`;
+    default:
+      return `data: ${JSON.stringify({ error: { message, type: 'api_error', param: null, code } })}\n\n`;
+  }
 }

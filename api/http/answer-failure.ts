@@ -2,16 +2,16 @@ import { isGatewayError } from '../../shared/errors.js';
 import { groupOf } from '../../shared/gateway/pipeline.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
-import { openAiError } from '../errors/render.js';
+import { RENDERERS, type ErrorProtocol } from '../errors/render.js';
 import { toGatewayError } from '../middleware/errors.js';
 import { sendJson, type Exchange } from './exchange.js';
 
 /**
  * What Koa's error boundary and rate-limit header middleware do, for a route outside Koa: the
- * failure in OpenAI's format, its Retry-After, and where an authenticated caller stands (read
+ * failure in the caller's protocol, its Retry-After, and where an authenticated caller stands (read
  * without consuming anything) unless the refusal already says so.
  */
-export async function answerFailure(services: GatewayServices, ex: Exchange, key: ApiKeyContext | undefined, caught: unknown): Promise<void> {
+export async function answerFailure(services: GatewayServices, ex: Exchange, key: ApiKeyContext | undefined, caught: unknown, protocol: ErrorProtocol = 'openai'): Promise<void> {
   const err = toGatewayError(caught);
   if (err.status >= 500 && !isGatewayError(caught)) services.log.error({ err: caught, requestId: ex.requestId }, 'unhandled error');
   const { res } = ex;
@@ -28,5 +28,5 @@ export async function answerFailure(services: GatewayServices, ex: Exchange, key
   if (err.headers) Object.assign(headers, err.headers);
   if (err.retryAfter !== undefined) headers['Retry-After'] = String(err.retryAfter);
   if (res.headersSent || res.destroyed) return;
-  sendJson(res, err.status, JSON.stringify(openAiError(err)), headers);
+  sendJson(res, err.status, JSON.stringify(RENDERERS[protocol](err, ex.requestId)), headers);
 }

@@ -23,6 +23,7 @@ export function exchangeOf(req: IncomingMessage, res: ServerResponse, trustProxy
   const callId = newRequestId();
   const requestId = acceptClientRequestId(headerOf(req, 'x-request-id')) ?? callId;
   res.setHeader('X-Request-Id', requestId);
+  res.setHeader('Request-Id', requestId); // where the Messages SDK reads it
   return { req, res, requestId, callId, ip: clientIp(req, trustProxy) };
 }
 

@@ -16,7 +16,7 @@ export function errorBoundary(log: Logger): Middleware {
       ctx.status = err.status;
       if (err.retryAfter !== undefined) ctx.set('Retry-After', String(err.retryAfter));
       if (err.headers) ctx.set(err.headers);
-      ctx.body = rendererFor(ctx.path)(err, ctx);
+      ctx.body = rendererFor(ctx.path)(err, ctx.state.requestId as string);
     }
   };
 }

@@ -14,5 +14,6 @@ export const requestId: Middleware = async (ctx, next) => {
   ctx.state.requestId = id;
   ctx.state.callId = callId;
   ctx.set('X-Request-Id', id);
+  ctx.set('Request-Id', id); // where the Messages SDK reads it
   await next();
 };

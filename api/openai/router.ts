@@ -5,15 +5,16 @@ import { createScore } from '../usage/create-score.js';
 import { keyUsage } from '../usage/key-usage.js';
 import { usageLogsRoute, usageReportRoute } from '../usage/usage-reports.js';
 import { exchangeFromKoa } from '../http/exchange.js';
-import { chatCompletions } from './chat-completions.js';
+import { generationHandler } from '../generation/handler.js';
+import { chatCompletionsSurface } from './chat-surface.js';
 import { getModel, listModels } from './models.js';
 
 /** The OpenAI-compatible surface under /v1. */
 export function openAiRouter(services: GatewayServices): Router {
   const router = new Router({ prefix: '/v1' });
-  // Normally answered before Koa (api/app.ts); a URL with a query string still arrives here.
-  const chat = chatCompletions(services);
-  router.post('/chat/completions', (ctx) => chat(exchangeFromKoa(ctx)));
+  // Answered before Koa by the route table (api/http/route-table.ts); kept here for the route list.
+  const chat = generationHandler(services, chatCompletionsSurface);
+  router.post('/chat/completions', (ctx) => chat(exchangeFromKoa(ctx), {}));
   router.get('/models', listModels(services));
   router.get('/models/*id', getModel(services));
   router.post('/estimates', createEstimate(services));

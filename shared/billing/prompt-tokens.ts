@@ -55,3 +55,43 @@ export function promptTokenBound(req: ChatRequest, model: CatalogModel, bodyByte
   if (tools !== undefined) tokens += count(JSON.stringify(tools));
   return Math.min(Math.ceil(tokens * factor), bodyBytes);
 }
+
+// Keys whose values are not text the model reads as tokens (names of kinds, ids, inline bytes).
+const NOT_TEXT = new Set(['type', 'role', 'id', 'tool_use_id', 'tool_call_id', 'media_type', 'mimeType', 'mime_type', 'data', 'cache_control']);
+
+function isImage(record: Record<string, unknown>): boolean {
+  return record.type === 'image' || record.type === 'image_url' || record.inlineData !== undefined || record.inline_data !== undefined || record.fileData !== undefined || record.file_data !== undefined;
+}
+
+function walkTokens(value: unknown, count: Counter): number {
+  if (typeof value === 'string') return count(value);
+  if (Array.isArray(value)) {
+    let tokens = 0;
+    for (const item of value) tokens += walkTokens(item, count);
+    return tokens;
+  }
+  if (!value || typeof value !== 'object') return 0;
+  const record = value as Record<string, unknown>;
+  if (isImage(record)) return IMAGE_TOKENS;
+  let tokens = 0;
+  for (const key in record) if (!NOT_TEXT.has(key)) tokens += walkTokens(record[key], count);
+  return tokens;
+}
+
+/**
+ * The prompt's tokens for the Messages and generateContent protocols as the model's tokenizer
+ * counts them (no margin): the text of every turn, system prompt and tool definition,
+ * MESSAGE_OVERHEAD per turn, an image IMAGE_TOKENS. What their count-tokens routes answer.
+ */
+export function structuredTokenCount(turns: readonly unknown[], rest: readonly unknown[], model: CatalogModel): number {
+  const { count } = counterFor(model);
+  let tokens = REPLY_PRIMER;
+  for (const turn of turns) tokens += MESSAGE_OVERHEAD + walkTokens(turn, count);
+  for (const value of rest) if (value !== undefined) tokens += walkTokens(value, count);
+  return tokens;
+}
+
+/** The reservation bound of the same prompt: the count with the tokenizer's margin, never more than the body's bytes. */
+export function structuredPromptTokens(turns: readonly unknown[], rest: readonly unknown[], model: CatalogModel, bodyBytes: number): number {
+  return Math.min(Math.ceil(structuredTokenCount(turns, rest, model) * counterFor(model).factor), bodyBytes);
+}

@@ -4,12 +4,14 @@ import { z } from 'zod';
 export const ENDPOINTS = ['chat/completions', 'embeddings', 'images/generations', 'images/edits', 'videos', 'images/tasks'] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
-export const PROTOCOLS = ['openai', 'content-tasks', 'openai-videos'] as const;
+export const PROTOCOLS = ['openai', 'anthropic', 'gemini', 'content-tasks', 'openai-videos'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
 
 /** Which gateway endpoints each upstream protocol can serve. */
 const SERVES: Record<Protocol, readonly Endpoint[]> = {
   openai: ['chat/completions', 'embeddings', 'images/generations', 'images/edits'],
+  anthropic: ['chat/completions'],
+  gemini: ['chat/completions'],
   'content-tasks': ['videos', 'images/tasks'],
   'openai-videos': ['videos'],
 };

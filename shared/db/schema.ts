@@ -102,6 +102,8 @@ export interface UsageRecordsTable {
   ttft_ms: number | null;
   upstream_account?: string | null;
   template_version_id?: string | null;
+  /** The protocol surface of a text call (`chat-completions`, `messages`, `generate-content`); null for tasks and older rows. */
+  surface?: string | null;
   session_id?: string | null;
   /** Insertion order (bigserial): pages the logs stably while records keep arriving. */
   seq?: ColumnType<string, never, never>;

@@ -33,6 +33,8 @@ export class CallMeter {
   templateVersionId: string | null = null;
   /** The client's session (`X-Session-Id`), for scores and logs. */
   sessionId: string | null = null;
+  /** The protocol surface the call came in through (text calls). */
+  surface: string | null = null;
 
   constructor(
     private readonly services: GatewayServices,
@@ -90,6 +92,7 @@ export class CallMeter {
       upstream_account: outcome.account ?? null,
       template_version_id: this.templateVersionId,
       session_id: this.sessionId,
+      surface: this.surface,
       created_at: new Date(this.services.clock.now()).toISOString(),
     };
     const actualTokens = outcome.usage ? outcome.usage.inputTokens + outcome.usage.outputTokens : 0;

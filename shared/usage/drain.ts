@@ -105,6 +105,7 @@ async function writeBatch(db: Db, records: QueuedRecord[]): Promise<void> {
     account: [] as (string | null)[],
     templateVersion: [] as (string | null)[],
     session: [] as (string | null)[],
+    surface: [] as (string | null)[],
     createdAt: [] as string[],
   };
   for (const r of records) {
@@ -130,6 +131,7 @@ async function writeBatch(db: Db, records: QueuedRecord[]): Promise<void> {
     c.account.push(r.upstream_account ?? null);
     c.templateVersion.push(r.template_version_id ?? null);
     c.session.push(r.session_id ?? null);
+    c.surface.push(r.surface ?? null);
     c.createdAt.push(r.created_at);
   }
   // Window sums give each charge its balance_after within one account, in the order of the calls.
@@ -139,18 +141,18 @@ async function writeBatch(db: Db, records: QueuedRecord[]): Promise<void> {
         ${c.id}::text[], ${c.requestId}::text[], ${c.userId}::uuid[], ${c.keyId}::uuid[], ${c.model}::text[], ${c.provider}::text[],
         ${c.endpoint}::text[], ${c.status}::int[], ${c.errorCode}::text[], ${c.stream}::boolean[], ${c.input}::int[], ${c.output}::int[],
         ${c.cached}::int[], ${c.estimated}::boolean[], ${c.charged}::bigint[], ${c.tags}::text[], ${c.latency}::int[], ${c.ttft}::int[],
-        ${c.account}::text[], ${c.templateVersion}::uuid[], ${c.session}::text[], ${c.createdAt}::timestamptz[]
+        ${c.account}::text[], ${c.templateVersion}::uuid[], ${c.session}::text[], ${c.surface}::text[], ${c.createdAt}::timestamptz[]
       ) AS r(id, request_id, user_id, api_key_id, model, provider, endpoint, status_code, error_code, stream, input_tokens,
         output_tokens, cached_tokens, usage_estimated, charged_micro_usd, tags, latency_ms, ttft_ms, upstream_account,
-        template_version_id, session_id, created_at)
+        template_version_id, session_id, surface, created_at)
     ), inserted AS (
       INSERT INTO usage_records (id, request_id, user_id, api_key_id, model, provider, endpoint, status_code, error_code, stream,
         input_tokens, output_tokens, cached_tokens, usage_estimated, charged_micro_usd, tags, latency_ms, ttft_ms, upstream_account,
-        template_version_id, session_id, created_at)
+        template_version_id, session_id, surface, created_at)
       SELECT id, request_id, user_id, api_key_id, model, provider, endpoint, status_code, error_code, stream,
         input_tokens, output_tokens, cached_tokens, usage_estimated, charged_micro_usd,
         CASE WHEN tags = '' THEN '{}'::text[] ELSE ARRAY(SELECT json_array_elements_text(tags::json)) END,
-        latency_ms, ttft_ms, upstream_account, template_version_id, session_id, created_at
+        latency_ms, ttft_ms, upstream_account, template_version_id, session_id, surface, created_at
       FROM input
       ON CONFLICT (id, created_at) DO NOTHING
       RETURNING id, user_id, api_key_id, model, status_code, input_tokens, output_tokens, cached_tokens, charged_micro_usd, tags, created_at

@@ -24,6 +24,8 @@ export interface UsageEvent {
   /** `<provider>/<account>` that served the call (absent on records of earlier releases). */
   upstream_account?: string | null;
   template_version_id?: string | null;
+  /** The protocol surface of a text call (`chat-completions`, `messages`, `generate-content`). */
+  surface?: string | null;
   session_id?: string | null;
   /** ISO 8601. */
   created_at: string;

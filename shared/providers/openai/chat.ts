@@ -1,22 +1,27 @@
 import type { TokenUsage } from '../../billing/pricing.js';
-import type { Upstream } from '../registry.js';
+import type { ChatAdapter } from '../chat-adapter.js';
 import { UpstreamCall } from '../upstream-call.js';
+import { ChatStreamScanner } from './stream-scanner.js';
 
 export interface OpenAiChatRequest {
   /** The client's body, already parsed and validated; only `model` and `stream_options` change. */
   body: Record<string, unknown>;
   /** The same body as the client sent it: forwarded byte for byte when nothing has to change. */
-  raw?: Buffer;
+  raw?: Buffer | undefined;
   stream: boolean;
 }
 
-/** Sends a chat completion to an OpenAI-protocol upstream over its pooled keep-alive connections. */
-export function sendChatCompletion(upstream: Upstream, upstreamModel: string, request: OpenAiChatRequest): UpstreamCall {
-  const { provider, basePath, pool } = upstream;
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: request.stream ? 'text/event-stream' : 'application/json' };
-  if (provider.api_key) headers.authorization = `Bearer ${provider.api_key}`;
-  return new UpstreamCall(pool, { method: 'POST', path: `${basePath}/chat/completions`, headers, body: upstreamBody(upstreamModel, request) });
-}
+/** Chat-completions upstreams: `{base_url}/chat/completions` over pooled keep-alive connections, key as a bearer token. */
+export const openAiAdapter: ChatAdapter = {
+  protocol: 'openai',
+  send(upstream, _upstreamModel, body, stream) {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
+    if (upstream.provider.api_key) headers.authorization = `Bearer ${upstream.provider.api_key}`;
+    return new UpstreamCall(upstream.pool, { method: 'POST', path: `${upstream.basePath}/chat/completions`, headers, body });
+  },
+  usageOf: (answer) => parseOpenAiUsage((answer as { usage?: unknown } | null)?.usage),
+  scanner: (clientWantsUsage) => new ChatStreamScanner(clientWantsUsage),
+};
 
 // The fields the gateway reads to route and price a call. With one of them twice in a body, another
 // JSON parser could read a different value than JSON.parse did (the last one): such a body is sent
@@ -35,7 +40,7 @@ function pricedFieldsUnique(raw: Buffer): boolean {
 }
 
 /** The client's bytes when they already say what the upstream must get, else the body re-serialised. */
-function upstreamBody(upstreamModel: string, request: OpenAiChatRequest): Buffer | string {
+export function openAiPassthroughBody(upstreamModel: string, request: OpenAiChatRequest): Buffer | string {
   const options = request.body.stream_options;
   // Streams always ask for usage so the call can be charged; the relay hides it unless the client asked.
   const usageAsked = !request.stream || (typeof options === 'object' && options !== null && (options as { include_usage?: unknown }).include_usage === true);

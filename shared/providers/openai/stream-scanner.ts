@@ -1,7 +1,9 @@
 import type { TokenUsage } from '../../billing/pricing.js';
 import { parseOpenAiUsage } from './chat.js';
+import type { StreamScanner } from '../stream-scanner.js';
 
 const BOUNDARY = '\n\n';
+const DONE = 'data: [DONE]\n\n';
 // Each can occur only in the event it marks: `"usage":{` and `{"error"` cannot appear inside a JSON
 // string (their quotes would be escaped), and an event merely containing `[DONE]` is looked at and
 // passed on unchanged.
@@ -16,7 +18,7 @@ const MARKERS = ['"usage":{', '[DONE]', '{"error"'];
  * offsets): V8's string search costs far less per call than Buffer.indexOf, which crosses into C++
  * and builds a search table every time.
  */
-export class ChatStreamScanner {
+export class ChatStreamScanner implements StreamScanner {
   usage: TokenUsage | undefined;
   done = false;
   upstreamError = false;
@@ -25,6 +27,10 @@ export class ChatStreamScanner {
   private pending: Buffer | undefined;
 
   constructor(private readonly clientWantsUsage: boolean) {}
+
+  endMarker(): string {
+    return DONE;
+  }
 
   /** Returns the bytes to forward now (complete events only); keeps a partial event for later. */
   push(chunk: Buffer): Buffer | undefined {

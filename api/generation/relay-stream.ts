@@ -1,39 +1,37 @@
 import type { ServerResponse } from 'node:http';
 import { estimateTokensFromBytes } from '../../shared/billing/estimate.js';
 import type { CallMeter } from '../../shared/gateway/call-meter.js';
-import { ChatStreamScanner } from '../../shared/providers/openai/stream-scanner.js';
+import type { StreamScanner } from '../../shared/providers/stream-scanner.js';
 import type { RoutedResponse } from '../../shared/routing/fallback.js';
 
 export interface RelayOptions {
   promptBytes: number;
-  clientWantsUsage: boolean;
+  /** Reads the upstream's stream: passes it through, or translates it for the client's protocol. */
+  scanner: StreamScanner;
+  /** The event the client's protocol ends a failed stream with. */
+  errorEvent: (code: string, message: string) => string;
   /** True once the client went away (the handler aborts the upstream request then). */
   clientGone: () => boolean;
   /** Sees every relayed chunk (content logging); absent on the common path. */
   capture?: ((chunk: Buffer) => void) | undefined;
 }
 
-const DONE = 'data: [DONE]\n\n';
-
-function errorEvent(code: string, message: string): string {
-  return `data: ${JSON.stringify({ error: { message, type: 'api_error', param: null, code } })}\n\n`;
-}
-
 /**
- * Relays SSE events as they arrive. Once headers are sent no error can be answered any more, so the
- * relay owns the ending. When the upstream's `[DONE]` arrives the call is settled, and the end marker
+ * Relays SSE events as they arrive, for every surface (the scanner decides what the client gets).
+ * Once headers are sent no error can be answered any more, so the relay owns the ending. When the
+ * upstream's terminal event (`[DONE]`, `message_stop`, the frame with `finishReason`) arrives the call is settled, and the end marker
  * goes out once the settlement is written to Redis (not yet applied): a process killed after its
  * client has a complete stream still has the call charged, and the ending waits for no round trip.
  * Events that came in the same turn as the end marker go out with it in one write, unless they are
  * the stream's first (those never wait). A stream the upstream cut ends with an error event, never with
  * a `[DONE]` that would make it look complete. A client that hangs up aborts the upstream request.
  */
-export async function relayChatStream(res: ServerResponse, meter: CallMeter, routed: RoutedResponse, options: RelayOptions): Promise<void> {
+export async function relayStream(res: ServerResponse, meter: CallMeter, routed: RoutedResponse, options: RelayOptions): Promise<void> {
   const upstream = routed.response;
   // Headers go out with the first event (one write, not two); Node sends them on the first write.
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
 
-  const scanner = new ChatStreamScanner(options.clientWantsUsage);
+  const scanner = options.scanner;
   let ttftMs: number | null = null;
   const settle = (errorCode: string | null): Promise<number> =>
     meter.finish({
@@ -64,7 +62,7 @@ export async function relayChatStream(res: ServerResponse, meter: CallMeter, rou
     settled = settle(null);
     ended = meter.sent().then(() => {
       try {
-        res.end(DONE);
+        res.end(scanner.endMarker());
       } finally {
         socket?.uncork();
       }
@@ -105,6 +103,6 @@ export async function relayChatStream(res: ServerResponse, meter: CallMeter, rou
   const clientGone = options.clientGone();
   await settle(clientGone ? 'client_closed' : scanner.upstreamError ? 'upstream_error' : 'upstream_stream_interrupted');
   if (clientGone) return;
-  if (scanner.upstreamError) res.end(errorEvent('upstream_error', 'the upstream provider failed during the stream'));
-  else res.end(errorEvent('upstream_stream_interrupted', 'the upstream provider ended the stream before it was complete'));
+  if (scanner.upstreamError) res.end(options.errorEvent('upstream_error', 'the upstream provider failed during the stream'));
+  else res.end(options.errorEvent('upstream_stream_interrupted', 'the upstream provider ended the stream before it was complete'));
 }

@@ -1,0 +1,39 @@
+import { FrameScanner } from '../stream-scanner.js';
+import { contentUsageOf } from './adapter.js';
+
+/**
+ * A streamGenerateContent stream passed through. It has no end marker: the frame carrying
+ * `finishReason` (with the final usage) is the end, so it is held back and written by the relay once
+ * the call is settled. An `{"error": …}` frame is replaced by the relay's own.
+ */
+export class ContentStreamScanner extends FrameScanner {
+  private last: string | undefined;
+
+  protected wants(text: string, start: number, end: number): boolean {
+    if (text.startsWith('data: {"error"', start)) return true;
+    const finish = text.indexOf('"finishReason"', start);
+    return finish !== -1 && finish < end;
+  }
+
+  protected inspect(frame: string): string | undefined {
+    const data = frame.slice(frame.indexOf('data:') + 5).trim();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      return frame;
+    }
+    if ((parsed as { error?: unknown }).error !== undefined) {
+      this.upstreamError = true;
+      return undefined;
+    }
+    this.usage = contentUsageOf(parsed) ?? this.usage;
+    this.done = true;
+    this.last = `${frame}\n\n`;
+    return undefined;
+  }
+
+  endMarker(): string {
+    return this.last ?? '';
+  }
+}

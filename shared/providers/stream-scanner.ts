@@ -1,0 +1,88 @@
+import type { TokenUsage } from '../billing/pricing.js';
+
+/**
+ * What the stream relay reads from an upstream's stream as it passes: the bytes to forward (complete
+ * events only), the usage to charge, whether the stream is complete, and whether the upstream
+ * failed inside it. The stream's terminal marker is never forwarded: the relay writes `endMarker()`
+ * once the call is settled. One implementation per upstream protocol for same-protocol streams
+ * (bytes pass through), and one translating scanner for every other pair.
+ */
+export interface StreamScanner {
+  readonly usage: TokenUsage | undefined;
+  readonly done: boolean;
+  readonly upstreamError: boolean;
+  /** Events relayed; the output-token estimate when usage never arrives. */
+  readonly events: number;
+  push(chunk: Buffer): Buffer | undefined;
+  /** A trailing event that had no blank line after it when the stream ended. */
+  flush(): Buffer | undefined;
+  /** The bytes that complete the stream for the client. */
+  endMarker(): string | Buffer;
+}
+
+const BOUNDARY = '\n\n';
+
+/**
+ * A pass-through scanner for protocols whose interesting events can be told by how they begin
+ * (`event: message_delta`, or a frame holding `"finishReason"`): every other event is forwarded as
+ * the bytes that came without being parsed. Searches run on a latin1 copy (see the chat scanner).
+ */
+export abstract class FrameScanner implements StreamScanner {
+  usage: TokenUsage | undefined;
+  done = false;
+  upstreamError = false;
+  events = 0;
+  private pending: Buffer | undefined;
+
+  /** Whether a frame (latin1 text, without its blank line) must be looked at. */
+  protected abstract wants(text: string, start: number, end: number): boolean;
+  /** Looks at one frame (utf8); returns what to forward in its place (undefined: nothing). */
+  protected abstract inspect(frame: string): string | undefined;
+  abstract endMarker(): string | Buffer;
+
+  push(chunk: Buffer): Buffer | undefined {
+    let data = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+    let text = data.toString('latin1');
+    if (text.includes('\r')) {
+      data = Buffer.from(data.toString('utf8').replace(/\r\n/g, '\n'));
+      text = data.toString('latin1');
+    }
+    const end = text.lastIndexOf(BOUNDARY);
+    if (end === -1) {
+      this.pending = data;
+      return undefined;
+    }
+    this.pending = end + 2 < data.length ? data.subarray(end + 2) : undefined;
+    return this.forward(data.subarray(0, end + 2), text, end + 2);
+  }
+
+  flush(): Buffer | undefined {
+    const rest = this.pending;
+    this.pending = undefined;
+    if (!rest || !rest.toString('utf8').trim()) return undefined;
+    const frames = Buffer.concat([rest, Buffer.from(BOUNDARY)]);
+    return this.forward(frames, frames.toString('latin1'), frames.length);
+  }
+
+  private forward(frames: Buffer, text: string, length: number): Buffer | undefined {
+    const out: Buffer[] = [];
+    let plainFrom = 0;
+    let start = 0;
+    while (start < length) {
+      let end = text.indexOf(BOUNDARY, start);
+      if (end === -1 || end >= length) end = length - 2;
+      if (this.done) break; // what trails the terminal event is not forwarded
+      if (this.wants(text, start, end)) {
+        if (start > plainFrom) out.push(frames.subarray(plainFrom, start));
+        const replaced = this.inspect(frames.toString('utf8', start, end));
+        if (replaced !== undefined) out.push(Buffer.from(`${replaced}\n\n`));
+        plainFrom = end + 2;
+      }
+      this.events++;
+      start = end + 2;
+    }
+    const stop = this.done ? Math.min(start, length) : length;
+    if (plainFrom < stop) out.push(frames.subarray(plainFrom, stop));
+    return out.length === 0 ? undefined : out.length === 1 ? out[0] : Buffer.concat(out);
+  }
+}
