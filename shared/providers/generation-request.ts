@@ -73,8 +73,8 @@ export class GenerationRequest {
   bodyFor(protocol: ChatProtocol, upstreamModel: string, maxOutput: number): Buffer | string {
     if (protocol === this.protocol) return this.passthrough(upstreamModel);
     const canonical = protocol === 'gemini' ? (this.inlinedForm ?? this.canonical(protocol)) : this.canonical(protocol);
-    // Messages requires max_tokens; every protocol gets the cap the call was reserved for.
-    const request = canonical.maxTokens === undefined ? Object.assign({}, canonical, { maxTokens: maxOutput }) : canonical;
+    // Messages requires max_tokens: without the client's own it gets the cap the call was reserved for.
+    const request = protocol === 'anthropic' && canonical.maxTokens === undefined ? Object.assign({}, canonical, { maxTokens: maxOutput }) : canonical;
     return JSON.stringify(CODECS[protocol].requestFromCanonical(request, upstreamModel));
   }
 

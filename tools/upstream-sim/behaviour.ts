@@ -14,6 +14,10 @@ export interface SimBehaviour {
   chunkDelayMs?: number;
   /** Completion tokens when the request sets no max_tokens / max_completion_tokens. Default 16. */
   outputTokens?: number;
+  /** Chat completions: max_tokens only cuts the natural answer (outputTokens) shorter, instead of setting its length. Default false. */
+  naturalLength?: boolean;
+  /** Prompt tokens reported as served from the prompt cache (at most the prompt). Default 0. */
+  cachedTokens?: number;
   /** Default 'none'. */
   fault?: SimFault;
   /** Retry-After header for error429 and submit429, seconds. Default 1. */
@@ -48,6 +52,8 @@ export const BUILTIN_BEHAVIOUR: Readonly<ResolvedBehaviour> = Object.freeze({
   latencyMs: 0,
   chunkDelayMs: 0,
   outputTokens: 16,
+  cachedTokens: 0,
+  naturalLength: false,
   fault: 'none',
   retryAfterSeconds: 1,
   faultAfterChunks: 3,
@@ -70,6 +76,7 @@ const NUMBER_FIELDS: Partial<Record<Field, { min: number; whole: boolean }>> = {
   latencyMs: { min: 0, whole: false },
   chunkDelayMs: { min: 0, whole: false },
   outputTokens: { min: 0, whole: true },
+  cachedTokens: { min: 0, whole: true },
   retryAfterSeconds: { min: 0, whole: false },
   faultAfterChunks: { min: 0, whole: true },
   taskRunMs: { min: 0, whole: false },
@@ -100,11 +107,11 @@ function parseField(key: string, raw: unknown): SimBehaviour {
     }
     return { [key]: raw };
   }
-  if (key === 'usageInLastChoiceChunk') {
+  if (key === 'usageInLastChoiceChunk' || key === 'naturalLength') {
     if (raw !== true && raw !== false && raw !== 'true' && raw !== 'false') {
-      throw new BehaviourError('sim setting usageInLastChoiceChunk must be true or false');
+      throw new BehaviourError(`sim setting ${key} must be true or false`);
     }
-    return { usageInLastChoiceChunk: raw === true || raw === 'true' };
+    return { [key]: raw === true || raw === 'true' };
   }
   throw new BehaviourError(`unknown sim setting ${key}`);
 }

@@ -1,5 +1,6 @@
 // The chat.completion and chat.completion.chunk bodies, shaped like OpenAI's own.
-import { generatedText } from './tokens.js';
+import type { ChatPlan, SimToolCall } from './chat-plan.js';
+import { planText } from './chat-plan.js';
 
 export interface ChatUsage {
   prompt_tokens: number;
@@ -15,34 +16,32 @@ export interface CompletionPlan {
   created: number;
   model: string;
   completionTokens: number;
-  finishReason: 'stop' | 'length';
+  finishReason: 'stop' | 'length' | 'tool_calls';
   usage: ChatUsage;
+  text: string;
+  toolCall: SimToolCall | undefined;
 }
 
 const SYSTEM_FINGERPRINT = 'fp_upstream_sim';
 let completionSeq = 0;
 
-export function planCompletion(
-  model: string,
-  promptTokens: number,
-  completionTokens: number,
-  /** max_tokens / max_completion_tokens decided the length. */
-  limited: boolean,
-): CompletionPlan {
+export function planCompletion(model: string, chat: ChatPlan): CompletionPlan {
   return {
     // A counter rather than random bytes: unique per process, cheap and reproducible.
-    id: `chatcmpl-sim${(++completionSeq).toString(36)}`,
+    id: `chatcmpl-sim${chat.seq.toString(36)}`,
     created: Math.floor(Date.now() / 1000),
     model,
-    completionTokens,
-    finishReason: limited ? 'length' : 'stop',
+    completionTokens: chat.completionTokens,
+    finishReason: chat.toolCall ? 'tool_calls' : chat.limited ? 'length' : 'stop',
     usage: {
-      prompt_tokens: promptTokens,
-      completion_tokens: completionTokens,
-      total_tokens: promptTokens + completionTokens,
-      prompt_tokens_details: { cached_tokens: 0 },
+      prompt_tokens: chat.promptTokens,
+      completion_tokens: chat.completionTokens,
+      total_tokens: chat.promptTokens + chat.completionTokens,
+      prompt_tokens_details: { cached_tokens: chat.cachedTokens },
       completion_tokens_details: { reasoning_tokens: 0 },
     },
+    text: planText(chat),
+    toolCall: chat.toolCall,
   };
 }
 
@@ -55,7 +54,9 @@ export function completionBody(plan: CompletionPlan): object {
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: generatedText(plan.completionTokens), refusal: null },
+        message: plan.toolCall
+          ? { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: plan.toolCall.id, type: 'function', function: { name: plan.toolCall.name, arguments: plan.toolCall.arguments } }] }
+          : { role: 'assistant', content: plan.text, refusal: null },
         logprobs: null,
         finish_reason: plan.finishReason,
       },
@@ -69,7 +70,7 @@ export interface ChunkOptions {
   /** include_usage was asked for: every chunk then carries `usage` (null until the end). */
   includeUsage: boolean;
   delta?: object;
-  finishReason?: 'stop' | 'length';
+  finishReason?: CompletionPlan['finishReason'];
   usage?: ChatUsage;
   /** The trailing usage chunk has no choices at all. */
   noChoices?: boolean;

@@ -3,15 +3,24 @@ import type { ResolvedBehaviour } from './behaviour.js';
 import type { ResponseClock } from './http-io.js';
 import { MID_STREAM_ERROR_EVENT } from './openai-errors.js';
 import { chunkEvent, DONE_EVENT, type CompletionPlan } from './openai-chat-response.js';
+import { argumentFragments } from './chat-plan.js';
 import { generatedToken } from './tokens.js';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
 
 /** Every event of the stream in order: role chunk, one chunk per token, finish, usage, [DONE]. */
 function streamEvents(plan: CompletionPlan, includeUsage: boolean, usageOnFinish: boolean): string[] {
-  const events = [chunkEvent(plan, { includeUsage, delta: { role: 'assistant', content: '' } })];
-  for (let i = 1; i <= plan.completionTokens; i++) {
-    events.push(chunkEvent(plan, { includeUsage, delta: { content: generatedToken(i) } }));
+  const events = [chunkEvent(plan, { includeUsage, delta: { role: 'assistant', content: plan.toolCall ? null : '' } })];
+  const call = plan.toolCall;
+  if (call) {
+    events.push(chunkEvent(plan, { includeUsage, delta: { tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] } }));
+    for (const fragment of argumentFragments(call.arguments)) {
+      events.push(chunkEvent(plan, { includeUsage, delta: { tool_calls: [{ index: 0, function: { arguments: fragment } }] } }));
+    }
+  } else {
+    for (let i = 1; i <= plan.completionTokens; i++) {
+      events.push(chunkEvent(plan, { includeUsage, delta: { content: generatedToken(i) } }));
+    }
   }
   const finishUsage = includeUsage && usageOnFinish ? plan.usage : undefined;
   events.push(chunkEvent(plan, { includeUsage, finishReason: plan.finishReason, usage: finishUsage }));
@@ -25,7 +34,7 @@ function streamEvents(plan: CompletionPlan, includeUsage: boolean, usageOnFinish
 /** Index of the event the fault replaces: after the role chunk and faultAfterChunks content chunks. */
 function faultIndex(plan: CompletionPlan, behaviour: ResolvedBehaviour): number {
   if (behaviour.fault !== 'disconnect' && behaviour.fault !== 'errorMidStream') return -1;
-  return 1 + Math.min(behaviour.faultAfterChunks, plan.completionTokens);
+  return 1 + Math.min(behaviour.faultAfterChunks, plan.toolCall ? 1 : plan.completionTokens);
 }
 
 function injectFault(res: ServerResponse, fault: ResolvedBehaviour['fault']): void {

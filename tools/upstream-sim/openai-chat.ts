@@ -9,10 +9,32 @@ import {
 } from './openai-errors.js';
 import type { SimContext } from './sim-context.js';
 import { countPromptTokens, lastUserText } from './tokens.js';
+import { firstProperty, planChat, type ChatAsk } from './chat-plan.js';
+
+/** The request in the neutral terms the plan decides from. */
+function chatAsk(request: ChatRequest, behaviour: ResolvedBehaviour): ChatAsk {
+  const choice = request.toolChoice;
+  const named = (choice as { function?: { name?: unknown } } | null)?.function?.name;
+  const last = request.messages[request.messages.length - 1] as { role?: unknown } | undefined;
+  return {
+    promptTokens: countPromptTokens(request.messages),
+    maxTokens: request.maxTokens,
+    natural: behaviour.naturalLength,
+    tools: request.tools.map((t) => {
+      const fn = (t as { function?: { name?: unknown; parameters?: unknown } }).function;
+      return { name: String(fn?.name ?? ''), firstProperty: firstProperty(fn?.parameters) };
+    }),
+    forcedTool: choice === 'none' ? null : typeof named === 'string' ? named : undefined,
+    answersToolResult: last?.role === 'tool',
+    lastUserText: lastUserText(request.messages),
+  };
+}
 
 interface ChatRequest {
   model: string;
   messages: unknown[];
+  tools: unknown[];
+  toolChoice: unknown;
   stream: boolean;
   includeUsage: boolean;
   /** max_completion_tokens ?? max_tokens, when the client set one. */
@@ -41,7 +63,8 @@ function parseChatRequest(body: Record<string, unknown>): Parsed {
     maxTokens ??= value as number;
   }
   const includeUsage = isRecord(streamOptions) && streamOptions.include_usage === true;
-  return { ok: true, request: { model, messages, stream: stream === true, includeUsage, maxTokens } };
+  const tools = Array.isArray(body.tools) ? body.tools : [];
+  return { ok: true, request: { model, messages, tools, toolChoice: body.tool_choice, stream: stream === true, includeUsage, maxTokens } };
 }
 
 function hasValidKey(req: IncomingMessage, res: ServerResponse, apiKey: string | undefined): boolean {
@@ -72,9 +95,7 @@ function respond(res: ServerResponse, request: ChatRequest, behaviour: ResolvedB
     case 'none':
       break;
   }
-  const limited = request.maxTokens !== undefined;
-  const completionTokens = request.maxTokens ?? behaviour.outputTokens;
-  const plan = planCompletion(request.model, countPromptTokens(request.messages), completionTokens, limited);
+  const plan = planCompletion(request.model, planChat(chatAsk(request, behaviour), behaviour));
   if (request.stream) streamCompletion(res, plan, behaviour, request.includeUsage, clock);
   else sendJson(res, 200, completionBody(plan));
 }

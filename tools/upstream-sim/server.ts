@@ -3,6 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { BehaviourError, parseBehaviour, type SimBehaviour } from './behaviour.js';
 import { pathOf, readJsonBody, sendJson } from './http-io.js';
 import { handleChatCompletions } from './openai-chat.js';
+import { handleMessages } from './anthropic-messages.js';
+import { handleContent, matchContentRoute } from './gemini-content.js';
 import { openAiError, sendOpenAiError, unknownRoute } from './openai-errors.js';
 import type { SimContext } from './sim-context.js';
 import { FILES_PREFIX, handleFile } from './tasks/result-files.js';
@@ -12,12 +14,13 @@ import { matchTaskRoute } from './tasks/task-routes.js';
 type ProtocolHandler = (req: IncomingMessage, res: ServerResponse, sim: SimContext) => Promise<void>;
 
 /**
- * Keyed by "METHOD /path"; later protocols (Messages, generative content, embeddings...) add rows.
- * The task protocols have ids in their paths and live in tasks/task-routes.ts.
+ * Keyed by "METHOD /path". generateContent (the model in its path) is matched by matchContentRoute;
+ * the task protocols have ids in their paths and live in tasks/task-routes.ts.
  */
 const PROTOCOL_ROUTES: Readonly<Record<string, ProtocolHandler>> = {
   'POST /v1/chat/completions': handleChatCompletions,
   'POST /chat/completions': handleChatCompletions,
+  'POST /v1/messages': handleMessages,
 };
 
 const CONTROL_PREFIX = '/_sim/';
@@ -71,7 +74,11 @@ function failSafely(res: ServerResponse): void {
 function route(req: IncomingMessage, res: ServerResponse, sim: SimContext): void {
   const path = pathOf(req.url);
   const control = path.startsWith(CONTROL_PREFIX);
-  const handler = PROTOCOL_ROUTES[`${req.method} ${path}`] ?? (control ? undefined : matchTaskRoute(req.method, path));
+  const content = req.method === 'POST' && !control ? matchContentRoute(path) : undefined;
+  const sse = req.url?.includes('alt=sse') === true;
+  const handler: ProtocolHandler | undefined = content
+    ? (q, s, c) => handleContent(q, s, c, content, sse)
+    : (PROTOCOL_ROUTES[`${req.method} ${path}`] ?? (control ? undefined : matchTaskRoute(req.method, path)));
   let handled: Promise<void>;
   if (handler !== undefined) {
     sim.stats.begin(req, res);
