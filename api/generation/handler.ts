@@ -72,6 +72,7 @@ async function answer(services: GatewayServices, surface: Surface, limit: number
     if (!credential.secret) throw new GatewayError('invalid_api_key', 401, `missing API key: ${surface.credentialHint}`);
     key = authenticateCached(services, credential) ?? (await authenticate(services, credential));
     meter = new CallMeter(services, key, 'chat/completions', ex.requestId, ex.callId, callTags(headerOf(req, 'x-service-tags'), key.tags));
+    meter.surface = surface.id;
     const body = await readJsonBody(req, limit);
     if (surface.modelInBody) body.value = withDefaultModel(body.value, key);
     const call = surface.parse(body.value, params);
