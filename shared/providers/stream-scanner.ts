@@ -20,67 +20,77 @@ export interface StreamScanner {
   endMarker(): string | Buffer;
 }
 
-const BOUNDARY = '\n\n';
-
 /**
  * A pass-through scanner for protocols whose interesting events can be told by how they begin
  * (`event: message_delta`, or a frame holding `"finishReason"`): every other event is forwarded as
- * the bytes that came without being parsed. Searches run on a latin1 copy (see the chat scanner).
+ * the bytes that came without being parsed. Frames end with a blank line, `\n\n` or `\r\n\r\n`
+ * (Google's servers send the latter) as the stream's first frame shows: either way the bytes pass
+ * unchanged. Searches run on a latin1 copy (see the chat scanner).
  */
 export abstract class FrameScanner implements StreamScanner {
   usage: TokenUsage | undefined;
   done = false;
   upstreamError = false;
   events = 0;
+  /** The blank line that ends a frame in this stream (decided by the first one). */
+  protected boundary: string | undefined;
   private pending: Buffer | undefined;
 
   /** Whether a frame (latin1 text, without its blank line) must be looked at. */
   protected abstract wants(text: string, start: number, end: number): boolean;
-  /** Looks at one frame (utf8); returns what to forward in its place (undefined: nothing). */
+  /** Looks at one frame (utf8, without its blank line); returns what to forward in its place (undefined: nothing). */
   protected abstract inspect(frame: string): string | undefined;
   abstract endMarker(): string | Buffer;
 
   push(chunk: Buffer): Buffer | undefined {
-    let data = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
-    let text = data.toString('latin1');
-    if (text.includes('\r')) {
-      data = Buffer.from(data.toString('utf8').replace(/\r\n/g, '\n'));
-      text = data.toString('latin1');
+    const data = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+    const text = data.toString('latin1');
+    if (this.boundary === undefined) {
+      const lf = text.indexOf('\n\n');
+      const crlf = text.indexOf('\r\n\r\n');
+      if (lf === -1 && crlf === -1) {
+        this.pending = data;
+        return undefined;
+      }
+      this.boundary = crlf !== -1 && (lf === -1 || crlf < lf) ? '\r\n\r\n' : '\n\n';
     }
-    const end = text.lastIndexOf(BOUNDARY);
+    const end = text.lastIndexOf(this.boundary);
     if (end === -1) {
       this.pending = data;
       return undefined;
     }
-    this.pending = end + 2 < data.length ? data.subarray(end + 2) : undefined;
-    return this.forward(data.subarray(0, end + 2), text, end + 2);
+    const cut = end + this.boundary.length;
+    this.pending = cut < data.length ? data.subarray(cut) : undefined;
+    return this.forward(data.subarray(0, cut), text, cut);
   }
 
   flush(): Buffer | undefined {
     const rest = this.pending;
     this.pending = undefined;
     if (!rest || !rest.toString('utf8').trim()) return undefined;
-    const frames = Buffer.concat([rest, Buffer.from(BOUNDARY)]);
+    this.boundary ??= '\n\n';
+    const frames = Buffer.concat([rest, Buffer.from(this.boundary)]);
     return this.forward(frames, frames.toString('latin1'), frames.length);
   }
 
   private forward(frames: Buffer, text: string, length: number): Buffer | undefined {
+    const boundary = this.boundary!;
     const out: Buffer[] = [];
     let plainFrom = 0;
     let start = 0;
-    while (start < length) {
-      let end = text.indexOf(BOUNDARY, start);
-      if (end === -1 || end >= length) end = length - 2;
-      if (this.done) break; // what trails the terminal event is not forwarded
+    while (start < length && !this.done) {
+      let end = text.indexOf(boundary, start);
+      if (end === -1 || end >= length) end = length - boundary.length;
       if (this.wants(text, start, end)) {
         if (start > plainFrom) out.push(frames.subarray(plainFrom, start));
         const replaced = this.inspect(frames.toString('utf8', start, end));
-        if (replaced !== undefined) out.push(Buffer.from(`${replaced}\n\n`));
-        plainFrom = end + 2;
+        if (replaced !== undefined) out.push(Buffer.from(replaced + boundary));
+        plainFrom = end + boundary.length;
       }
       this.events++;
-      start = end + 2;
+      start = end + boundary.length;
     }
+    // What trails the terminal event is not forwarded.
     const stop = this.done ? Math.min(start, length) : length;
     if (plainFrom < stop) out.push(frames.subarray(plainFrom, stop));
     return out.length === 0 ? undefined : out.length === 1 ? out[0] : Buffer.concat(out);

@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { usageRecords, waitForUsage } from '../support/money.js';
@@ -87,7 +87,7 @@ describe('the Messages SDK', () => {
     const auth = await wrong.messages.create({ model: 'claude-sim', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect(auth).toBeInstanceOf(Anthropic.AuthenticationError);
     expect(auth).toMatchObject({ status: 401, errorCode: 'invalid_api_key', requestID: expect.any(String) });
-    expect((auth as Anthropic.APIError).error).toMatchObject({ type: 'error', error: { type: 'authentication_error', code: 'invalid_api_key' } });
+    expect((auth as APIError).error).toMatchObject({ type: 'error', error: { type: 'authentication_error', code: 'invalid_api_key' } });
 
     const missing = await client.messages.create({ model: 'no-such-model', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(Anthropic.NotFoundError);
@@ -95,7 +95,7 @@ describe('the Messages SDK', () => {
 
     const noMax = await client.messages.create({ model: 'claude-sim', messages: [{ role: 'user', content: 'x' }] } as unknown as Anthropic.MessageCreateParamsNonStreaming).catch((e: unknown) => e);
     expect(noMax).toBeInstanceOf(Anthropic.BadRequestError);
-    expect((noMax as Anthropic.APIError).error).toMatchObject({ error: { type: 'invalid_request_error', code: 'invalid_request', param: 'max_tokens' } });
+    expect((noMax as APIError).error).toMatchObject({ error: { type: 'invalid_request_error', code: 'invalid_request', param: 'max_tokens' } });
   });
 
   it('serves the older unprefixed /v1/messages too, and records the surface', async () => {

@@ -19,7 +19,8 @@ export class MessagesStreamScanner extends FrameScanner {
   }
 
   protected inspect(frame: string): string | undefined {
-    const name = frame.slice(7, frame.indexOf('\n') === -1 ? undefined : frame.indexOf('\n')).trim();
+    const eol = frame.indexOf('\n');
+    const name = frame.slice(6, eol === -1 ? undefined : eol).trim();
     if (name === 'message_stop') {
       this.done = true;
       return undefined;
@@ -44,6 +45,6 @@ export class MessagesStreamScanner extends FrameScanner {
   }
 
   endMarker(): string {
-    return MESSAGE_STOP;
+    return this.boundary === '\r\n\r\n' ? MESSAGE_STOP.replace(/\n/g, '\r\n') : MESSAGE_STOP;
   }
 }

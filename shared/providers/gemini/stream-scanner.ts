@@ -29,7 +29,7 @@ export class ContentStreamScanner extends FrameScanner {
     }
     this.usage = contentUsageOf(parsed) ?? this.usage;
     this.done = true;
-    this.last = `${frame}\n\n`;
+    this.last = frame + (this.boundary ?? '\n\n');
     return undefined;
   }
 
