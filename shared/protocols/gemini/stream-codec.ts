@@ -24,7 +24,7 @@ export class ContentStreamDecoder implements StreamDecoder {
       this.started = true;
       events.push({ type: 'start', id: String(field(body, 'responseId') ?? ''), model: String(field(body, 'modelVersion') ?? '') });
     }
-    const { parts, finishReason } = candidateParts(body);
+    const { parts, finishReason } = candidateParts(body, this.tools);
     for (const part of parts) {
       if (part.type === 'text') events.push({ type: 'text', text: part.text });
       else if (part.type === 'tool_call') {

@@ -1,4 +1,4 @@
-import { invalidField, isRecord, nameToolResults, syntheticId, untranslatable } from '../canonical/helpers.js';
+import { invalidField, isRecord, nameToolResults, untranslatable } from '../canonical/helpers.js';
 import type { CanonicalPart, CanonicalRequest, CanonicalResponse, CanonicalUsage, ChatProtocol, StopReason, ToolChoice } from '../canonical/types.js';
 import { count } from '../openai/to-canonical.js';
 
@@ -24,7 +24,7 @@ export function contentRequestToCanonical(body: Record<string, unknown>, target:
   const pending = new Map<string, string[]>(); // function name → ids of calls not yet answered
   (body.contents as Record<string, unknown>[]).forEach((content, i) => {
     const role = content.role === 'model' ? 'assistant' : 'user';
-    const parts = contentParts(content.parts as unknown[], `contents[${i}]`, pending);
+    const parts = contentParts(content.parts as unknown[], i, pending);
     const last = request.messages[request.messages.length - 1];
     if (last && last.role === role) last.parts.push(...parts);
     else request.messages.push({ role, parts });
@@ -91,7 +91,10 @@ function contentToolChoice(config: Record<string, unknown>): ToolChoice | undefi
   return undefined;
 }
 
-function contentParts(parts: unknown[], at: string, pending: Map<string, string[]>): CanonicalPart[] {
+// generateContent calls usually carry no id: one is made from the call's position (`call_<turn>_<part>`),
+// and a response without one answers the oldest open call of its function (PROTOCOLS.md §6.5).
+function contentParts(parts: unknown[], turn: number, pending: Map<string, string[]>): CanonicalPart[] {
+  const at = `contents[${turn}]`;
   const out: CanonicalPart[] = [];
   parts.forEach((raw, j) => {
     const part = raw as Record<string, unknown>;
@@ -114,7 +117,7 @@ function contentParts(parts: unknown[], at: string, pending: Map<string, string[
     const call = field(part, 'functionCall');
     if (isRecord(call)) {
       const name = String(call.name ?? '');
-      const id = typeof call.id === 'string' ? call.id : syntheticId(`call_${name}_`);
+      const id = typeof call.id === 'string' ? call.id : `call_${turn}_${j}`;
       pending.set(name, [...(pending.get(name) ?? []), id]);
       out.push({ type: 'tool_call', id, name, arguments: JSON.stringify(call.args ?? {}) });
       return;
@@ -123,7 +126,7 @@ function contentParts(parts: unknown[], at: string, pending: Map<string, string[
     if (isRecord(response)) {
       const name = String(response.name ?? '');
       const queue = pending.get(name) ?? [];
-      const id = typeof response.id === 'string' ? response.id : (queue.shift() ?? syntheticId(`call_${name}_`));
+      const id = typeof response.id === 'string' ? response.id : (queue.shift() ?? `call_${turn}_${j}`);
       const body = isRecord(response.response) ? response.response : {};
       const isError = body.error !== undefined && body.output === undefined;
       const value = isError ? body.error : body.output !== undefined && Object.keys(body).length === 1 ? body.output : body;
@@ -155,16 +158,21 @@ export function contentUsageToCanonical(usage: unknown): Partial<CanonicalUsage>
   };
 }
 
-/** The parts of one generateContent response (a whole answer or one stream frame): text and calls. */
-export function candidateParts(body: Record<string, unknown>): { parts: CanonicalPart[]; finishReason: unknown } {
+/**
+ * The parts of one generateContent response (a whole answer or one stream frame): text and calls.
+ * A call without an id gets `call_<responseId>_<n>`, n counting the response's calls from `firstCall`.
+ */
+export function candidateParts(body: Record<string, unknown>, firstCall = 0): { parts: CanonicalPart[]; finishReason: unknown } {
   const candidate = Array.isArray(body.candidates) && isRecord(body.candidates[0]) ? body.candidates[0] : {};
   const content = isRecord(candidate.content) ? candidate.content : {};
   const parts: CanonicalPart[] = [];
+  const responseId = String(field(body, 'responseId') ?? 'response');
+  let calls = firstCall;
   for (const part of Array.isArray(content.parts) ? (content.parts as Record<string, unknown>[]) : []) {
     if (part.thought === true) continue;
     if (typeof part.text === 'string' && part.text !== '') parts.push({ type: 'text', text: part.text });
     const call = field(part, 'functionCall');
-    if (isRecord(call)) parts.push({ type: 'tool_call', id: typeof call.id === 'string' ? call.id : syntheticId('call_'), name: String(call.name ?? ''), arguments: JSON.stringify(call.args ?? {}) });
+    if (isRecord(call)) parts.push({ type: 'tool_call', id: typeof call.id === 'string' ? call.id : `call_${responseId}_${calls++}`, name: String(call.name ?? ''), arguments: JSON.stringify(call.args ?? {}) });
   }
   return { parts, finishReason: field(candidate, 'finishReason') };
 }

@@ -1,0 +1,68 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { GenerationRequest } from '../../shared/providers/generation-request.js';
+import { TranslatingScanner } from '../../shared/providers/translating-scanner.js';
+import { CODECS } from '../../shared/protocols/codecs.js';
+import type { ChatProtocol } from '../../shared/protocols/canonical/types.js';
+
+/**
+ * Translation golden files: `test/protocols/<from>-to-<to>/<kind>-<case>.json` hold an input in one
+ * protocol and the output in the other side by side, for a reader to check against the protocols'
+ * documentation. `request`: a client's body → the upstream body; `response`: an upstream's whole
+ * answer → the client's; `stream`: an upstream's frames → the client's (fed 5 bytes at a time).
+ * UPDATE_GOLDEN=1 rewrites the outputs (then read the diff before committing it).
+ */
+const ROOT = path.dirname(fileURLToPath(import.meta.url));
+const UPDATE = process.env.UPDATE_GOLDEN === '1';
+
+interface Golden {
+  kind: 'request' | 'response' | 'stream';
+  description: string;
+  input: unknown;
+  output: unknown;
+}
+
+/** `created` is the translation's clock: fixed so outputs compare. */
+function normalise(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value), (key, v: unknown) => (key === 'created' && typeof v === 'number' ? 0 : v));
+}
+
+function translate(golden: Golden, from: ChatProtocol, to: ChatProtocol): unknown {
+  if (golden.kind === 'request') {
+    const request = new GenerationRequest(from, golden.input as Record<string, unknown>, undefined, false, undefined);
+    return JSON.parse(request.bodyFor(to, 'upstream-model', 1000) as string);
+  }
+  if (golden.kind === 'response') return normalise(CODECS[to].responseFromCanonical(CODECS[from].responseToCanonical(golden.input), 'gateway-model'));
+  const scanner = new TranslatingScanner(CODECS[from].streamDecoder(), CODECS[to].streamEncoder({ model: 'gateway-model', clientWantsUsage: true }));
+  const bytes = Buffer.from((golden.input as string[]).map((f) => `${f}\n\n`).join(''));
+  let out = '';
+  for (let at = 0; at < bytes.length && !scanner.done; at += 5) out += scanner.push(bytes.subarray(at, at + 5))?.toString() ?? '';
+  expect(scanner.done).toBe(true);
+  out += scanner.endMarker();
+  return out
+    .split('\n\n')
+    .filter(Boolean)
+    .map((frame) => frame.replace(/"created":\d+/, '"created":0'));
+}
+
+for (const dir of readdirSync(ROOT).filter((d) => d.includes('-to-')).sort()) {
+  const [from, to] = dir.split('-to-') as [ChatProtocol, ChatProtocol];
+  describe(`${from} → ${to}`, () => {
+    for (const file of readdirSync(path.join(ROOT, dir)).filter((f) => f.endsWith('.json')).sort()) {
+      it(file.replace('.json', ''), () => {
+        const where = path.join(ROOT, dir, file);
+        const golden = JSON.parse(readFileSync(where, 'utf8')) as Golden;
+        const actual = translate(golden, from, to);
+        if (UPDATE) {
+          golden.output = actual;
+          writeFileSync(where, `${JSON.stringify(golden, null, 2)}\n`);
+          return;
+        }
+        expect(golden.output, 'no output recorded: run with UPDATE_GOLDEN=1 and review it').not.toBeNull();
+        expect(actual).toEqual(golden.output);
+      });
+    }
+  });
+}
