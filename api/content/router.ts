@@ -32,7 +32,7 @@ function contentModel(m: CatalogModel) {
 const keyOf = (ctx: Context, services: GatewayServices) => authenticateAndCount(ctx, services, { secret: contentCredential(ctx.req), ip: ctx.ip });
 
 function pathRest(ctx: Context): string {
-  const raw = ctx.params.rest as string | string[];
+  const raw = ctx.params.model as string | string[];
   return Array.isArray(raw) ? raw.join('/') : raw;
 }
 
@@ -51,7 +51,7 @@ export function contentRouter(services: GatewayServices): Router {
       const models = [...services.catalog.models.values()].filter((m) => m.endpoints.includes('chat/completions') && groupAllows(services.catalog, key.groupId, m.id));
       ctx.body = { models: models.map(contentModel) };
     });
-    router.get(`${prefix}/models/*rest`, async (ctx) => {
+    router.get(`${prefix}/models/*model`, async (ctx) => {
       const key = await keyOf(ctx, services);
       const id = modelOfPath(pathRest(ctx));
       const model = services.catalog.models.get(id);
@@ -60,7 +60,7 @@ export function contentRouter(services: GatewayServices): Router {
       }
       ctx.body = contentModel(model);
     });
-    router.post(`${prefix}/models/*rest`, async (ctx) => {
+    router.post(`${prefix}/models/*model`, async (ctx) => {
       const rest = pathRest(ctx);
       const colon = rest.lastIndexOf(':');
       const method = colon === -1 ? '' : rest.slice(colon + 1);
