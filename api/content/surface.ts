@@ -15,10 +15,9 @@ export function contentCredential(req: IncomingMessage): string | undefined {
   return new URLSearchParams(req.url!.slice(query + 1)).get('key')?.trim() || undefined;
 }
 
-/** A model as the path names it: `models/` is the protocol's own prefix, not part of our model id. */
+/** A model as the (decoded) path names it: `models/` is the protocol's own prefix, not part of our model id. */
 export function modelOfPath(model: string): string {
-  const decoded = decodeURIComponent(model);
-  return decoded.startsWith('models/') ? decoded.slice(7) : decoded;
+  return model.startsWith('models/') ? model.slice(7) : model;
 }
 
 /** `POST /native-content/v1beta/models/{model}:generateContent` and `:streamGenerateContent` (and the same under `/v1beta`). */

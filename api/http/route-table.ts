@@ -56,10 +56,19 @@ export function generationRouteTable(services: GatewayServices): (method: string
     if (hit) return hit;
     for (const route of patterned) {
       const match = route.regex.exec(path);
-      if (match) return { handler: route.handler, params: { model: match[1], stream: route.stream } };
+      if (match) return { handler: route.handler, params: { model: decoded(match[1]!), stream: route.stream } };
     }
     return undefined;
   };
+}
+
+/** A path segment decoded as Koa's router decodes it; one that is not valid percent-encoding stays as it came. */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function escape(text: string): string {
