@@ -15,6 +15,9 @@ export interface TtfbResult {
 export interface TtfbTarget {
   name: string;
   url: string;
+  /** This target's own request, where targets speak different protocols (else the shared one). */
+  body?: string;
+  headers?: Record<string, string>;
 }
 
 export async function sequentialTtfb(
@@ -32,9 +35,10 @@ export async function sequentialTtfb(
       // Rotate which target goes first so none always follows the same one.
       for (let j = 0; j < targets.length; j++) {
         const k = (i + j) % targets.length;
-        const path = new URL(targets[k]!.url).pathname;
+        const target = targets[k]!;
+        const url = new URL(target.url);
         const started = performance.now();
-        const res = await clients[k]!.request({ method: 'POST', path, headers, body });
+        const res = await clients[k]!.request({ method: 'POST', path: url.pathname + url.search, headers: target.headers ?? headers, body: target.body ?? body });
         let first: number | undefined;
         for await (const _chunk of res.body) first ??= performance.now();
         if (i < warmup) continue;

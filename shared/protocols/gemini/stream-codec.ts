@@ -55,6 +55,20 @@ export class ContentStreamEncoder implements StreamEncoder {
 
   constructor(private readonly options: StreamEncoderOptions) {}
 
+  private textPrefix: string | undefined;
+  private textSuffix = '';
+
+  /** A text frame, the hottest: its fixed parts are built once per stream. */
+  private textFrame(text: string): string {
+    if (this.textPrefix === undefined) {
+      const sample = this.frame([{ text: '\u0000' }]);
+      const at = sample.indexOf('"\\u0000"');
+      this.textPrefix = sample.slice(0, at);
+      this.textSuffix = sample.slice(at + 8);
+    }
+    return this.textPrefix + JSON.stringify(text) + this.textSuffix;
+  }
+
   private frame(parts: Record<string, unknown>[], extra?: Record<string, unknown>): string {
     const candidate: Record<string, unknown> = { content: { role: 'model', parts }, index: 0 };
     if (extra?.finishReason) candidate.finishReason = extra.finishReason;
@@ -75,10 +89,11 @@ export class ContentStreamEncoder implements StreamEncoder {
     switch (event.type) {
       case 'start':
         if (event.id) this.id = event.id;
+        this.textPrefix = undefined;
         return '';
       case 'text': {
         const pending = this.calls.size > 0 ? this.frame(this.callParts()) : '';
-        return pending + this.frame([{ text: event.text }]);
+        return pending + this.textFrame(event.text);
       }
       case 'tool_call_start':
         this.calls.set(event.index, { id: event.id, name: event.name, args: '' });

@@ -52,6 +52,20 @@ export class OpenAiStreamEncoder implements StreamEncoder {
 
   constructor(private readonly options: StreamEncoderOptions) {}
 
+  /** Everything of a content chunk before its text: built once per stream (text deltas are most of the events). */
+  private contentPrefix: string | undefined;
+  private contentSuffix = '';
+
+  private content(text: string): string {
+    if (this.contentPrefix === undefined) {
+      const sample = this.chunk({ content: '\u0000' });
+      const at = sample.indexOf('"\\u0000"');
+      this.contentPrefix = sample.slice(0, at);
+      this.contentSuffix = sample.slice(at + 8);
+    }
+    return this.contentPrefix + JSON.stringify(text) + this.contentSuffix;
+  }
+
   private chunk(delta: Record<string, unknown>, finish: string | null = null): string {
     const chunk: Record<string, unknown> = { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.options.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] };
     if (this.options.clientWantsUsage) chunk.usage = null;
@@ -68,9 +82,10 @@ export class OpenAiStreamEncoder implements StreamEncoder {
     switch (event.type) {
       case 'start':
         if (event.id) this.id = event.id.startsWith('chatcmpl-') ? event.id : `chatcmpl-${event.id}`;
+        this.contentPrefix = undefined;
         return this.start();
       case 'text':
-        return this.start() + this.chunk({ content: event.text });
+        return this.start() + this.content(event.text);
       case 'tool_call_start':
         return this.start() + this.chunk({ tool_calls: [{ index: event.index, id: event.id, type: 'function', function: { name: event.name, arguments: '' } }] });
       case 'tool_call_args':

@@ -8,11 +8,17 @@ import { contentUsageOf } from './adapter.js';
  */
 export class ContentStreamScanner extends FrameScanner {
   private last: string | undefined;
+  /** Where `"finishReason"` next occurs in the chunk being scanned (searched once per chunk, not once per frame). */
+  private scanned: string | undefined;
+  private finishAt = -1;
 
   protected wants(text: string, start: number, end: number): boolean {
     if (text.startsWith('data: {"error"', start)) return true;
-    const finish = text.indexOf('"finishReason"', start);
-    return finish !== -1 && finish < end;
+    if (text !== this.scanned || (this.finishAt !== -1 && this.finishAt < start)) {
+      this.scanned = text;
+      this.finishAt = text.indexOf('"finishReason"', start);
+    }
+    return this.finishAt !== -1 && this.finishAt < end;
   }
 
   protected inspect(frame: string): string | undefined {
