@@ -9,6 +9,7 @@ import { BenchRun } from './lib/bench-run.js';
 import { startGateway } from './lib/gateway.js';
 import { runLoad, type LoadResult } from './lib/load.js';
 import { cpuMicros, readUrl, snapshot } from './lib/processes.js';
+import { newestProfile, summarizeProfile } from './lib/profile.js';
 import { QuietGuard } from './lib/quiet.js';
 import { sequentialTtfb } from './lib/ttfb.js';
 
@@ -56,7 +57,7 @@ function request(s: Scenario, key: string): { path: string; headers: Record<stri
 }
 
 const scenario = (surface: Surface, upstream: Upstream, stream: boolean): Scenario => ({ name: `${surface}←${upstream}${stream ? ' stream' : ''}`, surface, upstream, stream });
-const SCENARIOS: Scenario[] = [
+const ALL_SCENARIOS: Scenario[] = [
   scenario('chat', 'openai', false),
   scenario('messages', 'anthropic', false),
   scenario('content', 'gemini', false),
@@ -68,6 +69,10 @@ const SCENARIOS: Scenario[] = [
   scenario('chat', 'anthropic', true),
   scenario('chat', 'gemini', true),
 ];
+/** `BENCH_ONLY='chat←openai stream,content←openai stream'`: only these (a look while working; not a full run). */
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
+const SCENARIOS = ALL_SCENARIOS.filter((s) => !ONLY || ONLY.has(s.name));
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
 
 interface Measured {
   scenario: Scenario;
@@ -95,6 +100,8 @@ async function main(): Promise<void> {
         ],
         models: (['anthropic', 'gemini'] as const).map((p) => ({ id: MODEL[p], endpoints: ['chat/completions'], routes: [{ provider: `sim-${p}` }], pricing: { input_per_mtok: 2_000_000, output_per_mtok: 8_000_000 }, max_output_tokens: 1000 })),
       },
+      // BENCH_PROFILE_DIR=/dir: a V8 CPU profile of the API, written when it stops (then read below).
+      apiNodeArgs: PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR] : undefined,
       postgresAdminUrl: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
       redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
     });
@@ -137,6 +144,16 @@ async function main(): Promise<void> {
     const ttfbResults = await sequentialTtfb(ttfbTargets, '', {}, TTFB_N);
     const ttfb: Record<string, number> = Object.fromEntries(Object.entries(ttfbResults).map(([name, r]) => [name, r.p50]));
 
+    if (ONLY) {
+      if (PROFILE_DIR) {
+        await gw.close();
+        const file = await newestProfile(PROFILE_DIR);
+        const summary = file && (await summarizeProfile(file, root));
+        if (summary) for (const [fn, us] of summary.self.slice(0, 40)) log(`${((100 * us) / summary.busyUs).toFixed(1)}% ${fn}`);
+      }
+      ok = true;
+      return;
+    }
     const cpu = (name: string) => measured.find((m) => m.scenario.name === name)!.cpuPerReq;
     const checks = [
       { target: 'same-protocol Messages JSON ≤ 1.1× chat CPU', ratio: cpu('messages←anthropic') / cpu('chat←openai'), limit: 1.1 },

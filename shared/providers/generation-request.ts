@@ -32,6 +32,8 @@ export class GenerationRequest {
   private canonicalForm: CanonicalRequest | undefined;
   /** The canonical form with image URLs fetched and inlined (generateContent upstreams). */
   private inlinedForm: CanonicalRequest | undefined;
+  /** The body encoded for each other protocol, by protocol and output cap (the model is set per route). */
+  private readonly encoded = new Map<string, Record<string, unknown>>();
 
   constructor(
     /** The client's protocol. */
@@ -50,6 +52,7 @@ export class GenerationRequest {
     this.raw = undefined;
     this.canonicalForm = undefined;
     this.inlinedForm = undefined;
+    this.encoded.clear();
   }
 
   canonical(target: ChatProtocol): CanonicalRequest {
@@ -72,10 +75,17 @@ export class GenerationRequest {
   /** The body for one upstream route. */
   bodyFor(protocol: ChatProtocol, upstreamModel: string, maxOutput: number): Buffer | string {
     if (protocol === this.protocol) return this.passthrough(upstreamModel);
-    const canonical = protocol === 'gemini' ? (this.inlinedForm ?? this.canonical(protocol)) : this.canonical(protocol);
-    // Messages requires max_tokens: without the client's own it gets the cap the call was reserved for.
-    const request = protocol === 'anthropic' && canonical.maxTokens === undefined ? Object.assign({}, canonical, { maxTokens: maxOutput }) : canonical;
-    return JSON.stringify(CODECS[protocol].requestFromCanonical(request, upstreamModel));
+    const memo = `${protocol}:${maxOutput}`;
+    let body = this.encoded.get(memo);
+    if (!body) {
+      const canonical = protocol === 'gemini' ? (this.inlinedForm ?? this.canonical(protocol)) : this.canonical(protocol);
+      // Messages requires max_tokens: without the client's own it gets the cap the call was reserved for.
+      const request = protocol === 'anthropic' && canonical.maxTokens === undefined ? Object.assign({}, canonical, { maxTokens: maxOutput }) : canonical;
+      body = CODECS[protocol].requestFromCanonical(request, '');
+      this.encoded.set(memo, body);
+    }
+    // generateContent names the model in its path, the others in the body (first, as they write it).
+    return JSON.stringify(protocol === 'gemini' ? body : Object.assign({ model: upstreamModel }, body, { model: upstreamModel }));
   }
 
   private passthrough(upstreamModel: string): Buffer | string {
