@@ -16,7 +16,9 @@ import { sequentialTtfb } from './lib/ttfb.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 const num = (name: string, def: number) => (process.env[name] ? Number(process.env[name]) : def);
-const DURATION_S = num('BENCH_DURATION_S', 8);
+const DURATION_S = num('BENCH_DURATION_S', 4);
+/** Every scenario is measured this many times, the rounds interleaved, and its median kept: drift of the machine falls on all alike. */
+const ROUNDS = num('BENCH_ROUNDS', 3);
 const WARMUP_S = num('BENCH_WARMUP_S', 2);
 const TTFB_N = num('BENCH_TTFB_N', 300);
 const CONNECTIONS = num('BENCH_SURFACE_CONNECTIONS', 50);
@@ -118,8 +120,15 @@ async function main(): Promise<void> {
     }
     await gw.usageDrained();
 
-    const measured: Measured[] = [];
-    for (const s of SCENARIOS) {
+    const rounds: Measured[][] = SCENARIOS.map(() => []);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [i, s] of SCENARIOS.entries()) rounds[i]!.push(await measureOne(s));
+    }
+    // The median round of each scenario, by CPU per request.
+    const measured = rounds.map((all) => all.sort((a, b) => a.cpuPerReq - b.cpuPerReq)[Math.floor(all.length / 2)]!);
+    log(`medians of ${ROUNDS} rounds: ${measured.map((m) => `${m.scenario.name} ${Math.round(m.cpuPerReq)}`).join(', ')}`);
+
+    async function measureOne(s: Scenario): Promise<Measured> {
       const r = request(s, key);
       const url = `${gw.url}${r.path}`;
       await runLoad({ url, connections: CONNECTIONS, durationS: WARMUP_S, body: r.body, headers: r.headers });
@@ -132,7 +141,7 @@ async function main(): Promise<void> {
       const cpuPerReq = cpuMicros(before, after, pids) / Math.max(1, load.ok);
       if (load.non2xx > 0 || load.errors > 0) log(`${s.name}: ${load.non2xx} non-2xx, ${load.errors} errors`);
       log(`${s.name}: ${Math.round(load.rps)} req/s p50 ${load.p50.toFixed(2)} ms, ${Math.round(cpuPerReq)} µs CPU/req`);
-      measured.push({ scenario: s, load, cpuPerReq });
+      return { scenario: s, load, cpuPerReq };
     }
 
     // Time to first byte of streams, one request at a time, the scenarios interleaved request by request.
@@ -175,7 +184,7 @@ async function main(): Promise<void> {
     const lines = [
       `# Surfaces benchmark (${new Date().toISOString()})`,
       '',
-      `Command: \`npm run bench:surfaces\`. ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${CONNECTIONS} connections, ${DURATION_S} s per scenario; CPU = API + worker + Redis per request; TTFB p50 over ${TTFB_N} sequential streams.`,
+      `Command: \`npm run bench:surfaces\`. ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${CONNECTIONS} connections, ${DURATION_S} s per scenario, ${ROUNDS} interleaved rounds (the median round shown); CPU = API + worker + Redis per request; TTFB p50 over ${TTFB_N} sequential streams, the scenarios interleaved.`,
       '',
       '| scenario (client ← upstream) | req/s | p50 ms | p99 ms | CPU µs/req | TTFB p50 ms |',
       '|---|---|---|---|---|---|',

@@ -21,7 +21,11 @@ export interface UpstreamSimOptions {
   host?: string;
   defaults?: SimBehaviour;
   models?: Record<string, SimBehaviour>;
-  /** When set, requests must send `Authorization: Bearer <apiKey>`, else 401. */
+  /**
+   * When set, requests must present it, each protocol in its own header: chat completions
+   * `Authorization: Bearer`, Messages `x-api-key` (401), generateContent `x-goog-api-key` (400
+   * API_KEY_INVALID, as Google answers).
+   */
   apiKey?: string;
   /** The clock tasks run on, epoch ms; tests may pass a controllable one. Default Date.now. */
   now?: () => number;
