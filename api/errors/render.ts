@@ -89,10 +89,11 @@ export const renderConsole: ErrorRenderer = (err, requestId) => ({
   request_id: requestId,
 });
 
-export type ErrorProtocol = 'openai' | 'anthropic' | 'gemini' | 'console';
+export type ErrorProtocol = 'openai' | 'responses' | 'anthropic' | 'gemini' | 'console';
 
 export const RENDERERS: Readonly<Record<ErrorProtocol, ErrorRenderer>> = {
   openai: renderOpenAi,
+  responses: renderOpenAi,
   anthropic: messagesError,
   gemini: contentError,
   console: renderConsole,
@@ -111,12 +112,14 @@ export function rendererFor(path: string): ErrorRenderer {
 }
 
 /** The event a stream of each protocol ends with when it cannot be completed (headers already sent). */
-export function streamErrorEvent(protocol: 'openai' | 'anthropic' | 'gemini', code: string, message: string): string {
+export function streamErrorEvent(protocol: 'openai' | 'responses' | 'anthropic' | 'gemini', code: string, message: string): string {
   switch (protocol) {
     case 'anthropic':
       return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message, code, details: { error_code: code } } })}\n\n`;
     case 'gemini':
       return `data: ${JSON.stringify({ error: { code: 500, message, status: 'INTERNAL', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: code, domain: 'gateway' }] } })}\n\n`;
+    case 'responses':
+      return `event: error\ndata: ${JSON.stringify({ type: 'error', code, message, param: null })}\n\n`;
     default:
       return `data: ${JSON.stringify({ error: { message, type: 'api_error', param: null, code } })}\n\n`;
   }

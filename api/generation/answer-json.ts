@@ -4,9 +4,9 @@ import type { TokenUsage } from '../../shared/billing/pricing.js';
 import { GatewayError } from '../../shared/errors.js';
 import type { CallMeter } from '../../shared/gateway/call-meter.js';
 import { CHAT_ADAPTERS } from '../../shared/providers/chat-adapters.js';
-import { CODECS } from '../../shared/protocols/codecs.js';
+import { CLIENT_CODECS, CODECS } from '../../shared/protocols/codecs.js';
 import { billableUsage, textOf } from '../../shared/protocols/canonical/helpers.js';
-import type { ChatProtocol } from '../../shared/protocols/canonical/types.js';
+import type { ChatProtocol, ClientProtocol } from '../../shared/protocols/canonical/types.js';
 import type { RoutedResponse } from '../../shared/routing/fallback.js';
 
 const invalidAnswer = () => new GatewayError('upstream_error', 502, 'the upstream provider sent an invalid response');
@@ -22,7 +22,7 @@ export async function answerJson(
   res: ServerResponse,
   meter: CallMeter,
   routed: RoutedResponse,
-  protocol: ChatProtocol,
+  protocol: ClientProtocol,
   promptBytes: number,
   modelId: string,
   logResponse?: (response: unknown) => void,
@@ -39,10 +39,10 @@ export async function answerJson(
   let usage: TokenUsage | undefined;
   let outputBytes: () => number;
   if (upstreamProtocol === protocol) {
-    usage = CHAT_ADAPTERS[protocol].usageOf(parsed);
+    usage = CHAT_ADAPTERS[upstreamProtocol].usageOf(parsed);
     outputBytes = () => {
       try {
-        return Buffer.byteLength(textOf(CODECS[protocol].responseToCanonical(parsed).parts));
+        return Buffer.byteLength(textOf(CODECS[upstreamProtocol].responseToCanonical(parsed).parts));
       } catch {
         return raw.length;
       }
@@ -55,7 +55,7 @@ export async function answerJson(
       throw invalidAnswer();
     }
     usage = canonical.usage && billableUsage(canonical.usage);
-    const translated = CODECS[protocol].responseFromCanonical(canonical, modelId);
+    const translated = CLIENT_CODECS[protocol].responseFromCanonical(canonical, modelId);
     body = JSON.stringify(translated);
     parsed = translated;
     outputBytes = () => Buffer.byteLength(textOf(canonical.parts));

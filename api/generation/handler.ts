@@ -11,8 +11,8 @@ import type { Upstream } from '../../shared/providers/registry.js';
 import type { StreamScanner } from '../../shared/providers/stream-scanner.js';
 import { TranslatingScanner } from '../../shared/providers/translating-scanner.js';
 import type { UpstreamCall } from '../../shared/providers/upstream-call.js';
-import { CODECS } from '../../shared/protocols/codecs.js';
-import type { ChatProtocol } from '../../shared/protocols/canonical/types.js';
+import { CLIENT_CODECS, CODECS } from '../../shared/protocols/codecs.js';
+import type { ChatProtocol, ClientProtocol } from '../../shared/protocols/canonical/types.js';
 import { sendWithFallback, type CallState, type RoutedResponse } from '../../shared/routing/fallback.js';
 import { withDefaultModel } from '../../shared/routing/default-model.js';
 import { planModels, routesFor, type RouteChoice } from '../../shared/routing/plan.js';
@@ -174,17 +174,17 @@ async function answer(services: GatewayServices, surface: Surface, limit: number
   }
 }
 
-function protocolsOf(routes: readonly { upstream: Upstream }[], own: ChatProtocol): Set<ChatProtocol> {
+function protocolsOf(routes: readonly { upstream: Upstream }[], own: ClientProtocol): Set<ChatProtocol> {
   const protocols = new Set<ChatProtocol>();
   for (const route of routes) if (route.upstream.provider.protocol !== own) protocols.add(route.upstream.provider.protocol as ChatProtocol);
   return protocols;
 }
 
 /** Same protocol: the bytes pass through its scanner. Another: decoded and re-encoded chunk by chunk. */
-function scannerFor(protocol: ChatProtocol, routed: RoutedResponse, modelId: string, clientWantsUsage: boolean): StreamScanner {
+function scannerFor(protocol: ClientProtocol, routed: RoutedResponse, modelId: string, clientWantsUsage: boolean): StreamScanner {
   const upstream = routed.upstream.provider.protocol as ChatProtocol;
-  if (upstream === protocol) return CHAT_ADAPTERS[protocol].scanner(clientWantsUsage);
-  return new TranslatingScanner(CODECS[upstream].streamDecoder(), CODECS[protocol].streamEncoder({ model: modelId, clientWantsUsage }));
+  if (upstream === protocol) return CHAT_ADAPTERS[upstream].scanner(clientWantsUsage);
+  return new TranslatingScanner(CODECS[upstream].streamDecoder(), CLIENT_CODECS[protocol].streamEncoder({ model: modelId, clientWantsUsage }));
 }
 
 const clientClosed = () => new Error('the client closed the connection');

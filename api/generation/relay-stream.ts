@@ -103,6 +103,8 @@ export async function relayStream(res: ServerResponse, meter: CallMeter, routed:
   const clientGone = options.clientGone();
   await settle(clientGone ? 'client_closed' : scanner.upstreamError ? 'upstream_error' : 'upstream_stream_interrupted');
   if (clientGone) return;
-  if (scanner.upstreamError) res.end(options.errorEvent('upstream_error', 'the upstream provider failed during the stream'));
-  else res.end(options.errorEvent('upstream_stream_interrupted', 'the upstream provider ended the stream before it was complete'));
+  const [code, message] = scanner.upstreamError
+    ? ['upstream_error', 'the upstream provider failed during the stream']
+    : ['upstream_stream_interrupted', 'the upstream provider ended the stream before it was complete'];
+  res.end(scanner.errorEvent?.(code, message) ?? options.errorEvent(code, message));
 }

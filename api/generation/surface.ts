@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { CatalogModel } from '../../shared/catalog/index.js';
 import type { ForwardedHeaders } from '../../shared/providers/chat-adapter.js';
-import type { ChatProtocol } from '../../shared/protocols/canonical/types.js';
+import type { ClientProtocol } from '../../shared/protocols/canonical/types.js';
 
-export type SurfaceId = 'chat-completions' | 'messages' | 'generate-content';
+export type SurfaceId = 'chat-completions' | 'responses' | 'messages' | 'generate-content';
 
 /** What a route's path says about the call (generateContent names the model and the method there). */
 export interface RouteParams {
@@ -33,7 +33,7 @@ export interface SurfaceCall {
  */
 export interface Surface {
   readonly id: SurfaceId;
-  readonly protocol: ChatProtocol;
+  readonly protocol: ClientProtocol;
   /** The key, from wherever this surface takes it (headers, or the query for generateContent). */
   credential(req: IncomingMessage): string | undefined;
   /** Where the key goes on this surface, for the message of a missing key. */

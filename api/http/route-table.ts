@@ -4,6 +4,7 @@ import { generationHandler, type GenerationHandler } from '../generation/handler
 import type { RouteParams, Surface } from '../generation/surface.js';
 import { messagesSurface } from '../messages/surface.js';
 import { chatCompletionsSurface } from '../openai/chat-surface.js';
+import { responsesSurface } from '../openai/responses-surface.js';
 
 /** A generation route: `{model}` matches the rest of the path up to the method (model ids may hold `/`). */
 export interface GenerationRoute {
@@ -17,6 +18,7 @@ export interface GenerationRoute {
 /** Every generation route: the spec's prefixed routes and the older unprefixed ones (Versioning). */
 export const GENERATION_ROUTES: readonly GenerationRoute[] = [
   { method: 'POST', pattern: '/v1/chat/completions', surface: chatCompletionsSurface },
+  { method: 'POST', pattern: '/v1/responses', surface: responsesSurface },
   { method: 'POST', pattern: '/native-messages/v1/messages', surface: messagesSurface },
   { method: 'POST', pattern: '/v1/messages', surface: messagesSurface },
   ...['/native-content/v1beta', '/v1beta'].flatMap((prefix): GenerationRoute[] => [

@@ -7,6 +7,7 @@ import { usageLogsRoute, usageReportRoute } from '../usage/usage-reports.js';
 import { exchangeFromKoa } from '../http/exchange.js';
 import { generationHandler } from '../generation/handler.js';
 import { chatCompletionsSurface } from './chat-surface.js';
+import { responsesSurface } from './responses-surface.js';
 import { getModel, listModels } from './models.js';
 
 /** The OpenAI-compatible surface under /v1. */
@@ -15,6 +16,8 @@ export function openAiRouter(services: GatewayServices): Router {
   // Answered before Koa by the route table (api/http/route-table.ts); kept here for the route list.
   const chat = generationHandler(services, chatCompletionsSurface);
   router.post('/chat/completions', (ctx) => chat(exchangeFromKoa(ctx), {}));
+  const responses = generationHandler(services, responsesSurface);
+  router.post('/responses', (ctx) => responses(exchangeFromKoa(ctx), {}));
   router.get('/models', listModels(services));
   router.get('/models/*id', getModel(services));
   router.post('/estimates', createEstimate(services));

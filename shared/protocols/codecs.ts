@@ -1,5 +1,7 @@
-import type { ProtocolCodec } from './canonical/codec.js';
-import type { ChatProtocol } from './canonical/types.js';
+import type { ClientCodec, ProtocolCodec } from './canonical/codec.js';
+import type { ChatProtocol, ClientProtocol } from './canonical/types.js';
+import { responsesResponseFromCanonical, ResponsesStreamEncoder } from './responses/from-canonical.js';
+import { responsesRequestToCanonical } from './responses/to-canonical.js';
 import { messagesRequestFromCanonical, messagesResponseFromCanonical } from './anthropic/from-canonical.js';
 import { MessagesStreamDecoder, MessagesStreamEncoder } from './anthropic/stream-codec.js';
 import { messagesRequestToCanonical, messagesResponseToCanonical } from './anthropic/to-canonical.js';
@@ -38,5 +40,16 @@ export const CODECS: Readonly<Record<ChatProtocol, ProtocolCodec>> = {
     responseFromCanonical: contentResponseFromCanonical,
     streamDecoder: () => new ContentStreamDecoder(),
     streamEncoder: (options) => new ContentStreamEncoder(options),
+  },
+};
+
+/** Every protocol a client may speak, with what its side of a call needs. */
+export const CLIENT_CODECS: Readonly<Record<ClientProtocol, ClientCodec>> = {
+  ...CODECS,
+  responses: {
+    protocol: 'responses',
+    requestToCanonical: responsesRequestToCanonical,
+    responseFromCanonical: responsesResponseFromCanonical,
+    streamEncoder: (options) => new ResponsesStreamEncoder(options),
   },
 };

@@ -1,5 +1,5 @@
-import { CODECS } from '../protocols/codecs.js';
-import type { CanonicalPart, CanonicalRequest, ChatProtocol } from '../protocols/canonical/types.js';
+import { CLIENT_CODECS, CODECS } from '../protocols/codecs.js';
+import type { CanonicalPart, CanonicalRequest, ChatProtocol, ClientProtocol } from '../protocols/canonical/types.js';
 import type { ForwardedHeaders } from './chat-adapter.js';
 import { openAiPassthroughBody } from './openai/chat.js';
 
@@ -37,7 +37,7 @@ export class GenerationRequest {
 
   constructor(
     /** The client's protocol. */
-    readonly protocol: ChatProtocol,
+    readonly protocol: ClientProtocol,
     public body: Record<string, unknown>,
     /** The client's bytes; undefined once the gateway changed the body. */
     public raw: Buffer | undefined,
@@ -57,7 +57,7 @@ export class GenerationRequest {
 
   canonical(target: ChatProtocol): CanonicalRequest {
     if (!this.canonicalForm) {
-      this.canonicalForm = CODECS[this.protocol].requestToCanonical(this.body, target);
+      this.canonicalForm = CLIENT_CODECS[this.protocol].requestToCanonical(this.body, target);
       this.canonicalForm.stream = this.stream;
     }
     return this.canonicalForm;
@@ -89,6 +89,7 @@ export class GenerationRequest {
   }
 
   private passthrough(upstreamModel: string): Buffer | string {
+    if (this.protocol === 'responses') throw new Error('no upstream speaks Responses');
     if (this.protocol === 'openai') return openAiPassthroughBody(upstreamModel, this);
     const raw = this.raw;
     if (this.protocol === 'gemini') return raw && unique(raw, PRICED_FIELDS.gemini) ? raw : JSON.stringify(this.body);

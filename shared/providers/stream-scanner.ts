@@ -18,6 +18,8 @@ export interface StreamScanner {
   flush(): Buffer | undefined;
   /** The bytes that complete the stream for the client. */
   endMarker(): string | Buffer;
+  /** The client protocol's error event where it depends on the stream so far (else the surface's own is used). */
+  errorEvent?(code: string, message: string): string | undefined;
 }
 
 /**

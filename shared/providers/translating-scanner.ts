@@ -40,6 +40,10 @@ export class TranslatingScanner implements StreamScanner {
     return this.encoder.end(this.stopReason, this.counted ?? NO_USAGE);
   }
 
+  errorEvent(code: string, message: string): string | undefined {
+    return this.encoder.error?.(code, message);
+  }
+
   private translate(frames: SseFrame[]): Buffer | undefined {
     let out = '';
     for (const frame of frames) {

@@ -1,11 +1,13 @@
 import { estimateSchema } from '../../estimates/create-estimate.js';
 import { chatRequestSchema } from '../../../shared/protocols/openai/chat-request.js';
+import { responsesRequestSchema } from '../../../shared/protocols/responses/responses-request.js';
 import { logsQuerySchema, reportQuerySchema } from '../../../shared/usage/report-query.js';
 import { scoreSchema } from '../../usage/create-score.js';
 import type { RouteDoc } from '../route-doc.js';
 
 export const gatewayRoutes: RouteDoc[] = [
   { method: 'post', path: '/v1/chat/completions', tag: 'Chat', summary: 'Chat completions (OpenAI format), plain or streamed with `stream: true`', auth: 'apiKey', body: chatRequestSchema, streams: true },
+  { method: 'post', path: '/v1/responses', tag: 'Chat', summary: 'Responses (OpenAI format) over any chat model, plain or streamed with `stream: true`; stateless (`store: true`, `previous_response_id`, `background` answer 400)', auth: 'apiKey', body: responsesRequestSchema, streams: true },
   { method: 'get', path: '/v1/models', tag: 'Models', summary: 'The models the key may call', auth: 'apiKey' },
   { method: 'get', path: '/v1/models/{id}', tag: 'Models', summary: 'One model by its API id (ids may contain `/`)', auth: 'apiKey' },
   { method: 'post', path: '/v1/estimates', tag: 'Estimates', summary: 'What a call would cost this key (no upstream call, nothing reserved)', auth: 'apiKey', body: estimateSchema },

@@ -1,5 +1,5 @@
 import type { SseFrame } from './sse.js';
-import type { CanonicalEvent, CanonicalRequest, CanonicalResponse, CanonicalUsage, ChatProtocol, StopReason } from './types.js';
+import type { CanonicalEvent, CanonicalRequest, CanonicalResponse, CanonicalUsage, ChatProtocol, ClientProtocol, StopReason } from './types.js';
 
 /** Reads an upstream's stream, frame by frame, as canonical events. */
 export interface StreamDecoder {
@@ -11,6 +11,8 @@ export interface StreamEncoder {
   event(event: CanonicalEvent): string;
   /** The frames that complete the stream (finish, usage, terminal marker): written after the call is settled. */
   end(stopReason: StopReason, usage: CanonicalUsage): string;
+  /** The protocol's in-stream error event, where it depends on the stream (Responses numbers its events). */
+  error?(code: string, message: string): string;
 }
 
 export interface StreamEncoderOptions {
@@ -20,8 +22,16 @@ export interface StreamEncoderOptions {
   clientWantsUsage: boolean;
 }
 
+/** What the client side of a call needs of its protocol. */
+export interface ClientCodec {
+  readonly protocol: ClientProtocol;
+  requestToCanonical(body: Record<string, unknown>, target: ChatProtocol): CanonicalRequest;
+  responseFromCanonical(response: CanonicalResponse, model: string): unknown;
+  streamEncoder(options: StreamEncoderOptions): StreamEncoder;
+}
+
 /** One protocol's translations to and from the canonical form, for both sides of a call. */
-export interface ProtocolCodec {
+export interface ProtocolCodec extends ClientCodec {
   readonly protocol: ChatProtocol;
   /** A client's request (validated by its surface schema) → canonical; `target` names the upstream protocol for refusals. */
   requestToCanonical(body: Record<string, unknown>, target: ChatProtocol): CanonicalRequest;

@@ -5,7 +5,10 @@
  * never pass through here: their bytes are forwarded as they came.
  */
 
+/** The text protocols an upstream may speak (and a client too). */
 export type ChatProtocol = 'openai' | 'anthropic' | 'gemini';
+/** What a client may speak: the upstream protocols, and Responses (always translated: no upstream speaks it here). */
+export type ClientProtocol = ChatProtocol | 'responses';
 
 export type ImageSource = { kind: 'url'; url: string } | { kind: 'base64'; mediaType: string; data: string };
 
