@@ -13,8 +13,11 @@ import { exchangeFromKoa } from '../http/exchange.js';
 import { readJsonObject } from '../middleware/read-json.js';
 import { authenticateAndCount } from '../openai/credential.js';
 import { contentCredential, generateContentSurface, modelOfPath } from './surface.js';
+import { embeddingsHandler } from '../embeddings/handler.js';
+import { batchEmbedContents, embedContent } from '../embeddings/surfaces.js';
 
 const GENERATION_METHODS = ['generateContent', 'streamGenerateContent', 'countTokens'];
+const EMBEDDING_METHODS = ['embedContent', 'batchEmbedContents'];
 
 /** A chat model as the generateContent protocol lists it. */
 function contentModel(m: CatalogModel) {
@@ -25,9 +28,12 @@ function contentModel(m: CatalogModel) {
     displayName: m.id,
     description: `${m.id} (served by the gateway; owned by ${m.owned_by})`,
     outputTokenLimit: m.max_output_tokens,
-    supportedGenerationMethods: GENERATION_METHODS,
+    supportedGenerationMethods: m.endpoints.includes('chat/completions') ? GENERATION_METHODS : EMBEDDING_METHODS,
   };
 }
+
+/** The models this surface lists: chat models (generateContent) and embedding models (embedContent). */
+const servesContent = (m: CatalogModel) => m.endpoints.includes('chat/completions') || m.endpoints.includes('embeddings');
 
 const keyOf = (ctx: Context, services: GatewayServices) => authenticateAndCount(ctx, services, { secret: contentCredential(ctx.req), ip: ctx.ip });
 
@@ -45,17 +51,19 @@ function pathRest(ctx: Context): string {
 export function contentRouter(services: GatewayServices): Router {
   const router = new Router();
   const generate = generationHandler(services, generateContentSurface);
+  const embedOne = embeddingsHandler(services, embedContent);
+  const embedBatch = embeddingsHandler(services, batchEmbedContents);
   for (const prefix of ['/native-content/v1beta', '/v1beta']) {
     router.get(`${prefix}/models`, async (ctx) => {
       const key = await keyOf(ctx, services);
-      const models = [...services.catalog.models.values()].filter((m) => m.endpoints.includes('chat/completions') && groupAllows(services.catalog, key.groupId, m.id));
+      const models = [...services.catalog.models.values()].filter((m) => servesContent(m) && groupAllows(services.catalog, key.groupId, m.id));
       ctx.body = { models: models.map(contentModel) };
     });
     router.get(`${prefix}/models/*model`, async (ctx) => {
       const key = await keyOf(ctx, services);
       const id = modelOfPath(pathRest(ctx));
       const model = services.catalog.models.get(id);
-      if (!model || !model.endpoints.includes('chat/completions') || !groupAllows(services.catalog, key.groupId, id)) {
+      if (!model || !servesContent(model) || !groupAllows(services.catalog, key.groupId, id)) {
         throw new GatewayError('model_not_found', 404, `model '${id}' does not exist`, { param: 'model' });
       }
       ctx.body = contentModel(model);
@@ -67,6 +75,8 @@ export function contentRouter(services: GatewayServices): Router {
       const model = rest.slice(0, colon);
       if (method === 'generateContent' || method === 'streamGenerateContent') return generate(exchangeFromKoa(ctx), { model, stream: method === 'streamGenerateContent' });
       if (method === 'countTokens') return countTokens(ctx, services, modelOfPath(model));
+      if (method === 'embedContent') return embedOne(ctx, model);
+      if (method === 'batchEmbedContents') return embedBatch(ctx, model);
       throw new GatewayError('not_implemented', 501, `models/{model}:${method || '(none)'} is not implemented by this gateway`);
     });
   }

@@ -8,6 +8,8 @@ import { exchangeFromKoa } from '../http/exchange.js';
 import { generationHandler } from '../generation/handler.js';
 import { chatCompletionsSurface } from './chat-surface.js';
 import { responsesSurface } from './responses-surface.js';
+import { embeddingsHandler } from '../embeddings/handler.js';
+import { openAiEmbeddings } from '../embeddings/surfaces.js';
 import { getModel, listModels } from './models.js';
 
 /** The OpenAI-compatible surface under /v1. */
@@ -18,6 +20,8 @@ export function openAiRouter(services: GatewayServices): Router {
   router.post('/chat/completions', (ctx) => chat(exchangeFromKoa(ctx), {}));
   const responses = generationHandler(services, responsesSurface);
   router.post('/responses', (ctx) => responses(exchangeFromKoa(ctx), {}));
+  const embeddings = embeddingsHandler(services, openAiEmbeddings);
+  router.post('/embeddings', (ctx) => embeddings(ctx));
   router.get('/models', listModels(services));
   router.get('/models/*id', getModel(services));
   router.post('/estimates', createEstimate(services));

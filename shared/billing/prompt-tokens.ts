@@ -95,3 +95,11 @@ export function structuredTokenCount(turns: readonly unknown[], rest: readonly u
 export function structuredPromptTokens(turns: readonly unknown[], rest: readonly unknown[], model: CatalogModel, bodyBytes: number): number {
   return Math.min(Math.ceil(structuredTokenCount(turns, rest, model) * counterFor(model).factor), bodyBytes);
 }
+
+/** The tokens of plain texts (embeddings input) by the model's tokenizer, with its margin for `other`. */
+export function textTokens(texts: readonly string[], model: CatalogModel): number {
+  const { count, factor } = counterFor(model);
+  let tokens = 0;
+  for (const text of texts) tokens += count(text);
+  return Math.ceil(tokens * factor);
+}

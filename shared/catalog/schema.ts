@@ -11,7 +11,7 @@ export type Protocol = (typeof PROTOCOLS)[number];
 const SERVES: Record<Protocol, readonly Endpoint[]> = {
   openai: ['chat/completions', 'embeddings', 'images/generations', 'images/edits'],
   anthropic: ['chat/completions'],
-  gemini: ['chat/completions'],
+  gemini: ['chat/completions', 'embeddings'],
   'content-tasks': ['videos', 'images/tasks'],
   'openai-videos': ['videos'],
 };

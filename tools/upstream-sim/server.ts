@@ -5,6 +5,7 @@ import { pathOf, readJsonBody, sendJson } from './http-io.js';
 import { handleChatCompletions } from './openai-chat.js';
 import { handleMessages } from './anthropic-messages.js';
 import { handleContent, matchContentRoute } from './gemini-content.js';
+import { handleGeminiEmbeddings, handleOpenAiEmbeddings } from './embeddings.js';
 import { openAiError, sendOpenAiError, unknownRoute } from './openai-errors.js';
 import type { SimContext } from './sim-context.js';
 import { FILES_PREFIX, handleFile } from './tasks/result-files.js';
@@ -21,6 +22,8 @@ const PROTOCOL_ROUTES: Readonly<Record<string, ProtocolHandler>> = {
   'POST /v1/chat/completions': handleChatCompletions,
   'POST /chat/completions': handleChatCompletions,
   'POST /v1/messages': handleMessages,
+  'POST /v1/embeddings': handleOpenAiEmbeddings,
+  'POST /embeddings': handleOpenAiEmbeddings,
 };
 
 const CONTROL_PREFIX = '/_sim/';
@@ -75,10 +78,13 @@ function route(req: IncomingMessage, res: ServerResponse, sim: SimContext): void
   const path = pathOf(req.url);
   const control = path.startsWith(CONTROL_PREFIX);
   const content = req.method === 'POST' && !control ? matchContentRoute(path) : undefined;
+  const embed = req.method === 'POST' && !control ? /^\/v1beta\/(models\/.+):(embedContent|batchEmbedContents)$/.exec(path) : null;
   const sse = req.url?.includes('alt=sse') === true;
   const handler: ProtocolHandler | undefined = content
     ? (q, s, c) => handleContent(q, s, c, content, sse)
-    : (PROTOCOL_ROUTES[`${req.method} ${path}`] ?? (control ? undefined : matchTaskRoute(req.method, path)));
+    : embed
+      ? (q, s, c) => handleGeminiEmbeddings(q, s, c, decodeURIComponent(embed[1]!), embed[2] === 'batchEmbedContents')
+      : (PROTOCOL_ROUTES[`${req.method} ${path}`] ?? (control ? undefined : matchTaskRoute(req.method, path)));
   let handled: Promise<void>;
   if (handler !== undefined) {
     sim.stats.begin(req, res);

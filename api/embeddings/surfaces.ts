@@ -1,0 +1,68 @@
+import type { Context } from 'koa';
+import { embeddingsRequestSchema, embedContentSchema, batchEmbedContentsSchema } from '../../shared/protocols/embeddings/schemas.js';
+import { base64Vector, type EmbeddingAnswer, type EmbeddingRequest } from '../../shared/protocols/embeddings/codec.js';
+import { GatewayError } from '../../shared/errors.js';
+import { parseOrThrow } from '../../shared/validation.js';
+import { contentCredential, modelOfPath } from '../content/surface.js';
+import { bearerSecret } from '../openai/credential.js';
+
+export interface EmbeddingCall {
+  model: string;
+  request: EmbeddingRequest;
+  /** The answer in the client's protocol. */
+  render(answer: EmbeddingAnswer, inputTokens: number, model: string): unknown;
+}
+
+/** One embeddings protocol as a client speaks it; the handler does the rest the same for all. */
+export interface EmbeddingSurface {
+  readonly id: 'embeddings' | 'embed-content' | 'batch-embed-contents';
+  credential(ctx: Context): string | undefined;
+  parse(body: unknown, pathModel: string | undefined): EmbeddingCall;
+}
+
+/** `POST /v1/embeddings` (OpenAI format; `encoding_format: base64` packs float32s little-endian). */
+export const openAiEmbeddings: EmbeddingSurface = {
+  id: 'embeddings',
+  credential: (ctx) => bearerSecret(ctx.get('authorization') || undefined),
+  parse(body) {
+    const req = parseOrThrow(embeddingsRequestSchema, body);
+    const inputs = typeof req.input === 'string' ? [req.input] : req.input;
+    return {
+      model: req.model,
+      request: { inputs, dimensions: req.dimensions },
+      render: (answer, inputTokens, model) => ({
+        object: 'list',
+        data: answer.vectors.map((vector, index) => ({ object: 'embedding', index, embedding: req.encoding_format === 'base64' ? base64Vector(vector) : vector })),
+        model,
+        usage: { prompt_tokens: inputTokens, total_tokens: inputTokens },
+      }),
+    };
+  },
+};
+
+const textOf = (content: { parts: { text: string }[] }) => content.parts.map((p) => p.text).join('\n');
+
+/** `:embedContent` (generateContent format): one content → `{embedding: {values}}`. */
+export const embedContent: EmbeddingSurface = {
+  id: 'embed-content',
+  credential: (ctx) => contentCredential(ctx.req),
+  parse(body, pathModel) {
+    const req = parseOrThrow(embedContentSchema, body);
+    return { model: modelOfPath(pathModel ?? ''), request: { inputs: [textOf(req.content)], dimensions: req.outputDimensionality }, render: (answer) => ({ embedding: { values: answer.vectors[0] } }) };
+  },
+};
+
+/** `:batchEmbedContents` (generateContent format): several contents of the path's model → `{embeddings: [{values}]}`. */
+export const batchEmbedContents: EmbeddingSurface = {
+  id: 'batch-embed-contents',
+  credential: (ctx) => contentCredential(ctx.req),
+  parse(body, pathModel) {
+    const req = parseOrThrow(batchEmbedContentsSchema, body);
+    const model = modelOfPath(pathModel ?? '');
+    req.requests.forEach((r, i) => {
+      if (r.model !== undefined && modelOfPath(r.model) !== model) throw new GatewayError('invalid_request', 400, `invalid value for 'requests[${i}].model': every request must name the model of the path (models/${model})`, { param: `requests[${i}].model` });
+    });
+    const dimensions = req.requests[0]?.outputDimensionality;
+    return { model, request: { inputs: req.requests.map((r) => textOf(r.content)), dimensions }, render: (answer) => ({ embeddings: answer.vectors.map((values) => ({ values })) }) };
+  },
+};
