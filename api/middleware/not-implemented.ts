@@ -3,7 +3,7 @@ import { GatewayError } from '../../shared/errors.js';
 
 // The spec's "not implemented" (audio, realtime, batch, multipart image edits) and the OpenAI-style
 // routes not built yet; and anything under the native prefixes that no route serves.
-const NOT_BUILT = [/^\/v1\/audio(\/|$)/, /^\/v1\/realtime(\/|$)/, /^\/v1\/batches(\/|$)/, /^\/v1\/images\/(edits|generations|variations)$/, /^\/v1\/responses\/.+/, /^\/native-messages(\/|$)/, /^\/native-content(\/|$)/, /^\/v1beta(\/|$)/];
+const NOT_BUILT = [/^\/v1\/audio(\/|$)/, /^\/v1\/realtime(\/|$)/, /^\/v1\/batches(\/|$)/, /^\/v1\/images\/variations$/, /^\/v1\/responses\/.+/, /^\/native-messages(\/|$)/, /^\/native-content(\/|$)/, /^\/v1beta(\/|$)/];
 
 /**
  * Runs after every router: a request nothing matched under one of these paths answers 501

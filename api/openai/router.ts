@@ -10,6 +10,7 @@ import { chatCompletionsSurface } from './chat-surface.js';
 import { responsesSurface } from './responses-surface.js';
 import { embeddingsHandler } from '../embeddings/handler.js';
 import { openAiEmbeddings } from '../embeddings/surfaces.js';
+import { jsonImages } from '../images/json-images.js';
 import { getModel, listModels } from './models.js';
 
 /** The OpenAI-compatible surface under /v1. */
@@ -22,6 +23,8 @@ export function openAiRouter(services: GatewayServices): Router {
   router.post('/responses', (ctx) => responses(exchangeFromKoa(ctx), {}));
   const embeddings = embeddingsHandler(services, openAiEmbeddings);
   router.post('/embeddings', (ctx) => embeddings(ctx));
+  router.post('/images/generations', jsonImages(services, 'generations'));
+  router.post('/images/edits', jsonImages(services, 'edits'));
   router.get('/models', listModels(services));
   router.get('/models/*id', getModel(services));
   router.post('/estimates', createEstimate(services));

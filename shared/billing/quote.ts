@@ -33,9 +33,8 @@ export function scaledQuote(endpoint: QuotableEndpoint, model: CatalogModel, pay
     }
     case 'images/generations': {
       const req = parseWithPrefix(imageGenerationSchema, payload);
-      const perImage = variantPrice(model.pricing.per_image, req.size);
-      if (perImage === undefined && model.pricing.per_image !== undefined) throw offered('size', req.size, Object.keys(model.pricing.per_image));
-      return ((perImage ?? 0) * req.n + model.pricing.per_request) * 1_000_000;
+      const quality = (payload as { quality?: unknown }).quality;
+      return (imagePrice(model, req.size, typeof quality === 'string' ? quality : undefined) * req.n + model.pricing.per_request) * 1_000_000;
     }
     case 'videos': {
       const req = parseWithPrefix(videoCreateSchema, payload);
@@ -46,6 +45,31 @@ export function scaledQuote(endpoint: QuotableEndpoint, model: CatalogModel, pay
       return Math.round(((perSecond ?? 0) * duration + model.pricing.per_request) * 1_000_000);
     }
   }
+}
+
+/**
+ * The price of one image of this size and quality: `per_image` is one price, or prices by
+ * variant — `<quality>:<size>` first (`hd:1024x1024`), then `<size>`. A size (or quality) the
+ * model has no price for answers 400 naming it, with what it offers.
+ */
+export function imagePrice(model: CatalogModel, size: string, quality: string | undefined): number {
+  const prices = model.pricing.per_image;
+  if (prices === undefined) return 0;
+  if (typeof prices === 'number') return prices;
+  if (quality !== undefined) {
+    // The qualities priced apart, and OpenAI's defaults, which take the plain `<size>` price.
+    const qualities = new Set(['auto', 'standard', ...Object.keys(prices).filter((k) => k.includes(':')).map((k) => k.slice(0, k.indexOf(':')))]);
+    if (!qualities.has(quality)) throw offered('quality', quality, [...qualities]);
+  }
+  const priced = (quality === undefined ? undefined : prices[`${quality}:${size}`]) ?? prices[size];
+  if (priced !== undefined) return priced;
+  const sizes = sizesOf(prices);
+  if (!sizes.includes(size)) throw offered('size', size, sizes);
+  throw offered('quality', quality ?? '(none)', Object.keys(prices).filter((k) => k.endsWith(`:${size}`)).map((k) => k.split(':')[0]!));
+}
+
+function sizesOf(prices: Record<string, number>): string[] {
+  return [...new Set(Object.keys(prices).map((k) => k.slice(k.indexOf(':') + 1)))];
 }
 
 /** The duration and resolution a video call gets: as asked, which the model must offer, or its first offer. */

@@ -18,6 +18,8 @@ export interface CallOutcome {
   ttftMs?: number | null;
   /** `<provider>/<account>` that served the call. */
   account?: string | null;
+  /** The charge when it is not priced by tokens (images: per image delivered), already discounted. */
+  fixedCost?: number;
 }
 
 /**
@@ -72,7 +74,7 @@ export class CallMeter {
     if (this.finished) return Promise.resolve(0);
     this.finished = true;
     // Usage is known only for calls the upstream served (in full or in part); failures cost nothing.
-    const cost = this.model && outcome.usage ? tokenCost(this.model, outcome.usage, discountOf(this.services, this.key)) : 0;
+    const cost = outcome.fixedCost ?? (this.model && outcome.usage ? tokenCost(this.model, outcome.usage, discountOf(this.services, this.key)) : 0);
     const event: UsageEvent = {
       id: this.callId,
       request_id: this.requestId,

@@ -6,6 +6,7 @@ import { handleChatCompletions } from './openai-chat.js';
 import { handleMessages } from './anthropic-messages.js';
 import { handleContent, matchContentRoute } from './gemini-content.js';
 import { handleGeminiEmbeddings, handleOpenAiEmbeddings } from './embeddings.js';
+import { handleImageFile, handleImages, IMAGES_PREFIX } from './openai-images.js';
 import { openAiError, sendOpenAiError, unknownRoute } from './openai-errors.js';
 import type { SimContext } from './sim-context.js';
 import { FILES_PREFIX, handleFile } from './tasks/result-files.js';
@@ -24,6 +25,8 @@ const PROTOCOL_ROUTES: Readonly<Record<string, ProtocolHandler>> = {
   'POST /v1/messages': handleMessages,
   'POST /v1/embeddings': handleOpenAiEmbeddings,
   'POST /embeddings': handleOpenAiEmbeddings,
+  'POST /v1/images/generations': (req, res, sim) => handleImages(req, res, sim, false),
+  'POST /v1/images/edits': (req, res, sim) => handleImages(req, res, sim, true),
 };
 
 const CONTROL_PREFIX = '/_sim/';
@@ -44,6 +47,7 @@ async function readBehaviour(req: IncomingMessage, res: ServerResponse): Promise
 async function handleControl(req: IncomingMessage, res: ServerResponse, path: string, sim: SimContext): Promise<void> {
   if (path === TASKS_PATH || path.startsWith(`${TASKS_PATH}/`)) return handleTaskControl(req, res, path, sim);
   if (path.startsWith(FILES_PREFIX)) return handleFile(req, res, path, sim);
+  if (path.startsWith(IMAGES_PREFIX)) return handleImageFile(res, path);
   const route = `${req.method} ${path}`;
   if (route === 'GET /_sim/stats') return sendJson(res, 200, sim.stats.snapshot());
   if (route === 'POST /_sim/reset') {

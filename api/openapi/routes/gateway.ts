@@ -1,6 +1,8 @@
 import { estimateSchema } from '../../estimates/create-estimate.js';
 import { chatRequestSchema } from '../../../shared/protocols/openai/chat-request.js';
 import { responsesRequestSchema } from '../../../shared/protocols/responses/responses-request.js';
+import { embeddingsRequestSchema } from '../../../shared/protocols/embeddings/schemas.js';
+import { jsonImageEditSchema, jsonImageGenerationSchema } from '../../../shared/protocols/images/json-images.js';
 import { logsQuerySchema, reportQuerySchema } from '../../../shared/usage/report-query.js';
 import { scoreSchema } from '../../usage/create-score.js';
 import type { RouteDoc } from '../route-doc.js';
@@ -8,6 +10,9 @@ import type { RouteDoc } from '../route-doc.js';
 export const gatewayRoutes: RouteDoc[] = [
   { method: 'post', path: '/v1/chat/completions', tag: 'Chat', summary: 'Chat completions (OpenAI format), plain or streamed with `stream: true`', auth: 'apiKey', body: chatRequestSchema, streams: true },
   { method: 'post', path: '/v1/responses', tag: 'Chat', summary: 'Responses (OpenAI format) over any chat model, plain or streamed with `stream: true`; stateless (`store: true`, `previous_response_id`, `background` answer 400)', auth: 'apiKey', body: responsesRequestSchema, streams: true },
+  { method: 'post', path: '/v1/embeddings', tag: 'Embeddings', summary: 'Embeddings (OpenAI format) for a string or an array of strings, `dimensions`, `encoding_format` float or base64; charged per input token', auth: 'apiKey', body: embeddingsRequestSchema },
+  { method: 'post', path: '/v1/images/generations', tag: 'Images', summary: 'JSON image generation: `n` images of `size` (and `quality`), priced per image from the catalog; `response_format` `url` (a short-lived link of the gateway\'s, for this account) or `b64_json`', auth: 'apiKey', body: jsonImageGenerationSchema },
+  { method: 'post', path: '/v1/images/edits', tag: 'Images', summary: 'JSON image edit: `images: [{image_url}]` (https, data URI or `asset://`), optional `mask`; as generations otherwise. Multipart answers 501', auth: 'apiKey', body: jsonImageEditSchema },
   { method: 'get', path: '/v1/models', tag: 'Models', summary: 'The models the key may call', auth: 'apiKey' },
   { method: 'get', path: '/v1/models/{id}', tag: 'Models', summary: 'One model by its API id (ids may contain `/`)', auth: 'apiKey' },
   { method: 'post', path: '/v1/estimates', tag: 'Estimates', summary: 'What a call would cost this key (no upstream call, nothing reserved)', auth: 'apiKey', body: estimateSchema },

@@ -23,7 +23,7 @@ const content = (prefix: string, older: boolean): RouteDoc[] => [
     path: `${prefix}/models/{model}`,
     tag: 'Generative content',
     summary:
-      '`{model}:generateContent`, `{model}:streamGenerateContent?alt=sse` (any chat model, translated where its upstream speaks another protocol) and `{model}:countTokens` (`{totalTokens}`, counted by the gateway); other methods answer 501',
+      '`{model}:generateContent`, `{model}:streamGenerateContent?alt=sse` (any chat model, translated where its upstream speaks another protocol), `{model}:countTokens` (`{totalTokens}`, counted by the gateway), `{model}:embedContent` and `{model}:batchEmbedContents` (embedding models); other methods answer 501',
     auth: 'contentKey',
     body: contentRequestSchema,
     streams: true,
