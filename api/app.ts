@@ -8,7 +8,7 @@ import { errorBoundary } from './middleware/errors.js';
 import { rateLimitHeaders } from './middleware/rate-limit-headers.js';
 import { exchangeOf } from './http/exchange.js';
 import { requestId } from './middleware/request-id.js';
-import { generationRouteTable } from './http/route-table.js';
+import { FastHandlers, fastRouteTable } from './http/route-table.js';
 import { messagesRouter } from './messages/router.js';
 import { contentRouter } from './content/router.js';
 import { notImplemented } from './middleware/not-implemented.js';
@@ -53,13 +53,13 @@ export function gatewayRouters(services: GatewayServices): Router[] {
 }
 
 /**
- * The API's request listener: the generation routes, the hot path, straight on node:http through
- * their route table (Koa's middleware costs more per call than a whole bare proxy does); every
+ * The API's request listener: the generation and embeddings routes, the hot path, straight on
+ * node:http through their route table (Koa's middleware costs more per call than a whole bare proxy does); every
  * other route through Koa.
  */
 export function createRequestListener(services: GatewayServices): RequestListener {
   const koa = createApp(services).callback();
-  const generation = generationRouteTable(services);
+  const generation = fastRouteTable(new FastHandlers(services));
   const trustProxy = services.config.http.trustProxy;
   return (req, res) => {
     const route = generation(req.method, req.url);

@@ -24,7 +24,7 @@ const TTFB_N = num('BENCH_TTFB_N', 300);
 const CONNECTIONS = num('BENCH_SURFACE_CONNECTIONS', 50);
 const log = (message: string) => process.stderr.write(`[bench:surfaces] ${message}\n`);
 
-type Surface = 'chat' | 'messages' | 'content';
+type Surface = 'chat' | 'responses' | 'embeddings' | 'messages' | 'content';
 type Upstream = 'openai' | 'anthropic' | 'gemini';
 const MODEL: Record<Upstream, string> = { openai: 'bench-openai', anthropic: 'bench-anthropic', gemini: 'bench-gemini' };
 
@@ -43,6 +43,16 @@ function request(s: Scenario, key: string): { path: string; headers: Record<stri
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
       body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello' }], max_tokens: 16, ...(s.stream && { stream: true, stream_options: { include_usage: true } }) }),
     };
+  }
+  if (s.surface === 'responses') {
+    return {
+      path: '/v1/responses',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ model, input: 'hello', max_output_tokens: 16, ...(s.stream && { stream: true }) }),
+    };
+  }
+  if (s.surface === 'embeddings') {
+    return { path: '/v1/embeddings', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ model: 'bench-embed', input: 'hello', encoding_format: 'float' }) };
   }
   if (s.surface === 'messages') {
     return {
@@ -70,6 +80,8 @@ const ALL_SCENARIOS: Scenario[] = [
   scenario('content', 'openai', true),
   scenario('chat', 'anthropic', true),
   scenario('chat', 'gemini', true),
+  scenario('responses', 'openai', true),
+  scenario('embeddings', 'openai', false),
 ];
 /** `BENCH_ONLY='chat←openai stream,content←openai stream'`: only these (a look while working; not a full run). */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
@@ -100,7 +112,10 @@ async function main(): Promise<void> {
           { id: 'sim-anthropic', protocol: 'anthropic', base_url: simUrl, api_key: 'bench-upstream-secret' },
           { id: 'sim-gemini', protocol: 'gemini', base_url: simUrl, api_key: 'bench-upstream-secret' },
         ],
-        models: (['anthropic', 'gemini'] as const).map((p) => ({ id: MODEL[p], endpoints: ['chat/completions'], routes: [{ provider: `sim-${p}` }], pricing: { input_per_mtok: 2_000_000, output_per_mtok: 8_000_000 }, max_output_tokens: 1000 })),
+        models: [
+          ...(['anthropic', 'gemini'] as const).map((p) => ({ id: MODEL[p], endpoints: ['chat/completions'], routes: [{ provider: `sim-${p}` }], pricing: { input_per_mtok: 2_000_000, output_per_mtok: 8_000_000 }, max_output_tokens: 1000 })),
+          { id: 'bench-embed', endpoints: ['embeddings'], routes: [{ provider: 'sim-openai' }], pricing: { input_per_mtok: 100_000 } },
+        ],
       },
       // BENCH_PROFILE_DIR=/dir: a V8 CPU profile of the API, written when it stops (then read below).
       apiNodeArgs: PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR] : undefined,
@@ -173,12 +188,14 @@ async function main(): Promise<void> {
       { target: 'generateContent ← chat-completions stream (translated) ≤ 1.5× passed through', ratio: cpu('content←openai stream') / cpu('chat←openai stream'), limit: 1.5 },
       { target: 'chat ← Messages stream (translated) ≤ 1.5× the same stream passed through', ratio: cpu('chat←anthropic stream') / cpu('messages←anthropic stream'), limit: 1.5 },
       { target: 'chat ← generateContent stream (translated) ≤ 1.5× passed through', ratio: cpu('chat←gemini stream') / cpu('content←gemini stream'), limit: 1.5 },
+      { target: 'an embeddings call ≤ 1× the CPU of a chat call', ratio: cpu('embeddings←openai') / cpu('chat←openai'), limit: 1 },
     ];
     const ttftChecks = [
       { target: 'Messages client: translated (← chat completions) TTFB − same-protocol', added: ttfb['messages←openai stream']! - ttfb['messages←anthropic stream']! },
       { target: 'generateContent client: translated (← chat completions) TTFB − same-protocol', added: ttfb['content←openai stream']! - ttfb['content←gemini stream']! },
       { target: 'chat client: translated (← Messages) TTFB − same-protocol', added: ttfb['chat←anthropic stream']! - ttfb['chat←openai stream']! },
       { target: 'chat client: translated (← generateContent) TTFB − same-protocol', added: ttfb['chat←gemini stream']! - ttfb['chat←openai stream']! },
+      { target: 'Responses stream TTFB − the same model through chat completions', added: ttfb['responses←openai stream']! - ttfb['chat←openai stream']! },
     ];
 
     const lines = [

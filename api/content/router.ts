@@ -75,8 +75,8 @@ export function contentRouter(services: GatewayServices): Router {
       const model = rest.slice(0, colon);
       if (method === 'generateContent' || method === 'streamGenerateContent') return generate(exchangeFromKoa(ctx), { model, stream: method === 'streamGenerateContent' });
       if (method === 'countTokens') return countTokens(ctx, services, modelOfPath(model));
-      if (method === 'embedContent') return embedOne(ctx, model);
-      if (method === 'batchEmbedContents') return embedBatch(ctx, model);
+      if (method === 'embedContent') return embedOne(exchangeFromKoa(ctx), { model });
+      if (method === 'batchEmbedContents') return embedBatch(exchangeFromKoa(ctx), { model });
       throw new GatewayError('not_implemented', 501, `models/{model}:${method || '(none)'} is not implemented by this gateway`);
     });
   }

@@ -1,10 +1,11 @@
-import type { Context } from 'koa';
+import type { IncomingMessage } from 'node:http';
 import { embeddingsRequestSchema, embedContentSchema, batchEmbedContentsSchema } from '../../shared/protocols/embeddings/schemas.js';
 import { base64Vector, type EmbeddingAnswer, type EmbeddingRequest } from '../../shared/protocols/embeddings/codec.js';
 import { GatewayError } from '../../shared/errors.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { contentCredential, modelOfPath } from '../content/surface.js';
 import { bearerSecret } from '../openai/credential.js';
+import { headerOf } from '../http/exchange.js';
 
 export interface EmbeddingCall {
   model: string;
@@ -16,14 +17,17 @@ export interface EmbeddingCall {
 /** One embeddings protocol as a client speaks it; the handler does the rest the same for all. */
 export interface EmbeddingSurface {
   readonly id: 'embeddings' | 'embed-content' | 'batch-embed-contents';
-  credential(ctx: Context): string | undefined;
+  /** The protocol its errors are rendered in. */
+  readonly protocol: 'openai' | 'gemini';
+  credential(req: IncomingMessage): string | undefined;
   parse(body: unknown, pathModel: string | undefined): EmbeddingCall;
 }
 
 /** `POST /v1/embeddings` (OpenAI format; `encoding_format: base64` packs float32s little-endian). */
 export const openAiEmbeddings: EmbeddingSurface = {
   id: 'embeddings',
-  credential: (ctx) => bearerSecret(ctx.get('authorization') || undefined),
+  protocol: 'openai',
+  credential: (req) => bearerSecret(headerOf(req, 'authorization')),
   parse(body) {
     const req = parseOrThrow(embeddingsRequestSchema, body);
     const inputs = typeof req.input === 'string' ? [req.input] : req.input;
@@ -45,7 +49,8 @@ const textOf = (content: { parts: { text: string }[] }) => content.parts.map((p)
 /** `:embedContent` (generateContent format): one content → `{embedding: {values}}`. */
 export const embedContent: EmbeddingSurface = {
   id: 'embed-content',
-  credential: (ctx) => contentCredential(ctx.req),
+  protocol: 'gemini',
+  credential: contentCredential,
   parse(body, pathModel) {
     const req = parseOrThrow(embedContentSchema, body);
     return { model: modelOfPath(pathModel ?? ''), request: { inputs: [textOf(req.content)], dimensions: req.outputDimensionality }, render: (answer) => ({ embedding: { values: answer.vectors[0] } }) };
@@ -55,7 +60,8 @@ export const embedContent: EmbeddingSurface = {
 /** `:batchEmbedContents` (generateContent format): several contents of the path's model → `{embeddings: [{values}]}`. */
 export const batchEmbedContents: EmbeddingSurface = {
   id: 'batch-embed-contents',
-  credential: (ctx) => contentCredential(ctx.req),
+  protocol: 'gemini',
+  credential: contentCredential,
   parse(body, pathModel) {
     const req = parseOrThrow(batchEmbedContentsSchema, body);
     const model = modelOfPath(pathModel ?? '');

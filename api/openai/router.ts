@@ -22,7 +22,7 @@ export function openAiRouter(services: GatewayServices): Router {
   const responses = generationHandler(services, responsesSurface);
   router.post('/responses', (ctx) => responses(exchangeFromKoa(ctx), {}));
   const embeddings = embeddingsHandler(services, openAiEmbeddings);
-  router.post('/embeddings', (ctx) => embeddings(ctx));
+  router.post('/embeddings', (ctx) => embeddings(exchangeFromKoa(ctx), {}));
   router.post('/images/generations', jsonImages(services, 'generations'));
   router.post('/images/edits', jsonImages(services, 'edits'));
   router.get('/models', listModels(services));

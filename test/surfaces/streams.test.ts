@@ -157,7 +157,7 @@ describe('routes', () => {
   it('answers what is not built with 501 in the protocol of its prefix', async () => {
     const acct = await gw.account({ balance: 1_000_000 });
     const post = (path: string, headers: Record<string, string>) => fetch(`${gw.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
-    for (const path of ['/v1/audio/speech', '/v1/realtime/sessions', '/v1/batches', '/v1/images/edits']) {
+    for (const path of ['/v1/audio/speech', '/v1/realtime/sessions', '/v1/batches', '/v1/images/variations', '/v1/responses/resp_1/cancel']) {
       const res = await post(path, { authorization: `Bearer ${acct.key}` });
       expect(res.status, path).toBe(501);
       expect(await res.json()).toMatchObject({ error: { code: 'not_implemented', type: 'api_error' } });
@@ -165,7 +165,7 @@ describe('routes', () => {
     const messages = await post('/native-messages/v1/complete', { 'x-api-key': acct.key });
     expect(messages.status).toBe(501);
     expect(await messages.json()).toMatchObject({ type: 'error', error: { code: 'not_implemented' } });
-    for (const path of ['/v1beta/models/gemini-sim:embedContent', '/native-content/v1beta/cachedContents', '/v1beta/models/gemini-sim:predict']) {
+    for (const path of ['/v1beta/models/gemini-sim:countMessageTokens', '/native-content/v1beta/cachedContents', '/v1beta/models/gemini-sim:predict']) {
       const res = await post(path, { 'x-goog-api-key': acct.key });
       expect(res.status, path).toBe(501);
       expect(await res.json()).toMatchObject({ error: { code: 501, status: 'UNIMPLEMENTED', details: [{ reason: 'not_implemented' }] } });
