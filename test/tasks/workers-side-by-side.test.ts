@@ -10,6 +10,8 @@ let gw: TaskGateway;
 let removeCatalog: () => Promise<void>;
 const children: ChildProcess[] = [];
 let port = 0;
+/** The port each worker says it serves /metrics on (the next free one may not be port + 1 on a busy machine). */
+const ports: number[] = [];
 
 beforeAll(async () => {
   gw = await startTaskGateway({ workers: false });
@@ -20,8 +22,14 @@ beforeAll(async () => {
   for (let i = 0; i < 2; i++) {
     const child = spawn(process.execPath, [path.join(ROOT, 'dist/bin/worker.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
+    let output = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      output += d.toString();
+      const said = /"port":(\d+)/.exec(output);
+      if (said && ports[i] === undefined) ports[i] = Number(said[1]);
+    });
     // The first must be listening before the second starts, so the second really finds the port taken.
-    await waitFor(() => fetch(`http://127.0.0.1:${port + i}/healthz`).then((r) => r.ok, () => false));
+    await waitFor(async () => ports[i] !== undefined && (await fetch(`http://127.0.0.1:${ports[i]}/healthz`).then((r) => r.ok, () => false)));
   }
 });
 afterAll(async () => {
@@ -41,7 +49,9 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs = 15_000): Promi
 describe('workers side by side on one host', () => {
   it('the second worker serves /metrics on the next free port, both stay up, and tasks complete', async () => {
     expect(children.every((c) => c.exitCode === null)).toBe(true);
-    const metrics = await fetch(`http://127.0.0.1:${port + 1}/metrics`);
+    expect(ports[0]).toBe(port);
+    expect(ports[1]).toBeGreaterThan(port);
+    const metrics = await fetch(`http://127.0.0.1:${ports[1]}/metrics`);
     expect(metrics.status).toBe(200);
     expect(await metrics.text()).toContain('# TYPE');
     const { key } = await gw.account({ balance: 10_000_000 });
