@@ -17,7 +17,7 @@ import { callTags } from '../../shared/usage/tags.js';
 import { answerFailure } from '../http/answer-failure.js';
 import { headerOf, sendJson, type Exchange } from '../http/exchange.js';
 import type { RouteParams } from '../generation/surface.js';
-import { passUpstreamError } from '../generation/upstream-error.js';
+import { passUpstreamError } from '../../shared/providers/pass-upstream-error.js';
 import { readJsonBody } from '../middleware/read-json.js';
 import type { EmbeddingSurface } from './surfaces.js';
 

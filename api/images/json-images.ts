@@ -19,7 +19,7 @@ import { parseProviderPreferences } from '../../shared/routing/provider-preferen
 import { linkUrl, signLink } from '../../shared/storage/signed-links.js';
 import { callTags } from '../../shared/usage/tags.js';
 import { parseOrThrow } from '../../shared/validation.js';
-import { passUpstreamError } from '../generation/upstream-error.js';
+import { passUpstreamError } from '../../shared/providers/pass-upstream-error.js';
 import { readJsonObject } from '../middleware/read-json.js';
 import { authenticateRequest } from '../openai/credential.js';
 import { baseUrl } from '../videos/task-responses.js';

@@ -1,6 +1,6 @@
-import { GatewayError } from '../../shared/errors.js';
-import { upstreamStatusError } from '../../shared/providers/upstream-errors.js';
-import { headerValue, type RoutedResponse } from '../../shared/routing/fallback.js';
+import { GatewayError } from '../errors.js';
+import { upstreamStatusError } from './upstream-errors.js';
+import { headerValue, type RoutedResponse } from '../routing/fallback.js';
 
 // The client's own mistakes, as the upstream judged them: worth passing on (e.g. context too long).
 const CLIENT_FAULTS = new Set([400, 413, 422]);
