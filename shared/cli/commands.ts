@@ -51,7 +51,7 @@ export const commands: Record<string, Command> = {
   },
   'key:create': {
     usage:
-      'key:create --email E [--name N] [--group G] [--expires-at ISO] [--asset-access own|all|none] [--profile standard_v1|legacy_v1] ' +
+      'key:create --email E [--kind standard|private] [--name N] [--group G] [--expires-at ISO] [--asset-access own|all|none] [--profile standard_v1] ' +
       '[--rpm N] [--tpm N] [--concurrency N] [--total-micro-usd N] [--daily-micro-usd N] [--monthly-micro-usd N] [--tags a,b] ' +
       '[--usage-access] [--ip-allowlist CIDR,CIDR] [--preset SLUG]',
     async run(ctx, f) {
@@ -62,6 +62,7 @@ export const commands: Record<string, Command> = {
         expires_at: flag(f, 'expires-at'),
         asset_access: flag(f, 'asset-access'),
         compatibility_profile: flag(f, 'profile'),
+        kind: flag(f, 'kind'),
         rpm_limit: integerFlag(f, 'rpm'),
         tpm_limit: integerFlag(f, 'tpm'),
         concurrency_limit: integerFlag(f, 'concurrency'),
@@ -75,6 +76,28 @@ export const commands: Record<string, Command> = {
       });
       const { row, key } = await createKey(await ctx.keyAdmin(), user.id, settings);
       return { ...keyView(row), key };
+    },
+  },
+  'key:import': {
+    usage: 'key:import --email E --secret sk-…|ak-… --profile legacy_v1|standard_v1 [--name N] [--group G]',
+    /** A key migrated from the older system: its secret is kept (hashed) and its profile bound for good. */
+    async run(ctx, f) {
+      const user = await ctx.user(requiredFlag(f, 'email'));
+      const secret = requiredFlag(f, 'secret');
+      const profile = requiredFlag(f, 'profile');
+      if (profile !== 'legacy_v1' && profile !== 'standard_v1') throw badRequest('must be legacy_v1 or standard_v1', '--profile');
+      const settings: KeyCreate = parseOrThrow(keyCreateSchema, { name: flag(f, 'name') ?? 'imported', group: flag(f, 'group') });
+      settings.compatibility_profile = profile;
+      let created;
+      try {
+        created = await createKey(await ctx.keyAdmin(), user.id, settings, secret);
+      } catch (err) {
+        if (err instanceof Error && err.message.startsWith('an imported key')) throw badRequest(err.message, '--secret');
+        if ((err as { code?: unknown }).code === '23505') throw badRequest('this key is already imported', '--secret');
+        throw err;
+      }
+      // The secret is the one the caller already holds: it is not printed back.
+      return keyView(created.row);
     },
   },
   'user:limits': {

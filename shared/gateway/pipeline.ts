@@ -14,6 +14,8 @@ import type { GatewayServices } from './services.js';
 export interface Credential {
   secret: string | undefined;
   ip: string;
+  /** The route is the private protocol's (`/server`): it takes `ak-` keys, and only those. */
+  privateRoute?: boolean;
 }
 
 type KeyStep = (key: ApiKeyContext | null, c: Credential, now: number) => GatewayError | undefined;
@@ -45,6 +47,14 @@ export async function authenticate(services: GatewayServices, credential: Creden
  */
 export function authenticateCached(services: GatewayServices, credential: Credential): ApiKeyContext | undefined {
   if (!credential.secret) throw new GatewayError('invalid_api_key', 401, 'missing API key');
+  // Step 1 by the key's form: ak- keys work only under /server, sk- keys everywhere else.
+  if (credential.secret.startsWith('ak-') !== (credential.privateRoute === true)) {
+    throw new GatewayError(
+      'invalid_api_key',
+      401,
+      credential.privateRoute ? 'the private protocol takes an ak- key in the body field apiKey' : 'ak- keys work only with the private protocol under /server; this route takes an sk- key',
+    );
+  }
   const now = Date.now();
   const key = services.keyCache.cached(credential.secret, now);
   return key === undefined ? undefined : checkKey(key, credential, now);

@@ -33,7 +33,10 @@ const settings = {
 
 export const keyCreateSchema = z.strictObject({
   ...Object.fromEntries(Object.entries(settings).map(([k, s]) => [k, s.optional()])),
-  compatibility_profile: z.enum(['standard_v1', 'legacy_v1']).optional(),
+  // legacy_v1 belongs to keys migrated from the older system: only `key:import` creates those.
+  compatibility_profile: z.enum(['standard_v1'], { error: 'standard_v1 (legacy_v1 is for keys imported from the older system: `key:import`)' }).optional(),
+  /** `private`: an `ak-` key of the private protocol (`/server`), else a standard `sk-` key. */
+  kind: z.enum(['standard', 'private']).optional(),
 }) as z.ZodType<KeyCreate>;
 
 /** Updates leave omitted fields unchanged; the profile is immutable and handled by the caller. */
@@ -49,6 +52,7 @@ export interface KeyCreate {
   ip_allowlist?: string[];
   asset_access?: 'own' | 'all' | 'none';
   compatibility_profile?: 'standard_v1' | 'legacy_v1';
+  kind?: 'standard' | 'private';
   rpm_limit?: number | null;
   tpm_limit?: number | null;
   concurrency_limit?: number | null;

@@ -6,7 +6,7 @@ import type { ApiKeyRow } from '../db/schema.js';
 import { badRequest } from '../errors.js';
 import { publishKeyChange } from './key-cache.js';
 import { keyColumns, type KeyCreate, type KeyUpdate } from './key-settings.js';
-import { generateKeySecret } from './secret.js';
+import { generateKeySecret, importedKeySecret } from './secret.js';
 
 export interface KeyAdmin {
   db: Db;
@@ -21,10 +21,10 @@ function checkGroup(admin: KeyAdmin, group: string | undefined): void {
 }
 
 /** Creates a key; the full secret is returned here and never again. */
-export async function createKey(admin: KeyAdmin, userId: string, s: KeyCreate): Promise<{ row: ApiKeyRow; key: string }> {
+export async function createKey(admin: KeyAdmin, userId: string, s: KeyCreate, imported?: string): Promise<{ row: ApiKeyRow; key: string }> {
   checkGroup(admin, s.group);
   if (s.expires_at && new Date(s.expires_at).getTime() <= Date.now()) throw badRequest('must be in the future', 'expires_at');
-  const secret = generateKeySecret();
+  const secret = imported === undefined ? generateKeySecret(s.kind) : importedKeySecret(imported);
   const row = await insertKey(admin.db, {
     ...keyColumns(s),
     user_id: userId,

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { runCli as runCliInProcess } from '../../shared/cli/run.js';
@@ -96,18 +96,33 @@ describe('operator CLI commands', () => {
     ]);
   });
 
+  it('key:create --kind private makes an ak- key; legacy_v1 only through key:import, which keeps the secret (hashed)', async () => {
+    const privateKey = cliJson(await cli('key:create', '--email', email, '--kind', 'private'));
+    expect(privateKey.key).toMatch(/^ak-[A-Za-z0-9]{48}$/);
+    expectFailure(await cli('key:create', '--email', email, '--profile', 'legacy_v1'), /key:import/);
+    const secret = `ak-legacy${'x'.repeat(30)}`;
+    const imported = cliJson(await cli('key:import', '--email', email, '--secret', secret, '--profile', 'legacy_v1', '--name', 'migrated'));
+    expect(imported).toMatchObject({ name: 'migrated', compatibility_profile: 'legacy_v1', prefix: secret.slice(0, 8), last4: secret.slice(-4) });
+    expect(imported.key).toBeUndefined();
+    const row = await db.selectFrom('api_keys').selectAll().where('id', '=', imported.id as string).executeTakeFirstOrThrow();
+    expect(row.key_hash.equals(createHash('sha256').update(secret).digest())).toBe(true);
+    expectFailure(await cli('key:import', '--email', email, '--secret', secret, '--profile', 'legacy_v1'), /already imported/);
+    expectFailure(await cli('key:import', '--email', email, '--secret', 'nope', '--profile', 'legacy_v1'), /--secret/);
+    expectFailure(await cli('key:import', '--email', email, '--secret', secret.replace('legacy', 'other1'), '--profile', 'v2'), /--profile/);
+  });
+
   it('key:create with every flag, then key:disable and key:revoke', async () => {
     const expires = new Date(Date.now() + 86_400_000).toISOString();
     const created = cliJson(
       await cli(
         'key:create', '--email', email, '--name', 'ci key', '--group', 'basic', '--expires-at', expires, '--asset-access', 'none',
-        '--profile', 'legacy_v1', '--rpm', '60', '--tpm', '100000', '--concurrency', '4', '--total-micro-usd', '9000000',
+        '--profile', 'standard_v1', '--rpm', '60', '--tpm', '100000', '--concurrency', '4', '--total-micro-usd', '9000000',
         '--daily-micro-usd', '100000', '--monthly-micro-usd', '2000000', '--tags', 'team-a, proj-b', '--usage-access',
         '--ip-allowlist', '10.0.0.0/8,192.168.1.7',
       ),
     );
     expect(created).toMatchObject({
-      name: 'ci key', group: 'basic', expires_at: expires, asset_access: 'none', compatibility_profile: 'legacy_v1',
+      name: 'ci key', group: 'basic', expires_at: expires, asset_access: 'none', compatibility_profile: 'standard_v1',
       rpm_limit: 60, tpm_limit: 100_000, concurrency_limit: 4, total_micro_usd: 9_000_000, daily_micro_usd: 100_000,
       monthly_micro_usd: 2_000_000, tags: ['team-a', 'proj-b'], usage_access: true, ip_allowlist: ['10.0.0.0/8', '192.168.1.7/32'],
       status: 'active', key: expect.stringMatching(/^sk-[A-Za-z0-9]{48}$/),
@@ -115,7 +130,7 @@ describe('operator CLI commands', () => {
     const secret = created.key as string;
     expect(created).toMatchObject({ prefix: secret.slice(0, 8), last4: secret.slice(-4) });
     const row = await db.selectFrom('api_keys').selectAll().where('id', '=', created.id as string).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ group_id: 'basic', rpm_limit: 60, usage_access: true, compatibility_profile: 'legacy_v1' });
+    expect(row).toMatchObject({ group_id: 'basic', rpm_limit: 60, usage_access: true, compatibility_profile: 'standard_v1' });
     expect(row.key_hash.toString('hex')).not.toContain(Buffer.from(secret).toString('hex')); // only the hash is stored
 
     expect(cliJson(await cli('key:disable', '--key-id', created.id as string))).toMatchObject({ id: created.id, status: 'disabled' });

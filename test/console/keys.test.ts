@@ -14,7 +14,7 @@ const everyField = {
   group: 'basic',
   ip_allowlist: ['127.0.0.1', '10.0.0.0/8'],
   asset_access: 'none',
-  compatibility_profile: 'legacy_v1',
+  compatibility_profile: 'standard_v1',
   rpm_limit: 60,
   tpm_limit: 100_000,
   concurrency_limit: 4,
@@ -53,6 +53,16 @@ describe('POST /api/v1/keys', () => {
     const models = await modelsWith(gw, key);
     expect(models.status).toBe(200);
     expect(models.json.data.map((m: { id: string }) => m.id).sort()).toEqual(['free-sim', 'gpt-sim']); // group 'basic'
+  });
+
+  it('creates private-protocol ak- keys, and refuses legacy_v1 (migrated keys only)', async () => {
+    const s = await userSession(gw);
+    const created = await api(gw, 'POST', '/keys', { token: s.token, body: { kind: 'private', name: 'server side' } });
+    expect(created.status).toBe(201);
+    expect(created.json.data.key).toMatch(/^ak-[0-9A-Za-z]{48}$/);
+    expect(created.json.data.prefix).toBe(created.json.data.key.slice(0, 8));
+    expectFailure(await api(gw, 'POST', '/keys', { token: s.token, body: { compatibility_profile: 'legacy_v1' } }), 400, 'invalid_request', /key:import/);
+    expectFailure(await api(gw, 'POST', '/keys', { token: s.token, body: { kind: 'admin' } }), 400, 'invalid_request');
   });
 
   it('applies the defaults for an empty body', async () => {
