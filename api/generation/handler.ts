@@ -22,7 +22,7 @@ import { callTags } from '../../shared/usage/tags.js';
 import { streamErrorEvent } from '../errors/render.js';
 import { answerFailure } from '../http/answer-failure.js';
 import { headerOf, type Exchange } from '../http/exchange.js';
-import { readJsonBody } from '../middleware/read-json.js';
+import { readJsonBody, type JsonBody } from '../middleware/read-json.js';
 import { answerJson } from './answer-json.js';
 import { fetchInlineImage } from './inline-images.js';
 import { relayStream } from './relay-stream.js';
@@ -41,9 +41,48 @@ export function generationHandler(services: GatewayServices, surface: Surface): 
   return (ex, params) => answer(services, surface, limit, ex, params);
 }
 
-// The hottest path of the gateway: it waits only where it must (the body, the admission, the
-// upstream, the settlement), and builds no object as `{ ...a, b }` (see shared/routing/fallback.ts).
+/** Steps 1-3 and the body, then the call. */
 async function answer(services: GatewayServices, surface: Surface, limit: number, ex: Exchange, params: RouteParams): Promise<void> {
+  const { req } = ex;
+  let key: ApiKeyContext | undefined;
+  let body: JsonBody;
+  try {
+    const credential = { secret: surface.credential(req), ip: ex.ip };
+    // A key sent the way another surface takes it is missing here: the message says where it goes.
+    if (!credential.secret) throw new GatewayError('invalid_api_key', 401, `missing API key: ${surface.credentialHint}`);
+    key = authenticateCached(services, credential) ?? (await authenticate(services, credential));
+    body = await readJsonBody(req, limit);
+  } catch (err) {
+    if (key) await callMeter(services, surface, key, ex.requestId, ex.callId, [...key.tags], null).finish(failure(err));
+    await answerFailure(services, ex, key, err, surface.protocol);
+    return;
+  }
+  await serveGeneration(services, surface, ex, key, body, params);
+}
+
+function callMeter(services: GatewayServices, surface: Surface, key: ApiKeyContext, requestId: string, callId: string, tags: string[], sessionId: string | null): CallMeter {
+  const meter = new CallMeter(services, key, 'chat/completions', requestId, callId, tags);
+  meter.surface = surface.id;
+  meter.sessionId = sessionId;
+  return meter;
+}
+
+const failure = (err: unknown) => ({ statusCode: isGatewayError(err) ? err.status : 500, errorCode: isGatewayError(err) ? err.code : 'internal_error' });
+
+export interface ServeOptions {
+  /** The surface id recorded on the usage record, when the call came through another (the private protocol). */
+  surfaceId?: string;
+  /** Sees every relayed stream chunk (the private protocol keeps the result). */
+  capture?: (chunk: Buffer) => void;
+}
+
+/**
+ * A generation call whose key is authenticated (steps 1-3) and whose body is read: steps 4-6,
+ * routing, the upstream, the answer. The hottest path of the gateway: it waits only where it must
+ * (the admission, the upstream, the settlement), and builds no object as `{ ...a, b }` (see
+ * shared/routing/fallback.ts). Answers everything itself; never rejects.
+ */
+export async function serveGeneration(services: GatewayServices, surface: Surface, ex: Exchange, key: ApiKeyContext, body: JsonBody, params: RouteParams, options?: ServeOptions): Promise<void> {
   const { req, res } = ex;
   const state: CallState = { upstream: undefined, clientGone: false };
   // A client that goes away at any point aborts the upstream request (and with it the relay).
@@ -53,25 +92,24 @@ async function answer(services: GatewayServices, surface: Surface, limit: number
     state.upstream?.abort(clientClosed());
   };
   res.once('close', onClose);
-  let key: ApiKeyContext | undefined;
-  let meter: CallMeter | undefined;
+  let tags: string[];
   try {
-    const credential = { secret: surface.credential(req), ip: ex.ip };
-    // A key sent the way another surface takes it is missing here: the message says where it goes.
-    if (!credential.secret) throw new GatewayError('invalid_api_key', 401, `missing API key: ${surface.credentialHint}`);
-    key = authenticateCached(services, credential) ?? (await authenticate(services, credential));
-    const tags = callTags(headerOf(req, 'x-service-tags'), key.tags);
-    const sessionId = sessionIdOf(headerOf(req, 'x-session-id'));
-    let templateVersionId: string | null = null;
-    const newMeter = (requestId: string, callId: string) => {
-      const m = new CallMeter(services, key!, 'chat/completions', requestId, callId, tags);
-      m.surface = surface.id;
-      m.sessionId = sessionId;
-      m.templateVersionId = templateVersionId;
-      return m;
-    };
-    meter = newMeter(ex.requestId, ex.callId);
-    const body = await readJsonBody(req, limit);
+    tags = callTags(headerOf(req, 'x-service-tags'), key.tags);
+  } catch (err) {
+    res.off('close', onClose);
+    await answerFailure(services, ex, key, err, surface.protocol);
+    return;
+  }
+  const sessionId = sessionIdOf(headerOf(req, 'x-session-id'));
+  let templateVersionId: string | null = null;
+  const newMeter = (requestId: string, callId: string) => {
+    const m = callMeter(services, surface, key, requestId, callId, tags, sessionId);
+    if (options?.surfaceId) m.surface = options.surfaceId;
+    m.templateVersionId = templateVersionId;
+    return m;
+  };
+  let meter = newMeter(ex.requestId, ex.callId);
+  try {
     if (surface.modelInBody) body.value = withDefaultModel(body.value, key);
     const call = surface.parse(body.value, params);
     const routing = services.routing;
@@ -119,17 +157,18 @@ async function answer(services: GatewayServices, surface: Surface, limit: number
     const metered = meter;
     // Content logging (account settings): prompt and completion kept in object storage, after the answer.
     const keep = key.owner.logContent
-      ? (response: unknown) => logContent(services.storage, key!.userId, metered.requestId, request.body, response, (err) => services.log.warn({ err: err.message }, 'content log not written'))
+      ? (response: unknown) => logContent(services.storage, key.userId, metered.requestId, request.body, response, (err) => services.log.warn({ err: err.message }, 'content log not written'))
       : undefined;
     if (stream) {
       routing.latency.record(model.id, metered.elapsedMs());
       const collected = keep ? streamCollector() : undefined;
+      const capture = collected && options?.capture ? (chunk: Buffer) => (collected.push(chunk), options.capture!(chunk)) : (collected?.push ?? options?.capture);
       await relayStream(res, metered, routed, {
         promptBytes: body.bytes,
         scanner: scannerFor(surface.protocol, routed, model.id, call.clientWantsUsage),
         errorEvent: (code, message) => streamErrorEvent(surface.protocol, code, message),
         clientGone: () => state.clientGone,
-        capture: collected?.push,
+        capture,
       });
       if (keep && collected) keep({ stream: true, content: collected.text() });
     } else {
@@ -138,14 +177,14 @@ async function answer(services: GatewayServices, surface: Surface, limit: number
   } catch (err) {
     if (state.clientGone) {
       // Nothing was relayed, so nothing is charged; the record says who ended the call.
-      await meter?.finish({ statusCode: 499, errorCode: 'client_closed' });
+      await meter.finish({ statusCode: 499, errorCode: 'client_closed' });
     } else {
-      await meter?.finish({ statusCode: isGatewayError(err) ? err.status : 500, errorCode: isGatewayError(err) ? err.code : 'internal_error' });
+      await meter.finish(failure(err));
       await answerFailure(services, ex, key, err, surface.protocol);
     }
   } finally {
     res.off('close', onClose);
-    await meter?.close();
+    await meter.close();
   }
 }
 

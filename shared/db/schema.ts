@@ -227,6 +227,7 @@ export interface Database extends RoutingTables {
   usage_records: UsageRecordsTable;
   tasks: TasksTable;
   idempotency_keys: IdempotencyKeysTable;
+  private_calls: PrivateCallsTable;
   scores: ScoresTable;
   dataset_exports: DatasetExportsTable;
   asset_uploads: AssetUploadsTable;
@@ -243,3 +244,25 @@ export type UsageRecordRow = Insertable<UsageRecordsTable>;
 
 export type AssetRow = Selectable<AssetsTable>;
 export type AssetUploadRow = Selectable<AssetUploadsTable>;
+
+export type PrivateCallKind = 'chat' | 'video' | 'image';
+
+/** A private-protocol call (`/server`): see migrations/0016_private_calls.sql. */
+export interface PrivateCallsTable {
+  id: string;
+  user_id: string;
+  api_key_id: string | null;
+  client_request_id: string;
+  request_id: string;
+  kind: PrivateCallKind;
+  model: string;
+  stream: boolean;
+  request: ColumnType<Record<string, unknown>, string, string>;
+  task_id: string | null;
+  status: ColumnType<TaskStatus, TaskStatus | undefined, TaskStatus>;
+  result: ColumnType<unknown, string | null | undefined, string | null>;
+  error: ColumnType<{ code: string; message: string; status: number } | null, string | null | undefined, string | null>;
+  created_at: ColumnType<Date, string, never>;
+  finished_at: ColumnType<Date | null, string | null | undefined, string | null>;
+}
+export type PrivateCallRow = Selectable<PrivateCallsTable>;

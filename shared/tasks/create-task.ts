@@ -1,13 +1,12 @@
-import { createHash } from 'node:crypto';
 import type { RouteChoice } from '../routing/plan.js';
 import type { CatalogModel, Endpoint } from '../catalog/index.js';
-import { GatewayError, serviceUnavailable } from '../errors.js';
 import type { TaskKind } from '../db/schema.js';
 import { insertTask, type NewTask } from '../db/tasks.js';
 import { admit } from '../gateway/pipeline.js';
 import type { GatewayServices } from '../gateway/services.js';
 import { IDEMPOTENCY_WINDOW_MS, requestHash } from '../idempotency/idempotency-key.js';
 import { findReplay, type IdempotencyScope, type StoredResult } from '../idempotency/replay.js';
+import { onceByKey } from '../idempotency/once.js';
 import { randomBase62 } from '../ids.js';
 import { jobId } from '../jobs/catalog.js';
 import type { JobQueues } from '../jobs/queues.js';
@@ -38,14 +37,6 @@ export interface CreatedTask extends StoredResult {
 const ID_PREFIX: Record<TaskKind, string> = { video: 'video_', image: 'imgtask_' };
 export const TASK_ENDPOINT: Record<TaskKind, Endpoint> = { video: 'videos', image: 'images/tasks' };
 const RESERVATION_SLACK_MS = 60 * 60 * 1000;
-/** How long a duplicate waits for the first request's result before answering 409. */
-const IN_PROGRESS_WAIT_MS = 10_000;
-/** The in-progress marker of a process that died frees the key after this. */
-const IN_PROGRESS_TTL_MS = 30_000;
-
-function scopeDigest(scope: IdempotencyScope): string {
-  return createHash('sha256').update(JSON.stringify([scope.userId, scope.apiKeyId, scope.endpoint, scope.key])).digest('base64url');
-}
 
 /**
  * Accepts a creating call as an idempotent job: replays the first result of a known key without
@@ -60,25 +51,13 @@ export async function createTask(services: GatewayServices, queues: JobQueues, i
     : undefined;
   const hash = requestHash(input.rawBody);
   if (!scope) return accept(services, queues, input, now, hash, undefined);
-  const replay = await findReplay(services.db, scope, hash, now);
-  if (replay) return { ...replay, replayed: true };
-  const marker = services.redisKeys.idempotencyInProgress(scopeDigest(scope));
-  const waitUntil = Date.now() + IN_PROGRESS_WAIT_MS;
-  // One request per key does the work; a duplicate waits (bounded) for its stored result instead
-  // of reserving money or limits a second time.
-  while ((await services.redis.set(marker, '1', 'PX', IN_PROGRESS_TTL_MS, 'NX').catch(() => Promise.reject(serviceUnavailable()))) !== 'OK') {
-    await new Promise((r) => setTimeout(r, 25));
-    const stored = await findReplay(services.db, scope, hash, services.clock.now());
-    if (stored) return { ...stored, replayed: true };
-    if (Date.now() > waitUntil) {
-      throw new GatewayError('idempotency_in_progress', 409, 'a request with this Idempotency-Key is still being accepted', { retryAfter: 1 });
-    }
-  }
-  try {
-    return await accept(services, queues, input, now, hash, scope);
-  } finally {
-    await services.redis.del(marker).catch(() => {});
-  }
+  return onceByKey(
+    services,
+    scope,
+    hash,
+    () => accept(services, queues, input, now, hash, scope),
+    async (stored) => ({ ...stored, replayed: true }),
+  );
 }
 
 async function accept(

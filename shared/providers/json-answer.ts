@@ -1,0 +1,62 @@
+import { estimateTokensFromBytes } from '../billing/estimate.js';
+import type { TokenUsage } from '../billing/pricing.js';
+import { GatewayError } from '../errors.js';
+import { CLIENT_CODECS, CODECS } from '../protocols/codecs.js';
+import { billableUsage, textOf } from '../protocols/canonical/helpers.js';
+import type { ChatProtocol, ClientProtocol } from '../protocols/canonical/types.js';
+import type { RoutedResponse } from '../routing/fallback.js';
+import { CHAT_ADAPTERS } from './chat-adapters.js';
+
+export interface JsonAnswer {
+  /** The answer in the client's protocol: the upstream's own bytes when it speaks it. */
+  body: Buffer | string;
+  parsed: unknown;
+  usage: TokenUsage;
+  /** True when the upstream reported no usage and it was estimated from bytes. */
+  estimated: boolean;
+}
+
+const invalidAnswer = () => new GatewayError('upstream_error', 502, 'the upstream provider sent an invalid response');
+
+/**
+ * A whole upstream answer, received, for a client of `protocol`: passed through from an upstream of
+ * the same protocol, translated through the canonical form from any other; with the usage to charge.
+ */
+export function jsonAnswer(routed: RoutedResponse, protocol: ClientProtocol, promptBytes: number, modelId: string): JsonAnswer {
+  const raw = routed.response.received();
+  const upstreamProtocol = routed.upstream.provider.protocol as ChatProtocol;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw invalidAnswer();
+  }
+  let body: Buffer | string = raw;
+  let usage: TokenUsage | undefined;
+  let outputBytes: () => number;
+  if (upstreamProtocol === protocol) {
+    usage = CHAT_ADAPTERS[upstreamProtocol].usageOf(parsed);
+    outputBytes = () => {
+      try {
+        return Buffer.byteLength(textOf(CODECS[upstreamProtocol].responseToCanonical(parsed).parts));
+      } catch {
+        return raw.length;
+      }
+    };
+  } else {
+    let canonical;
+    try {
+      canonical = CODECS[upstreamProtocol].responseToCanonical(parsed);
+    } catch {
+      throw invalidAnswer();
+    }
+    usage = canonical.usage && billableUsage(canonical.usage);
+    const translated = CLIENT_CODECS[protocol].responseFromCanonical(canonical, modelId);
+    body = JSON.stringify(translated);
+    parsed = translated;
+    outputBytes = () => Buffer.byteLength(textOf(canonical.parts));
+  }
+  const estimated = usage === undefined;
+  usage ??= { inputTokens: estimateTokensFromBytes(promptBytes), outputTokens: estimateTokensFromBytes(outputBytes()), cachedTokens: 0 };
+  return { body, parsed, usage, estimated };
+}
