@@ -12,6 +12,7 @@ import { FastHandlers, fastRouteTable } from './http/route-table.js';
 import { messagesRouter } from './messages/router.js';
 import { contentRouter } from './content/router.js';
 import { notImplemented } from './middleware/not-implemented.js';
+import { privateRouter } from './private/router.js';
 import { openAiRouter } from './openai/router.js';
 import { queueDashboard } from './operator/queue-dashboard.js';
 import { GATEWAY_VERSION } from '../shared/version.js';
@@ -47,6 +48,7 @@ export function gatewayRouters(services: GatewayServices): Router[] {
     messagesRouter(services),
     contentRouter(services),
     taskRouter(services),
+    privateRouter(services),
     assetRouter(services),
     consoleRouter(services),
   ];

@@ -2,6 +2,7 @@ import { Worker, type Job, type Processor } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { JOB_NAMES, type JobData, type JobName } from '../shared/jobs/catalog.js';
 import { exportDataset } from './datasets/export-dataset.js';
+import { runPrivateChat } from '../shared/private/run-chat.js';
 import { bullPrefix } from '../shared/jobs/queues.js';
 import { createRedis } from '../shared/redis/client.js';
 import { jobOutcomes } from './metrics.js';
@@ -21,10 +22,11 @@ const PROCESSORS: { [N in TaskJobName]: (s: TaskJobServices, job: Job<JobData<N>
   'task-mirror': mirrorTask,
   'task-settle': settleTask,
   'dataset-export': exportDataset,
+  'private-chat': (s, job) => runPrivateChat(s, job.data.callId),
 };
 
 // Polls are quick HTTP calls and mostly waiting; mirrors move big files.
-const DEFAULT_CONCURRENCY: Record<TaskJobName, number> = { 'task-submit': 20, 'task-poll': 50, 'task-mirror': 4, 'task-settle': 20, 'dataset-export': 2 };
+const DEFAULT_CONCURRENCY: Record<TaskJobName, number> = { 'task-submit': 20, 'task-poll': 50, 'task-mirror': 4, 'task-settle': 20, 'dataset-export': 2, 'private-chat': 50 };
 
 export interface TaskWorkerOptions {
   /** Which queues this process serves (WORKER_QUEUES: `all` or a comma list). */

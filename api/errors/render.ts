@@ -89,7 +89,7 @@ export const renderConsole: ErrorRenderer = (err, requestId) => ({
   request_id: requestId,
 });
 
-export type ErrorProtocol = 'openai' | 'responses' | 'anthropic' | 'gemini' | 'console';
+export type ErrorProtocol = 'openai' | 'responses' | 'anthropic' | 'gemini' | 'console' | 'private';
 
 export const RENDERERS: Readonly<Record<ErrorProtocol, ErrorRenderer>> = {
   openai: renderOpenAi,
@@ -97,11 +97,14 @@ export const RENDERERS: Readonly<Record<ErrorProtocol, ErrorRenderer>> = {
   anthropic: messagesError,
   gemini: contentError,
   console: renderConsole,
+  // The private protocol's envelope (api/private/envelope.ts): code = the HTTP-like status.
+  private: (err, requestId) => ({ code: err.status, message: err.message, request_id: requestId, error_code: err.code }),
 };
 
 /** Which protocol answers for a path: the route prefixes of the spec's Versioning section. */
 export function protocolOfPath(path: string): ErrorProtocol {
   if (path.startsWith('/api/')) return 'console';
+  if (path.startsWith('/server')) return 'private';
   if (path.startsWith('/native-messages') || path === '/v1/messages' || path.startsWith('/v1/messages/')) return 'anthropic';
   if (path.startsWith('/native-content') || path.startsWith('/v1beta')) return 'gemini';
   return 'openai';

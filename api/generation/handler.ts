@@ -24,7 +24,7 @@ import { answerFailure } from '../http/answer-failure.js';
 import { headerOf, type Exchange } from '../http/exchange.js';
 import { readJsonBody, type JsonBody } from '../middleware/read-json.js';
 import { answerJson } from './answer-json.js';
-import { fetchInlineImage } from './inline-images.js';
+import { fetchInlineImage } from '../../shared/assets/inline-image.js';
 import { relayStream } from './relay-stream.js';
 import type { RouteParams, Surface } from './surface.js';
 
@@ -74,6 +74,10 @@ export interface ServeOptions {
   surfaceId?: string;
   /** Sees every relayed stream chunk (the private protocol keeps the result). */
   capture?: (chunk: Buffer) => void;
+  /** Learns why a call that was answered with an error failed. */
+  onFailure?: (err: unknown) => void;
+  /** Runs before a complete stream's end marker goes out. */
+  beforeStreamEnd?: () => Promise<void>;
 }
 
 /**
@@ -169,6 +173,7 @@ export async function serveGeneration(services: GatewayServices, surface: Surfac
         errorEvent: (code, message) => streamErrorEvent(surface.protocol, code, message),
         clientGone: () => state.clientGone,
         capture,
+        beforeEnd: options?.beforeStreamEnd,
       });
       if (keep && collected) keep({ stream: true, content: collected.text() });
     } else {
@@ -180,6 +185,7 @@ export async function serveGeneration(services: GatewayServices, surface: Surfac
       await meter.finish({ statusCode: 499, errorCode: 'client_closed' });
     } else {
       await meter.finish(failure(err));
+      options?.onFailure?.(err);
       await answerFailure(services, ex, key, err, surface.protocol);
     }
   } finally {

@@ -14,6 +14,8 @@ export interface RelayOptions {
   clientGone: () => boolean;
   /** Sees every relayed chunk (content logging); absent on the common path. */
   capture?: ((chunk: Buffer) => void) | undefined;
+  /** Runs before the end marker of a complete stream goes out (the private protocol stores the result first). */
+  beforeEnd?: (() => Promise<void>) | undefined;
 }
 
 /**
@@ -60,7 +62,8 @@ export async function relayStream(res: ServerResponse, meter: CallMeter, routed:
     const socket = firstSent ? res.socket : null;
     socket?.cork();
     settled = settle(null);
-    ended = meter.sent().then(() => {
+    const written = options.beforeEnd ? meter.sent().then(options.beforeEnd).catch(() => undefined) : meter.sent();
+    ended = written.then(() => {
       try {
         res.end(scanner.endMarker());
       } finally {

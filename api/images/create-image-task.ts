@@ -6,7 +6,7 @@ import { parseOrThrow } from '../../shared/validation.js';
 import { acceptTask, type TaskRoute } from '../videos/accept-task.js';
 import type { TaskApiServices } from '../videos/task-api-services.js';
 
-const imageTaskRoute: TaskRoute<ImageGenerationRequest> = {
+export const imageTaskRoute: TaskRoute<ImageGenerationRequest> = {
   kind: 'image',
   endpoint: 'images/tasks',
   parse: (body) => parseOrThrow(imageGenerationSchema, body),

@@ -8,7 +8,7 @@ import { planModels, routesFor } from '../../shared/routing/plan.js';
 import { parseProviderPreferences } from '../../shared/routing/provider-preferences.js';
 import { parseIdempotencyKey } from '../../shared/idempotency/idempotency-key.js';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
-import { createTask } from '../../shared/tasks/create-task.js';
+import { createTask, type CreatedTask } from '../../shared/tasks/create-task.js';
 import { callTags } from '../../shared/usage/tags.js';
 import { readJsonObject } from '../middleware/read-json.js';
 import { authenticateRequest } from '../openai/credential.js';
@@ -32,8 +32,22 @@ export async function acceptTask<R extends { model: string }>(ctx: Context, serv
   const idempotencyKey = parseIdempotencyKey(ctx.get('idempotency-key') || undefined);
   const tags = callTags(ctx.get('x-service-tags') || undefined, key.tags);
   const body = await readJsonObject(ctx, services.config.http.bodyLimitBytes);
+  const { created, model } = await createRouteTask(services, key, route, body.value, { requestId: ctx.state.requestId as string, tags, idempotencyKey, baseUrl: baseUrl(services, ctx) });
+  answerCreated(ctx, created, model.id);
+}
+
+export interface TaskCallContext {
+  requestId: string;
+  tags: string[];
+  idempotencyKey: string | undefined;
+  /** The origin of the links the upstream fetches references from. */
+  baseUrl: string;
+}
+
+/** A task from a creating call's body (the task surfaces, and the private protocol's task calls). */
+export async function createRouteTask<R extends { model: string }>(services: TaskApiServices, key: ApiKeyContext, route: TaskRoute<R>, bodyValue: Record<string, unknown>, call: TaskCallContext): Promise<{ created: CreatedTask; model: CatalogModel }> {
   // `provider` (preferred providers) is the gateway's routing field, not part of the task request.
-  const { provider: providerField, ...fields } = withDefaultModel(body.value, key);
+  const { provider: providerField, ...fields } = withDefaultModel(bodyValue, key);
   const parsed = route.parse(fields);
   // The same plan as every surface: a plain id, auto or a preset picks the model, and the route
   // is the first healthy upstream account by weight (the task is submitted later, by a worker).
@@ -43,7 +57,7 @@ export async function acceptTask<R extends { model: string }>(ctx: Context, serv
   const prepared = route.prepare(parsed, model, key, discountOf(services, key));
   const { cost } = prepared;
   // After pricing (which reads the request as the client wrote it): the upstream gets signed links.
-  const links = { db: services.db, storage: services.storage, linkSecret: services.linkSecret, baseUrl: baseUrl(services, ctx), ttlMs: services.config.tasks.deadlineMs, now: services.clock.now() };
+  const links = { db: services.db, storage: services.storage, linkSecret: services.linkSecret, baseUrl: call.baseUrl, ttlMs: services.config.tasks.deadlineMs, now: services.clock.now() };
   // External image URLs first (for a model that cannot fetch them), then asset references.
   const external = model.accepts_urls ? prepared.request : await rehostExternalImages(links, key.userId, prepared.request);
   const request = await resolveAssetReferences(links, key, external);
@@ -53,11 +67,11 @@ export async function acceptTask<R extends { model: string }>(ctx: Context, serv
     model,
     route: upstreamRoute!,
     request,
-    rawBody: body.value,
-    requestId: ctx.state.requestId,
-    tags,
-    idempotencyKey,
+    rawBody: bodyValue,
+    requestId: call.requestId,
+    tags: call.tags,
+    idempotencyKey: call.idempotencyKey,
     cost,
   });
-  answerCreated(ctx, created, model.id);
+  return { created, model };
 }

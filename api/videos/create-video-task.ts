@@ -6,7 +6,7 @@ import { parseOrThrow } from '../../shared/validation.js';
 import { acceptTask, type TaskRoute } from './accept-task.js';
 import type { TaskApiServices } from './task-api-services.js';
 
-const videoRoute: TaskRoute<VideoCreateRequest> = {
+export const videoRoute: TaskRoute<VideoCreateRequest> = {
   kind: 'video',
   endpoint: 'videos',
   parse: (body) => parseOrThrow(videoCreateSchema, body),

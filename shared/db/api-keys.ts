@@ -11,6 +11,15 @@ export type KeyWithOwner = ApiKeyRow & {
 
 /** A key with its owner's limits and discount: everything the hot path needs, in one query. */
 export function findKeyByHash(db: Db | Trx, hash: Buffer): Promise<KeyWithOwner | undefined> {
+  return keysWithOwner(db).where('k.key_hash', '=', hash).executeTakeFirst();
+}
+
+/** The same by the key's id (a job running a call for a key it was accepted with). */
+export function findKeyWithOwnerById(db: Db | Trx, keyId: string): Promise<KeyWithOwner | undefined> {
+  return keysWithOwner(db).where('k.id', '=', keyId).executeTakeFirst();
+}
+
+function keysWithOwner(db: Db | Trx) {
   return db
     .selectFrom('api_keys as k')
     .innerJoin('users as u', 'u.id', 'k.user_id')
@@ -21,9 +30,7 @@ export function findKeyByHash(db: Db | Trx, hash: Buffer): Promise<KeyWithOwner 
       'u.concurrency_limit as owner_concurrency_limit',
       'u.discount_percent as owner_discount_percent',
       'u.log_content as owner_log_content',
-    ])
-    .where('k.key_hash', '=', hash)
-    .executeTakeFirst();
+    ]);
 }
 
 /** Scoped to its owner: another user's key id is indistinguishable from a missing one. */

@@ -101,6 +101,7 @@ export function stalePrivateChats(db: Db, olderThan: Date, limit: number): Promi
     .selectFrom('private_calls')
     .select('id')
     .where('kind', '=', 'chat')
+    // A stream runs in the API that relays it: there is no job to re-drive.
     .where('stream', '=', false)
     .where('status', 'in', ['queued', 'running'])
     .where('created_at', '<', olderThan)

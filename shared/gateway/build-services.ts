@@ -1,3 +1,4 @@
+import { CallWaiter } from '../private/call-waiter.js';
 import { BalanceStore } from '../billing/balance.js';
 import { QuotaStore } from '../billing/quota.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -37,6 +38,8 @@ export async function buildServices(config: Config, catalog: Catalog, log: Logge
   const keys = redisKeys(config.redis.prefix);
   const keyCache = new KeyCache(db, config.keys.cacheTtlMs);
   await keyCache.subscribe(subscriber, keys.keyInvalidation);
+  const calls = new CallWaiter(keys.callEnded);
+  await calls.subscribe(subscriber);
   const upstreams = new UpstreamRegistry(catalog, config.upstream);
   // A producer connection of its own: BullMQ's scripts should not queue behind admission scripts.
   const jobConnection = createRedis(config.redis.url);
@@ -76,6 +79,7 @@ export async function buildServices(config: Config, catalog: Catalog, log: Logge
     storage,
     linkSecret,
     routing,
+    calls,
     async close() {
       latency.close();
       await latency.flush().catch(() => undefined);

@@ -14,6 +14,7 @@ import type { Logger } from '../log.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import type { UpstreamRegistry } from '../providers/registry.js';
 import type { RedisKeys } from '../redis/keys.js';
+import type { CallWaiter } from '../private/call-waiter.js';
 
 /** Everything a gateway surface needs, built once per process. */
 export interface GatewayServices {
@@ -38,4 +39,6 @@ export interface GatewayServices {
   readonly linkSecret: Buffer;
   /** Model resolution (auto, presets), upstream-account health and latency samples, templates. */
   readonly routing: RoutingServices;
+  /** Wakes the private-protocol calls waiting for a job to end. */
+  readonly calls: CallWaiter;
 }

@@ -13,6 +13,8 @@ export const JOBS = {
   'task-poll': { schema: taskJob, options: { attempts: 6, backoff: { type: 'exponential', delay: 2_000 } } },
   'task-mirror': { schema: taskJob, options: { attempts: 5, backoff: { type: 'exponential', delay: 2_000 } } },
   'task-settle': { schema: taskJob, options: { attempts: 25, backoff: { type: 'exponential', delay: 1_000 } } },
+  /** A private-protocol chat call (shared/private/run-chat.ts): a retry after a crash runs it again, charged once (the usage record is unique by call id). */
+  'private-chat': { schema: z.strictObject({ callId: z.string().min(1) }), options: { attempts: 3, backoff: { type: 'exponential', delay: 1_000 } } },
   'dataset-export': { schema: z.strictObject({ exportId: z.string().min(1) }), options: { attempts: 3, backoff: { type: 'exponential', delay: 2_000 } } },
   maintenance: { schema: z.strictObject({}), options: { attempts: 1 } },
 } as const satisfies Record<string, { schema: z.ZodType; options: JobsOptions }>;

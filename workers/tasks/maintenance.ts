@@ -1,3 +1,4 @@
+import { stalePrivateChats } from '../../shared/db/private-calls.js';
 import { openTasks } from '../../shared/db/tasks.js';
 import { purgeExpiredKeys } from '../../shared/idempotency/replay.js';
 import { dropExpiredUsagePartitions, ensureUsagePartitions } from '../../shared/db/usage-partitions.js';
@@ -34,6 +35,14 @@ export async function maintenance(s: TaskJobServices, staleAfterMs: number): Pro
     if (old && (await old.isFailed())) await old.remove();
     await s.jobs.enqueue(name, { taskId: t.id }, { jobId: id });
   }
-  return `purged ${purged} keys, re-enqueued ${stale.length} tasks, usage partitions created [${partitions.join(', ')}] dropped [${dropped.join(', ')}], ${swept} expired uploads swept`;
+  // Private chat calls whose job was lost (never enqueued, or Redis lost it): their job again.
+  const calls = await stalePrivateChats(s.db, new Date(now - staleAfterMs), 500);
+  for (const c of calls) {
+    const id = jobId('private-chat', c.id);
+    const old = await s.jobs.queues.get('private-chat')!.getJob(id);
+    if (old && ((await old.isFailed()) || (await old.isCompleted()))) await old.remove();
+    await s.jobs.enqueue('private-chat', { callId: c.id }, { jobId: id });
+  }
+  return `purged ${purged} keys, re-enqueued ${stale.length} tasks and ${calls.length} private chat calls, usage partitions created [${partitions.join(', ')}] dropped [${dropped.join(', ')}], ${swept} expired uploads swept`;
 }
 

@@ -1,6 +1,6 @@
-import { FORWARD_MAX_BYTES } from '../../shared/assets/forwarded.js';
-import { safeFetch } from '../../shared/assets/safe-fetch.js';
-import { GatewayError, isGatewayError } from '../../shared/errors.js';
+import { FORWARD_MAX_BYTES } from './forwarded.js';
+import { safeFetch } from './safe-fetch.js';
+import { GatewayError, isGatewayError } from '../errors.js';
 
 /**
  * An image URL fetched for a generateContent upstream, which reads only inline images and its own

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+const PRINTABLE_ASCII = /^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/;
+const clientRequestId = z.string({ error: 'required string' }).regex(PRINTABLE_ASCII, '1-255 printable ASCII characters');
+const id = z.string().min(1).max(255);
+
+/** `POST /server/v1/call`. `apiKey` is read (and checked) before this schema runs. */
+export const privateCallSchema = z.object({
+  apiKey: z.unknown(),
+  clientRequestId,
+  model: z.string({ error: 'required string' }).min(1),
+  stream: z.boolean().optional(),
+  /** How long the answer waits for the call to end: default 30 s for chat, 0 for tasks; at most 120 s. */
+  wait_ms: z.number().int().min(0).max(120_000).optional(),
+  input: z.record(z.string(), z.unknown(), { error: 'required object: the body of the standard call' }),
+});
+
+/** `POST /server/v1/getResult` and `/cancel`: the call by `clientRequestId` or by `taskId`. */
+export const privateLookupSchema = z
+  .object({ apiKey: z.unknown(), clientRequestId: clientRequestId.optional(), taskId: id.optional() })
+  .refine((b) => b.clientRequestId !== undefined || b.taskId !== undefined, { message: 'clientRequestId or taskId is required', path: ['clientRequestId'] });
+
+export type PrivateCallRequest = z.infer<typeof privateCallSchema>;
