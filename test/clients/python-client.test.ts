@@ -12,11 +12,13 @@ const PYTHON_DIR = path.join(ROOT, 'clients', 'python');
 
 let gw: TaskGateway;
 let key: string;
+let privateKey: string;
 let scratch: string;
 
 beforeAll(async () => {
   gw = await startTaskGateway();
   ({ key } = await gw.account({ balance: 50_000_000, key: { usage_access: true } }));
+  ({ key: privateKey } = await gw.account({ balance: 5_000_000, key: { kind: 'private' } }));
   scratch = await mkdtemp(path.join(tmpdir(), 'gw-pyclient-'));
 });
 
@@ -29,6 +31,7 @@ const gatewayEnv = () => ({
   ...process.env,
   GATEWAY_BASE_URL: gw.url,
   GATEWAY_API_KEY: key,
+  GATEWAY_PRIVATE_KEY: privateKey,
   GATEWAY_CHAT_MODEL: 'gpt-sim',
   GATEWAY_VIDEO_MODEL: VIDEO_MODEL,
   PYTHONDONTWRITEBYTECODE: '1',

@@ -221,6 +221,24 @@ describe('against the running gateway', () => {
     expect(resumed).toMatchObject({ width: 8, height: 8, reference: expect.stringMatching(/^asset:\/\/asset_/) });
   });
 
+  it('calls the private protocol with an ak- key: a chat job, its replay, getResult by both ids, a stream, a miss', async () => {
+    const { key: privateKey } = await gw.account({ balance: 5_000_000, key: { kind: 'private' } });
+    const server = new Gateway({ apiKey: privateKey, baseURL: gw.url });
+    const first = await server.private.call({ clientRequestId: 'ts-1', model: 'gpt-sim', input: { messages: user('hello'), max_tokens: 3 } });
+    expect(first).toMatchObject({ client_request_id: 'ts-1', status: 'succeeded', result: { object: 'chat.completion' } });
+    expect(first.requestID).toMatch(/^req_/);
+    const replay = await server.private.call({ clientRequestId: 'ts-1', model: 'gpt-sim', input: { messages: user('hello'), max_tokens: 3 } });
+    expect(replay.task_id).toBe(first.task_id);
+    expect((await server.private.getResult({ taskId: first.task_id })).status).toBe('succeeded');
+    expect((await server.private.getResult({ clientRequestId: 'ts-1' })).task_id).toBe(first.task_id);
+    let text = '';
+    for await (const chunk of await server.private.call({ clientRequestId: 'ts-2', model: 'gpt-sim', stream: true, input: { messages: user('hi'), max_tokens: 3 } })) text += chunk.choices?.[0]?.delta?.content ?? '';
+    expect(text).toBe('tok1 tok2 tok3 ');
+    await expect(server.private.getResult({ clientRequestId: 'never-sent' })).rejects.toBeInstanceOf(NotFoundError);
+    const reused = await server.private.call({ clientRequestId: 'ts-1', model: 'gpt-sim', input: { messages: user('other'), max_tokens: 3 } }).catch((e: unknown) => e);
+    expect(reused).toMatchObject({ status: 422, code: 'idempotency_key_reused' });
+  });
+
   it('raises its own error with status and request id on an answer that is not JSON', async () => {
     const error = await client.transport
       .request('GET', '/usage-lookup')

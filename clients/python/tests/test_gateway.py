@@ -21,7 +21,7 @@ from gateway_client import (
 
 from .fault_proxy import CUT, FaultProxy
 
-ENV = ("GATEWAY_BASE_URL", "GATEWAY_API_KEY", "GATEWAY_CHAT_MODEL", "GATEWAY_VIDEO_MODEL")
+ENV = ("GATEWAY_BASE_URL", "GATEWAY_API_KEY", "GATEWAY_PRIVATE_KEY", "GATEWAY_CHAT_MODEL", "GATEWAY_VIDEO_MODEL")
 
 
 def setUpModule() -> None:
@@ -58,6 +58,23 @@ class Gateway_(unittest.TestCase):
 
     def video(self, text: str):
         return self.gw.videos.create(model=self.video_model, content=[{"type": "text", "text": text}], duration=5, resolution="720p")
+
+    def test_private_protocol(self):
+        with Gateway(os.environ["GATEWAY_PRIVATE_KEY"], base_url=self.base) as server:
+            body = {"messages": user("hello"), "max_tokens": 3}
+            first = server.private.call(client_request_id="py-1", model=self.chat_model, input=body)
+            self.assertEqual(first["status"], "succeeded")
+            self.assertEqual(first["result"]["object"], "chat.completion")
+            self.assertTrue(first.request_id)
+            again = server.private.call(client_request_id="py-1", model=self.chat_model, input=body)
+            self.assertEqual(again["task_id"], first["task_id"])
+            self.assertEqual(server.private.get_result(task_id=first["task_id"])["status"], "succeeded")
+            self.assertEqual(server.private.get_result(client_request_id="py-1")["task_id"], first["task_id"])
+            with server.private.call(client_request_id="py-2", model=self.chat_model, input=body, stream=True) as stream:
+                text = "".join(c["choices"][0]["delta"].get("content") or "" for c in stream if c.get("choices"))
+            self.assertEqual(text, "tok1 tok2 tok3 ")
+            with self.assertRaises(NotFoundError):
+                server.private.get_result(client_request_id="never-sent")
 
     def test_chat_plain(self):
         answer = self.gw.chat.completions.create(model=self.chat_model, messages=user("hello"), tags=["py-client"])
