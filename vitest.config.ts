@@ -19,6 +19,7 @@ const PROCESS_TESTS = [
   'test/tasks/redis-loss.test.ts',
   'test/tasks/workers-side-by-side.test.ts',
   'test/routing/breaker.test.ts',
+  'test/private/durability.test.ts',
   'test/usage/usage-lookup-page.test.ts',
   'test/cli/**/*.test.ts',
   'test/db/**/*.test.ts',

@@ -5,7 +5,7 @@ import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import type { PrivateCallRow, TaskKind } from '../../shared/db/schema.js';
 import { advancePrivateCall, findOwnerPrivateCall, findPrivateCallByClientId, insertPrivateCall, PRIVATE_ENDPOINT } from '../../shared/db/private-calls.js';
 import { findUserTask } from '../../shared/db/tasks.js';
-import { GatewayError, isGatewayError } from '../../shared/errors.js';
+import { GatewayError, isGatewayError, type ErrorCode } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { IDEMPOTENCY_WINDOW_MS, requestHash } from '../../shared/idempotency/idempotency-key.js';
 import { onceByKey } from '../../shared/idempotency/once.js';
@@ -82,7 +82,12 @@ export function privateRouter(services: GatewayServices): Router {
         // legacy_v1 streams are answered whole, at the end: the call runs as any other.
         body.stream = false;
         const { call } = await acceptCall(services, ctx, key, req, 'chat', body, hash);
-        return sendSuccess(ctx, key.profile, await viewAfterWait(services, ctx, key, call, req.wait_ms ?? DEFAULT_CHAT_WAIT_MS));
+        const view = await viewAfterWait(services, ctx, key, call, req.wait_ms ?? DEFAULT_CHAT_WAIT_MS);
+        // A chat call refused when it ran (steps 5-6: balance, quota, limits) or failed upstream answers
+        // as an error, as /v1/chat/completions would; getResult keeps showing its state.
+        const failed = (await findOwnerPrivateCall(services.db, key.userId, call.id))?.error;
+        if (view.status === 'failed' && failed) throw new GatewayError(failed.code as ErrorCode, failed.status, failed.message);
+        return sendSuccess(ctx, key.profile, view);
       }
       const route = TASK_ROUTES[kind];
       const body = Object.assign({}, req.input, { model: req.model });
