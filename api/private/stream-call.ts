@@ -13,7 +13,7 @@ import { serveGeneration } from '../generation/handler.js';
 import { exchangeFromKoa } from '../http/exchange.js';
 import { chatCompletionsSurface } from '../openai/chat-surface.js';
 import { sendSuccess } from './envelope.js';
-import { acceptCall, currentView } from './router.js';
+import { acceptCall, currentView } from './calls.js';
 
 /**
  * `stream: true` under `standard_v1`: a real SSE stream (the chat-completions events), relayed as it

@@ -1,7 +1,7 @@
 import type { TokenUsage } from '../billing/pricing.js';
 import { tokenCost } from '../billing/pricing.js';
 import type { CatalogModel, Endpoint } from '../catalog/index.js';
-import { isGatewayError, type GatewayError } from '../errors.js';
+import type { GatewayError } from '../errors.js';
 import type { ApiKeyContext } from '../keys/api-key.js';
 import type { Admitted } from '../limits/admission.js';
 import { usageFields, type UsageEvent } from '../usage/record.js';
