@@ -16,7 +16,7 @@ import { authenticateRequest } from '../openai/credential.js';
 import { cancelOwnerTask } from '../videos/cancel-task.js';
 import { sendFailure, sendMiss, sendSuccess } from './envelope.js';
 import { streamPrivateChat } from './stream-call.js';
-import { acceptCall, currentView, TASK_ROUTES } from './calls.js';
+import { acceptCall, currentView, TASK_ROUTES, viewOf } from './calls.js';
 
 const DEFAULT_CHAT_WAIT_MS = 30_000;
 
@@ -72,19 +72,29 @@ export function privateRouter(services: GatewayServices): Router {
         if (req.stream === true && key.profile === 'standard_v1') return await streamPrivateChat(services, ctx, key, req, body, hash);
         // legacy_v1 streams are answered whole, at the end: the call runs as any other.
         body.stream = false;
-        const { call } = await acceptCall(services, ctx, key, req, 'chat', body, hash);
-        const view = await viewAfterWait(services, ctx, key, call, req.wait_ms ?? DEFAULT_CHAT_WAIT_MS);
-        // A chat call refused when it ran (steps 5-6: balance, quota, limits) or failed upstream answers
-        // as an error, as /v1/chat/completions would; getResult keeps showing its state.
-        const failed = (await findOwnerPrivateCall(services.db, key.userId, call.id))?.error;
-        if (view.status === 'failed' && failed) throw new GatewayError(failed.code as ErrorCode, failed.status, failed.message);
-        return sendSuccess(ctx, key.profile, view);
+        // The wait starts before the job can: its end is never missed.
+        const waitMs = req.wait_ms ?? DEFAULT_CHAT_WAIT_MS;
+        let waiter: ReturnType<typeof services.calls.until> | undefined;
+        try {
+          const accepted = await acceptCall(services, ctx, key, req, 'chat', body, hash, { beforeEnqueue: (id) => (waiter = waitMs > 0 ? services.calls.until(id, waitMs) : undefined) });
+          if (accepted.replayed && waitMs > 0) waiter = services.calls.until(accepted.call.id, waitMs);
+          const call = await settledCall(services, key, accepted.call, waiter, accepted.replayed);
+          // A chat call refused when it ran (steps 5-6: balance, quota, limits) or failed upstream answers
+          // as an error, as /v1/chat/completions would; getResult keeps showing its state.
+          if (call.status === 'failed' && call.error) throw new GatewayError(call.error.code as ErrorCode, call.error.status, call.error.message);
+          return sendSuccess(ctx, key.profile, await viewOf(services, ctx, key, call));
+        } finally {
+          waiter?.cancel();
+        }
       }
       const route = TASK_ROUTES[kind];
       const body = Object.assign({}, req.input, { model: req.model });
       withinInput(() => route.parse(body));
-      const { call } = await acceptCall(services, ctx, key, req, kind, body, hash);
-      sendSuccess(ctx, key.profile, await viewAfterWait(services, ctx, key, call, req.wait_ms ?? 0));
+      const accepted = await acceptCall(services, ctx, key, req, kind, body, hash);
+      const waitMs = req.wait_ms ?? 0;
+      // Task workers do not announce each end: a task call waited for is read once more at the end of the wait.
+      if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
+      sendSuccess(ctx, key.profile, await viewOf(services, ctx, key, waitMs > 0 || accepted.replayed ? ((await findOwnerPrivateCall(services.db, key.userId, accepted.call.id)) ?? accepted.call) : accepted.call));
     } catch (err) {
       sendFailure(ctx, key?.profile, err, log);
     }
@@ -97,7 +107,7 @@ export function privateRouter(services: GatewayServices): Router {
       key = authed.key;
       const call = await lookup(services, key, authed.body);
       if (!call) return sendMiss(ctx, key.profile);
-      sendSuccess(ctx, key.profile, await currentView(services, ctx, key, call));
+      sendSuccess(ctx, key.profile, await viewOf(services, ctx, key, call));
     } catch (err) {
       sendFailure(ctx, key?.profile, err, log);
     }
@@ -127,20 +137,15 @@ async function lookup(services: GatewayServices, key: ApiKeyContext, body: Recor
   return findPrivateCallByClientId(services.db, key.userId, key.id, req.clientRequestId!, services.clock.now());
 }
 
-/**
- * Waits up to `waitMs` for the call to end: woken through Redis when its job ends (chat), read once
- * more at the end of the wait (tasks: their workers do not announce each end).
- */
-async function viewAfterWait(services: GatewayServices, ctx: Context, key: ApiKeyContext, call: PrivateCallRow, waitMs: number) {
-  if (waitMs <= 0 || ENDED_STATUSES.has(call.status)) return currentView(services, ctx, key, call);
-  const waiter = services.calls.until(call.id, waitMs);
-  try {
-    const now = await currentView(services, ctx, key, call);
+/** The call once it ended, or as it is when the wait ran out: read once, after the wake (or at once when it already ended). */
+async function settledCall(services: GatewayServices, key: ApiKeyContext, call: PrivateCallRow, waiter: { done: Promise<void> } | undefined, replayed: boolean): Promise<PrivateCallRow> {
+  if (ENDED_STATUSES.has(call.status) || !waiter) return call;
+  // A replayed call was read before the wait began: read it once more now that the wait is on.
+  const read = () => findOwnerPrivateCall(services.db, key.userId, call.id).then((c) => c ?? call);
+  if (replayed) {
+    const now = await read();
     if (ENDED_STATUSES.has(now.status)) return now;
-    await waiter.done;
-    return await currentView(services, ctx, key, call);
-  } finally {
-    waiter.cancel();
   }
+  await waiter.done;
+  return read();
 }
-

@@ -21,7 +21,7 @@ import { acceptCall, currentView } from './calls.js';
  * for `getResult`. A replayed `clientRequestId` answers the call's state (JSON), not a second stream.
  */
 export async function streamPrivateChat(services: GatewayServices, ctx: Context, key: ApiKeyContext, req: PrivateCallRequest, body: Record<string, unknown>, hash: Buffer): Promise<void> {
-  const { call, replayed } = await acceptCall(services, ctx, key, req, 'chat', body, hash, 'running');
+  const { call, replayed } = await acceptCall(services, ctx, key, req, 'chat', body, hash, { status: 'running' });
   if (replayed) return sendSuccess(ctx, key.profile, await currentView(services, ctx, key, call));
   const raw = Buffer.from(JSON.stringify(body));
   const collected = new StreamCollector();

@@ -15,6 +15,8 @@ export interface CannonOptions {
   headers: Record<string, string>;
   /** Called before every request; returns the headers to send with it (over `headers`). */
   perRequestHeaders?: () => Record<string, string>;
+  /** Called before every request; returns its body (a unique id in it each time). */
+  perRequestBody?: () => string;
 }
 
 export interface CannonResult {
@@ -44,6 +46,7 @@ export function cannon(options: CannonOptions): Promise<CannonResult> {
   const started = performance.now();
   const target = new URL(options.url);
   const perRequest = options.perRequestHeaders;
+  const perBody = options.perRequestBody;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
@@ -58,9 +61,9 @@ export function cannon(options: CannonOptions): Promise<CannonResult> {
             path: target.pathname,
             body: options.body,
             headers: options.headers,
-            ...(perRequest
+            ...(perRequest || perBody
               ? {
-                  setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...options.headers, ...perRequest() } }),
+                  setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...options.headers, ...perRequest?.() }, ...(perBody && { body: perBody() }) }),
                 }
               : {}),
           },

@@ -7,7 +7,9 @@ export interface SequentialTarget {
   name: string;
   url: string;
   headers: Record<string, string>;
-  body: string;
+  /** A body, or one made per request (a unique id each time); none for a GET. */
+  body?: string | (() => string);
+  method?: 'GET' | 'POST';
 }
 
 export interface SequentialResult {
@@ -26,7 +28,8 @@ export async function sequentialInterleaved(targets: SequentialTarget[], n: numb
         const k = (i + j) % targets.length;
         const t = targets[k]!;
         const started = performance.now();
-        const res = await clients[k]!.request({ method: 'POST', path: new URL(t.url).pathname, headers: t.headers, body: t.body });
+        const body = typeof t.body === 'function' ? t.body() : t.body;
+        const res = await clients[k]!.request({ method: t.method ?? 'POST', path: new URL(t.url).pathname, headers: t.headers, ...(body !== undefined && { body }) });
         await res.body.arrayBuffer();
         const ms = performance.now() - started;
         if (i < warmup) continue;

@@ -13,6 +13,7 @@ export interface NewPrivateCall {
   stream: boolean;
   request: Record<string, unknown>;
   task_id: string | null;
+  status: 'queued' | 'running';
   created_at: string;
 }
 
@@ -42,9 +43,9 @@ export async function insertPrivateCall(db: Db, call: NewPrivateCall, idem: Priv
       WHERE idempotency_keys.expires_at <= ${idem.now}
       RETURNING task_id
     )
-    INSERT INTO private_calls (id, user_id, api_key_id, client_request_id, request_id, kind, model, stream, request, task_id, created_at)
+    INSERT INTO private_calls (id, user_id, api_key_id, client_request_id, request_id, kind, model, stream, request, task_id, status, created_at)
     SELECT ${call.id}, ${call.user_id}, ${call.api_key_id}, ${call.client_request_id}, ${call.request_id}, ${call.kind}, ${call.model},
-           ${call.stream}, ${JSON.stringify(call.request)}::jsonb, ${call.task_id}, ${call.created_at}
+           ${call.stream}, ${JSON.stringify(call.request)}::jsonb, ${call.task_id}, ${call.status}, ${call.created_at}
     WHERE EXISTS (SELECT 1 FROM idem)
     RETURNING id`.execute(db);
   return result.rows.length === 1;
@@ -71,6 +72,11 @@ export async function findPrivateCallByClientId(db: Db, userId: string, keyId: s
     .where('i.key', '=', clientRequestId)
     .where('i.expires_at', '>', new Date(now))
     .executeTakeFirst();
+}
+
+/** Takes a chat call for its job (queued, or running when a job before it died): the call, or undefined when it ended. */
+export function claimPrivateCall(db: Db, id: string): Promise<PrivateCallRow | undefined> {
+  return db.updateTable('private_calls').set({ status: 'running' }).where('id', '=', id).where('status', 'in', ['queued', 'running']).returningAll().executeTakeFirst();
 }
 
 /** Moves a call from one of `from` to `status`; false when it was not in one of them (another worker, or already ended). */

@@ -2,7 +2,7 @@ import { fetchInlineImage } from '../assets/inline-image.js';
 import { promptTokenBound } from '../billing/prompt-tokens.js';
 import { toKeyContext } from '../keys/api-key.js';
 import { findKeyWithOwnerById } from '../db/api-keys.js';
-import { advancePrivateCall, findPrivateCall } from '../db/private-calls.js';
+import { advancePrivateCall, claimPrivateCall } from '../db/private-calls.js';
 import { isGatewayError } from '../errors.js';
 import { CallMeter } from '../gateway/call-meter.js';
 import { routeGeneration } from '../gateway/route-generation.js';
@@ -14,8 +14,6 @@ import { planModels } from '../routing/plan.js';
 import { parseOrThrow } from '../validation.js';
 import { publishCallEnded } from './call-waiter.js';
 
-const ENDED = new Set(['succeeded', 'failed', 'cancelled', 'expired']);
-
 /**
  * The `private-chat` job: runs a private-protocol chat call the way `/v1/chat/completions` runs it
  * (steps 4-6, routing, fallback, the upstream, the charge: shared/gateway/route-generation.ts),
@@ -24,9 +22,8 @@ const ENDED = new Set(['succeeded', 'failed', 'cancelled', 'expired']);
  * usage record and its charge are unique by the call's id).
  */
 export async function runPrivateChat(services: GatewayServices, callId: string): Promise<string> {
-  const call = await findPrivateCall(services.db, callId);
-  if (!call || ENDED.has(call.status)) return 'nothing to do';
-  await advancePrivateCall(services.db, callId, ['queued'], { status: 'running' });
+  const call = await claimPrivateCall(services.db, callId);
+  if (!call) return 'nothing to do';
   const row = call.api_key_id ? await findKeyWithOwnerById(services.db, call.api_key_id) : undefined;
   let meter: CallMeter | undefined;
   try {
