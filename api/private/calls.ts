@@ -1,7 +1,6 @@
 import type { Context } from 'koa';
-import type { PrivateCallRow, TaskKind } from '../../shared/db/schema.js';
-import { findOwnerPrivateCall, insertPrivateCall, PRIVATE_ENDPOINT, type NewPrivateCall } from '../../shared/db/private-calls.js';
-import { findUserTask } from '../../shared/db/tasks.js';
+import type { PrivateCallRow, TaskKind, TaskRow } from '../../shared/db/schema.js';
+import { clientRequestIdOf, findOwnerPrivateCall, findOwnerTask, findPrivateCallByClientId, findTaskByIdempotencyKey, insertPrivateCall, PRIVATE_ENDPOINT, type NewPrivateCall } from '../../shared/db/private-calls.js';
 import { GatewayError, isGatewayError } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../../shared/idempotency/idempotency-key.js';
@@ -10,7 +9,7 @@ import { randomBase62 } from '../../shared/ids.js';
 import { jobId } from '../../shared/jobs/catalog.js';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import type { PrivateCallRequest } from '../../shared/private/call-request.js';
-import { privateCallView } from '../../shared/private/call-view.js';
+import { privateCallView, taskCallView } from '../../shared/private/call-view.js';
 import { callTags } from '../../shared/usage/tags.js';
 import { imageTaskRoute } from '../images/create-image-task.js';
 import { createRouteTask, type TaskRoute } from '../videos/accept-task.js';
@@ -19,39 +18,43 @@ import { baseUrl, viewWithLinks } from '../videos/task-responses.js';
 
 export const TASK_ROUTES: Record<TaskKind, TaskRoute<{ model: string }>> = { video: videoRoute as TaskRoute<{ model: string }>, image: imageTaskRoute as TaskRoute<{ model: string }> };
 
+/** A chat call this key made (a `private_calls` row), or a task call (the task itself). */
+export type FoundCall = { kind: 'chat'; call: PrivateCallRow } | { kind: 'task'; task: TaskRow; clientRequestId: string | null };
+
+const reused = () => new GatewayError('idempotency_key_reused', 422, 'this clientRequestId was used with a different request body', { param: 'clientRequestId' });
+
 /**
- * The call for this `clientRequestId`: a new one — stored with the id in one statement (the
- * idempotency row's primary key makes a concurrent duplicate wait for it and then find it), handed
- * to its job (chat) or created with its task first (tasks: the task's own `Idempotency-Key`
- * mechanism, keyed by the same id, so a retry after a crash between the two finds the same task) —
- * or the one the id already names: the same body is a replay, another answers 422.
- * `beforeEnqueue` runs before a new chat call's job can start (to start waiting for its end).
+ * A task call: the standard task, created under the task mechanism's own idempotency keyed by the
+ * `clientRequestId` (so a repeated id answers the same task and never charges again). Nothing else
+ * is stored: the task is the call, and its id the `task_id`.
  */
-export async function acceptCall(
+export async function acceptTaskCall(services: GatewayServices, ctx: Context, key: ApiKeyContext, req: PrivateCallRequest, kind: TaskKind, body: Record<string, unknown>): Promise<{ taskId: string; status: string; replayed: boolean }> {
+  try {
+    const { created } = await createRouteTask(services, key, TASK_ROUTES[kind], body, { requestId: ctx.state.requestId as string, tags: callTags(undefined, key.tags), idempotencyKey: req.clientRequestId, baseUrl: baseUrl(services, ctx) });
+    const view = created.body as { id: string; status: string };
+    return { taskId: view.id, status: view.status, replayed: created.replayed };
+  } catch (err) {
+    throw isGatewayError(err) && err.code === 'idempotency_key_reused' ? reused() : err;
+  }
+}
+
+/**
+ * A chat call for this `clientRequestId`: a new one, stored with the id in one statement (the
+ * idempotency row's primary key makes a concurrent duplicate wait for it and then find it) and
+ * handed to its job; or the one the id already names (the same body is a replay, another answers
+ * 422). `beforeEnqueue` runs before a new call's job can start (to start waiting for its end).
+ */
+export async function acceptChatCall(
   services: GatewayServices,
   ctx: Context,
   key: ApiKeyContext,
   req: PrivateCallRequest,
-  kind: 'chat' | TaskKind,
   body: Record<string, unknown>,
   hash: Buffer,
   options: { status?: 'queued' | 'running'; beforeEnqueue?: (id: string) => void } = {},
-): Promise<{ call: PrivateCallRow; replayed: boolean; task?: unknown }> {
+): Promise<{ call: PrivateCallRow; replayed: boolean }> {
   const now = services.clock.now();
   const status = options.status ?? 'queued';
-  let taskId: string | null = null;
-  let task: unknown;
-  if (kind !== 'chat') {
-    const tags = callTags(undefined, key.tags);
-    try {
-      const { created } = await createRouteTask(services, key, TASK_ROUTES[kind], body, { requestId: ctx.state.requestId as string, tags, idempotencyKey: req.clientRequestId, baseUrl: baseUrl(services, ctx) });
-      task = created.body;
-      taskId = (created.body as { id: string }).id;
-    } catch (err) {
-      if (isGatewayError(err) && err.code === 'idempotency_key_reused') throw reused();
-      throw err;
-    }
-  }
   const id = `pcall_${now.toString(36)}${randomBase62(16)}`;
   const row: NewPrivateCall = {
     id,
@@ -59,11 +62,10 @@ export async function acceptCall(
     api_key_id: key.id,
     client_request_id: req.clientRequestId,
     request_id: ctx.state.requestId as string,
-    kind,
+    kind: 'chat',
     model: req.model,
     stream: body.stream === true,
     request: body,
-    task_id: taskId,
     status,
     created_at: new Date(now).toISOString(),
   };
@@ -77,24 +79,34 @@ export async function acceptCall(
     if (!found) throw new GatewayError('idempotency_in_progress', 409, 'a call with this clientRequestId is still being accepted', { retryAfter: 1 });
     return { call: found, replayed: true };
   }
-  if (kind === 'chat' && status === 'queued') {
+  if (status === 'queued') {
     options.beforeEnqueue?.(id);
     // If Redis is away the call waits in Postgres; the maintenance sweep enqueues it when Redis is back.
     await services.jobs.enqueue('private-chat', { callId: id }, { jobId: jobId('private-chat', id) }).catch((err: Error) => services.log.warn({ err: err.message, callId: id }, 'private chat not enqueued; the sweep will'));
   }
-  const call: PrivateCallRow = Object.assign({}, row, { status, result: null, error: null, created_at: new Date(now), finished_at: null });
-  return { call, replayed: false, task };
+  return { call: Object.assign({}, row, { status, result: null, error: null, created_at: new Date(now), finished_at: null }), replayed: false };
 }
 
-const reused = () => new GatewayError('idempotency_key_reused', 422, 'this clientRequestId was used with a different request body', { param: 'clientRequestId' });
-
-/** A call's state as `data` (a task call reads its task). */
-export async function viewOf(services: GatewayServices, ctx: Context, key: ApiKeyContext, call: PrivateCallRow) {
-  const task = call.task_id && call.kind !== 'chat' ? await findUserTask(services.db, key.userId, call.kind, call.task_id) : undefined;
-  return privateCallView(call, task, (t) => viewWithLinks(services, ctx, t));
+/** A call of this key by `clientRequestId` (24 h), or of this key's owner by `taskId`; another owner's is a miss. */
+export async function findCall(services: GatewayServices, key: ApiKeyContext, by: { clientRequestId?: string | undefined; taskId?: string | undefined }): Promise<FoundCall | undefined> {
+  const { db } = services;
+  if (by.taskId !== undefined) {
+    if (by.taskId.startsWith('pcall_')) {
+      const call = await findOwnerPrivateCall(db, key.userId, by.taskId);
+      return call && { kind: 'chat', call };
+    }
+    const task = await findOwnerTask(db, key.userId, by.taskId);
+    return task && { kind: 'task', task, clientRequestId: await clientRequestIdOf(db, key, task.id) };
+  }
+  const crid = by.clientRequestId!;
+  const call = await findPrivateCallByClientId(db, key.userId, key.id, crid, services.clock.now());
+  if (call) return { kind: 'chat', call };
+  const task = await findTaskByIdempotencyKey(db, key, crid, services.clock.now());
+  return task && { kind: 'task', task, clientRequestId: crid };
 }
 
-/** The call's state now, read again. */
-export async function currentView(services: GatewayServices, ctx: Context, key: ApiKeyContext, call: PrivateCallRow) {
-  return viewOf(services, ctx, key, (await findOwnerPrivateCall(services.db, key.userId, call.id)) ?? call);
+/** A call's state as `data`. */
+export function viewOf(services: GatewayServices, ctx: Context, found: FoundCall) {
+  if (found.kind === 'chat') return privateCallView(found.call);
+  return taskCallView(found.task, found.clientRequestId, (t) => viewWithLinks(services, ctx, t));
 }

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import type { PrivateCallRow, TaskKind } from '../../shared/db/schema.js';
-import { findOwnerPrivateCall, findPrivateCallByClientId } from '../../shared/db/private-calls.js';
+import { findOwnerPrivateCall } from '../../shared/db/private-calls.js';
 import { GatewayError, isGatewayError, type ErrorCode } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { requestHash } from '../../shared/idempotency/idempotency-key.js';
@@ -16,7 +16,7 @@ import { authenticateRequest } from '../openai/credential.js';
 import { cancelOwnerTask } from '../videos/cancel-task.js';
 import { sendFailure, sendMiss, sendSuccess } from './envelope.js';
 import { streamPrivateChat } from './stream-call.js';
-import { acceptCall, currentView, TASK_ROUTES, viewOf } from './calls.js';
+import { acceptChatCall, acceptTaskCall, findCall, TASK_ROUTES, viewOf } from './calls.js';
 
 const DEFAULT_CHAT_WAIT_MS = 30_000;
 
@@ -76,13 +76,13 @@ export function privateRouter(services: GatewayServices): Router {
         const waitMs = req.wait_ms ?? DEFAULT_CHAT_WAIT_MS;
         let waiter: ReturnType<typeof services.calls.until> | undefined;
         try {
-          const accepted = await acceptCall(services, ctx, key, req, 'chat', body, hash, { beforeEnqueue: (id) => (waiter = waitMs > 0 ? services.calls.until(id, waitMs) : undefined) });
+          const accepted = await acceptChatCall(services, ctx, key, req, body, hash, { beforeEnqueue: (id) => (waiter = waitMs > 0 ? services.calls.until(id, waitMs) : undefined) });
           if (accepted.replayed && waitMs > 0) waiter = services.calls.until(accepted.call.id, waitMs);
           const call = await settledCall(services, key, accepted.call, waiter, accepted.replayed);
           // A chat call refused when it ran (steps 5-6: balance, quota, limits) or failed upstream answers
           // as an error, as /v1/chat/completions would; getResult keeps showing its state.
           if (call.status === 'failed' && call.error) throw new GatewayError(call.error.code as ErrorCode, call.error.status, call.error.message);
-          return sendSuccess(ctx, key.profile, await viewOf(services, ctx, key, call));
+          return sendSuccess(ctx, key.profile, viewOf(services, ctx, { kind: 'chat', call }));
         } finally {
           waiter?.cancel();
         }
@@ -90,11 +90,13 @@ export function privateRouter(services: GatewayServices): Router {
       const route = TASK_ROUTES[kind];
       const body = Object.assign({}, req.input, { model: req.model });
       withinInput(() => route.parse(body));
-      const accepted = await acceptCall(services, ctx, key, req, kind, body, hash);
+      const accepted = await acceptTaskCall(services, ctx, key, req, kind, body);
       const waitMs = req.wait_ms ?? 0;
+      if (waitMs <= 0 && !accepted.replayed) return sendSuccess(ctx, key.profile, { task_id: accepted.taskId, client_request_id: req.clientRequestId, status: accepted.status });
       // Task workers do not announce each end: a task call waited for is read once more at the end of the wait.
       if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
-      sendSuccess(ctx, key.profile, await viewOf(services, ctx, key, waitMs > 0 || accepted.replayed ? ((await findOwnerPrivateCall(services.db, key.userId, accepted.call.id)) ?? accepted.call) : accepted.call));
+      const found = await findCall(services, key, { taskId: accepted.taskId });
+      sendSuccess(ctx, key.profile, found ? viewOf(services, ctx, Object.assign(found, { clientRequestId: req.clientRequestId })) : { task_id: accepted.taskId, client_request_id: req.clientRequestId, status: accepted.status });
     } catch (err) {
       sendFailure(ctx, key?.profile, err, log);
     }
@@ -105,9 +107,9 @@ export function privateRouter(services: GatewayServices): Router {
     try {
       const authed = await authenticateBody(ctx, services);
       key = authed.key;
-      const call = await lookup(services, key, authed.body);
-      if (!call) return sendMiss(ctx, key.profile);
-      sendSuccess(ctx, key.profile, await viewOf(services, ctx, key, call));
+      const found = await findCall(services, key, parseOrThrow(privateLookupSchema, authed.body));
+      if (!found) return sendMiss(ctx, key.profile);
+      sendSuccess(ctx, key.profile, viewOf(services, ctx, found));
     } catch (err) {
       sendFailure(ctx, key?.profile, err, log);
     }
@@ -118,23 +120,16 @@ export function privateRouter(services: GatewayServices): Router {
     try {
       const authed = await authenticateBody(ctx, services);
       key = authed.key;
-      const call = await lookup(services, key, authed.body);
-      if (!call) return sendMiss(ctx, key.profile);
-      if (call.kind === 'chat' || !call.task_id) throw new GatewayError('conflict', 409, 'only video and image calls can be cancelled');
-      await cancelOwnerTask(services, key.userId, call.kind, call.task_id);
-      sendSuccess(ctx, key.profile, await currentView(services, ctx, key, call));
+      const found = await findCall(services, key, parseOrThrow(privateLookupSchema, authed.body));
+      if (!found) return sendMiss(ctx, key.profile);
+      if (found.kind === 'chat') throw new GatewayError('conflict', 409, 'only video and image calls can be cancelled');
+      const task = await cancelOwnerTask(services, key.userId, found.task.kind, found.task.id);
+      sendSuccess(ctx, key.profile, viewOf(services, ctx, { kind: 'task', task, clientRequestId: found.clientRequestId }));
     } catch (err) {
       sendFailure(ctx, key?.profile, err, log);
     }
   });
   return router;
-}
-
-/** A call of this key by `clientRequestId`, or of this key's owner by `taskId`; another owner's is a miss. */
-async function lookup(services: GatewayServices, key: ApiKeyContext, body: Record<string, unknown>): Promise<PrivateCallRow | undefined> {
-  const req = parseOrThrow(privateLookupSchema, body);
-  if (req.taskId !== undefined) return findOwnerPrivateCall(services.db, key.userId, req.taskId);
-  return findPrivateCallByClientId(services.db, key.userId, key.id, req.clientRequestId!, services.clock.now());
 }
 
 /** The call once it ended, or as it is when the wait ran out: read once, after the wake (or at once when it already ended). */

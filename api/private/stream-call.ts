@@ -13,7 +13,7 @@ import { serveGeneration } from '../generation/handler.js';
 import { exchangeFromKoa } from '../http/exchange.js';
 import { chatCompletionsSurface } from '../openai/chat-surface.js';
 import { sendSuccess } from './envelope.js';
-import { acceptCall, currentView } from './calls.js';
+import { acceptChatCall, viewOf } from './calls.js';
 
 /**
  * `stream: true` under `standard_v1`: a real SSE stream (the chat-completions events), relayed as it
@@ -21,8 +21,8 @@ import { acceptCall, currentView } from './calls.js';
  * for `getResult`. A replayed `clientRequestId` answers the call's state (JSON), not a second stream.
  */
 export async function streamPrivateChat(services: GatewayServices, ctx: Context, key: ApiKeyContext, req: PrivateCallRequest, body: Record<string, unknown>, hash: Buffer): Promise<void> {
-  const { call, replayed } = await acceptCall(services, ctx, key, req, 'chat', body, hash, { status: 'running' });
-  if (replayed) return sendSuccess(ctx, key.profile, await currentView(services, ctx, key, call));
+  const { call, replayed } = await acceptChatCall(services, ctx, key, req, body, hash, { status: 'running' });
+  if (replayed) return sendSuccess(ctx, key.profile, viewOf(services, ctx, { kind: 'chat', call }));
   const raw = Buffer.from(JSON.stringify(body));
   const collected = new StreamCollector();
   let failure: { code: string; message: string; status: number } | undefined;

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './index.js';
-import type { PrivateCallKind, PrivateCallRow, TaskStatus } from './schema.js';
+import type { PrivateCallKind, PrivateCallRow, TaskRow, TaskStatus } from './schema.js';
 
 export interface NewPrivateCall {
   id: string;
@@ -12,7 +12,6 @@ export interface NewPrivateCall {
   model: string;
   stream: boolean;
   request: Record<string, unknown>;
-  task_id: string | null;
   status: 'queued' | 'running';
   created_at: string;
 }
@@ -43,9 +42,9 @@ export async function insertPrivateCall(db: Db, call: NewPrivateCall, idem: Priv
       WHERE idempotency_keys.expires_at <= ${idem.now}
       RETURNING task_id
     )
-    INSERT INTO private_calls (id, user_id, api_key_id, client_request_id, request_id, kind, model, stream, request, task_id, status, created_at)
+    INSERT INTO private_calls (id, user_id, api_key_id, client_request_id, request_id, kind, model, stream, request, status, created_at)
     SELECT ${call.id}, ${call.user_id}, ${call.api_key_id}, ${call.client_request_id}, ${call.request_id}, ${call.kind}, ${call.model},
-           ${call.stream}, ${JSON.stringify(call.request)}::jsonb, ${call.task_id}, ${call.status}, ${call.created_at}
+           ${call.stream}, ${JSON.stringify(call.request)}::jsonb, ${call.status}, ${call.created_at}
     WHERE EXISTS (SELECT 1 FROM idem)
     RETURNING id`.execute(db);
   return result.rows.length === 1;
@@ -84,7 +83,7 @@ export async function advancePrivateCall(
   db: Db,
   id: string,
   from: readonly TaskStatus[],
-  update: { status: TaskStatus; result?: unknown; error?: { code: string; message: string; status: number } | null; finishedAt?: Date; taskId?: string },
+  update: { status: TaskStatus; result?: unknown; error?: { code: string; message: string; status: number } | null; finishedAt?: Date },
 ): Promise<boolean> {
   const result = await db
     .updateTable('private_calls')
@@ -93,7 +92,6 @@ export async function advancePrivateCall(
       ...(update.result !== undefined && { result: JSON.stringify(update.result) }),
       ...(update.error !== undefined && { error: update.error === null ? null : JSON.stringify(update.error) }),
       ...(update.finishedAt && { finished_at: update.finishedAt.toISOString() }),
-      ...(update.taskId && { task_id: update.taskId }),
     })
     .where('id', '=', id)
     .where('status', 'in', from)
@@ -106,11 +104,38 @@ export function stalePrivateChats(db: Db, olderThan: Date, limit: number): Promi
   return db
     .selectFrom('private_calls')
     .select('id')
-    .where('kind', '=', 'chat')
     // A stream runs in the API that relays it: there is no job to re-drive.
     .where('stream', '=', false)
     .where('status', 'in', ['queued', 'running'])
     .where('created_at', '<', olderThan)
     .limit(limit)
     .execute();
+}
+
+/** A task of the owner, any kind (a private call's `taskId`). */
+export function findOwnerTask(db: Db, userId: string, id: string): Promise<TaskRow | undefined> {
+  return db.selectFrom('tasks').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+}
+
+// A task call's clientRequestId is its task's Idempotency-Key, kept by the task mechanism.
+const TASK_ENDPOINTS = ['videos', 'images/tasks'];
+
+/** The task this key created under `clientRequestId` (as its Idempotency-Key), within the window. */
+export function findTaskByIdempotencyKey(db: Db, key: { userId: string; id: string }, clientRequestId: string, now: number): Promise<TaskRow | undefined> {
+  return db
+    .selectFrom('idempotency_keys as i')
+    .innerJoin('tasks as t', 't.id', 'i.task_id')
+    .selectAll('t')
+    .where('i.user_id', '=', key.userId)
+    .where('i.api_key_id', '=', key.id)
+    .where('i.endpoint', 'in', TASK_ENDPOINTS)
+    .where('i.key', '=', clientRequestId)
+    .where('i.expires_at', '>', new Date(now))
+    .executeTakeFirst();
+}
+
+/** The clientRequestId a task was created under by this key, if any. */
+export async function clientRequestIdOf(db: Db, key: { userId: string; id: string }, taskId: string): Promise<string | null> {
+  const row = await db.selectFrom('idempotency_keys').select('key').where('user_id', '=', key.userId).where('api_key_id', '=', key.id).where('endpoint', 'in', TASK_ENDPOINTS).where('task_id', '=', taskId).executeTakeFirst();
+  return row?.key ?? null;
 }

@@ -245,9 +245,9 @@ export type UsageRecordRow = Insertable<UsageRecordsTable>;
 export type AssetRow = Selectable<AssetsTable>;
 export type AssetUploadRow = Selectable<AssetUploadsTable>;
 
-export type PrivateCallKind = 'chat' | 'video' | 'image';
+export type PrivateCallKind = 'chat';
 
-/** A private-protocol call (`/server`): see migrations/0016_private_calls.sql. */
+/** A private-protocol chat call (`/server`): see migrations/0016_private_calls.sql. */
 export interface PrivateCallsTable {
   id: string;
   user_id: string;
@@ -258,7 +258,6 @@ export interface PrivateCallsTable {
   model: string;
   stream: boolean;
   request: ColumnType<Record<string, unknown>, string, string>;
-  task_id: string | null;
   status: ColumnType<TaskStatus, TaskStatus | undefined, TaskStatus>;
   result: ColumnType<unknown, string | null | undefined, string | null>;
   error: ColumnType<{ code: string; message: string; status: number } | null, string | null | undefined, string | null>;

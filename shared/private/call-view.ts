@@ -9,20 +9,19 @@ export interface PrivateCallView {
   error?: { code: string; message: string };
 }
 
-/**
- * A chat call's own state, or a task call's task (its status, and the task view — with `stored_url`
- * once mirrored — as the result once it succeeded; its error once it failed).
- */
-export function privateCallView(call: PrivateCallRow, task: TaskRow | undefined, taskView: ((task: TaskRow) => unknown) | undefined): PrivateCallView {
+/** A chat call's state, and its completion or error once it ended. */
+export function privateCallView(call: PrivateCallRow): PrivateCallView {
   const view: PrivateCallView = { task_id: call.id, client_request_id: call.client_request_id, status: call.status };
-  if (call.kind !== 'chat' && task && taskView) {
-    view.status = task.status;
-    if (task.status === 'succeeded') view.result = taskView(task);
-    if (task.error_code) view.error = { code: task.error_code, message: task.error_message ?? task.error_code };
-    return view;
-  }
   if (call.result != null) view.result = call.result;
   if (call.error) view.error = { code: call.error.code, message: call.error.message };
+  return view;
+}
+
+/** A task call: the task's status, the task view (with `stored_url` once mirrored) once it succeeded, its error once it failed. */
+export function taskCallView(task: TaskRow, clientRequestId: string | null, taskView: (task: TaskRow) => unknown): PrivateCallView {
+  const view: PrivateCallView = { task_id: task.id, client_request_id: clientRequestId ?? '', status: task.status };
+  if (task.status === 'succeeded') view.result = taskView(task);
+  if (task.error_code) view.error = { code: task.error_code, message: task.error_message ?? task.error_code };
   return view;
 }
 
