@@ -22,7 +22,7 @@ const PROCESSORS: { [N in TaskJobName]: (s: TaskJobServices, job: Job<JobData<N>
   'task-mirror': mirrorTask,
   'task-settle': settleTask,
   'dataset-export': exportDataset,
-  'private-chat': (s, job) => runPrivateChat(s, job.data.callId),
+  'private-chat': (s, job) => runPrivateChat(s, job.data),
 };
 
 // Polls are quick HTTP calls and mostly waiting; mirrors move big files.

@@ -82,7 +82,7 @@ export async function acceptChatCall(
   if (status === 'queued') {
     options.beforeEnqueue?.(id);
     // If Redis is away the call waits in Postgres; the maintenance sweep enqueues it when Redis is back.
-    await services.jobs.enqueue('private-chat', { callId: id }, { jobId: jobId('private-chat', id) }).catch((err: Error) => services.log.warn({ err: err.message, callId: id }, 'private chat not enqueued; the sweep will'));
+    await services.jobs.enqueue('private-chat', { callId: id, keyId: key.id, requestId: row.request_id, request: body }, { jobId: jobId('private-chat', id) }).catch((err: Error) => services.log.warn({ err: err.message, callId: id }, 'private chat not enqueued; the sweep will'));
   }
   return { call: Object.assign({}, row, { status, result: null, error: null, created_at: new Date(now), finished_at: null }), replayed: false };
 }

@@ -1,3 +1,4 @@
+import type { CallEnded } from '../../shared/private/call-waiter.js';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
@@ -133,7 +134,7 @@ export function privateRouter(services: GatewayServices): Router {
 }
 
 /** The call once it ended, or as it is when the wait ran out: read once, after the wake (or at once when it already ended). */
-async function settledCall(services: GatewayServices, key: ApiKeyContext, call: PrivateCallRow, waiter: { done: Promise<void> } | undefined, replayed: boolean): Promise<PrivateCallRow> {
+async function settledCall(services: GatewayServices, key: ApiKeyContext, call: PrivateCallRow, waiter: { done: Promise<CallEnded | undefined> } | undefined, replayed: boolean): Promise<PrivateCallRow> {
   if (ENDED_STATUSES.has(call.status) || !waiter) return call;
   // A replayed call was read before the wait began: read it once more now that the wait is on.
   const read = () => findOwnerPrivateCall(services.db, key.userId, call.id).then((c) => c ?? call);
@@ -141,6 +142,8 @@ async function settledCall(services: GatewayServices, key: ApiKeyContext, call: 
     const now = await read();
     if (ENDED_STATUSES.has(now.status)) return now;
   }
-  await waiter.done;
+  // The job says how the call ended: nothing to read (a wait that ran out, or a reconnect, reads).
+  const ended = await waiter.done;
+  if (ended) return Object.assign({}, call, { status: ended.status, result: ended.result ?? null, error: ended.error ?? null });
   return read();
 }

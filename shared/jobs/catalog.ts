@@ -14,7 +14,9 @@ export const JOBS = {
   'task-mirror': { schema: taskJob, options: { attempts: 5, backoff: { type: 'exponential', delay: 2_000 } } },
   'task-settle': { schema: taskJob, options: { attempts: 25, backoff: { type: 'exponential', delay: 1_000 } } },
   /** A private-protocol chat call (shared/private/run-chat.ts): a retry after a crash runs it again, charged once (the usage record is unique by call id). */
-  'private-chat': { schema: z.strictObject({ callId: z.string().min(1) }), options: { attempts: 3, backoff: { type: 'exponential', delay: 1_000 } } },
+  // The job carries what running the call needs (no read before the upstream call); a re-drive by the
+  // maintenance sweep carries only the id, and the call is read then.
+  'private-chat': { schema: z.strictObject({ callId: z.string().min(1), keyId: z.string().optional(), requestId: z.string().optional(), request: z.record(z.string(), z.unknown()).optional() }), options: { attempts: 3, backoff: { type: 'exponential', delay: 1_000 } } },
   'dataset-export': { schema: z.strictObject({ exportId: z.string().min(1) }), options: { attempts: 3, backoff: { type: 'exponential', delay: 2_000 } } },
   maintenance: { schema: z.strictObject({}), options: { attempts: 1 } },
 } as const satisfies Record<string, { schema: z.ZodType; options: JobsOptions }>;

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Db } from '../db/index.js';
-import { findKeyByHash } from '../db/api-keys.js';
+import { findKeyByHash, findKeyWithOwnerById } from '../db/api-keys.js';
 import { toKeyContext, type ApiKeyContext } from './api-key.js';
 import { hashSecret } from './secret.js';
 
@@ -20,6 +20,8 @@ interface Entry {
 export class KeyCache {
   private readonly entries = new Map<string, Entry>();
   private readonly pending = new Map<string, Promise<ApiKeyContext | null>>();
+  /** Keys by id, for jobs that run a call for a key they were accepted with (no secret at hand). */
+  private readonly byId = new Map<string, Entry>();
 
   constructor(
     private readonly db: Db,
@@ -30,6 +32,17 @@ export class KeyCache {
   cached(secret: string, now: number): ApiKeyContext | null | undefined {
     const hit = this.entries.get(secret);
     return hit && hit.expiresAt > now ? hit.key : undefined;
+  }
+
+  /** A key by its id (cached like `lookup`, dropped by the same invalidations), or null. */
+  async lookupById(keyId: string): Promise<ApiKeyContext | null> {
+    const hit = this.byId.get(keyId);
+    if (hit && hit.expiresAt > Date.now()) return hit.key;
+    const row = await findKeyWithOwnerById(this.db, keyId);
+    const key = row ? toKeyContext(row) : null;
+    if (this.byId.size >= MAX_ENTRIES) this.byId.clear();
+    this.byId.set(keyId, { key, expiresAt: Date.now() + (key ? this.ttlMs : NEGATIVE_TTL_MS) });
+    return key;
   }
 
   /** The key's context, or null when no such key exists. */
@@ -51,10 +64,14 @@ export class KeyCache {
     for (const [secret, entry] of this.entries) {
       if (userId ? entry.key?.userId === userId : entry.key?.id === message) this.entries.delete(secret);
     }
+    for (const [id, entry] of this.byId) {
+      if (userId ? entry.key?.userId === userId : id === message) this.byId.delete(id);
+    }
   }
 
   clear(): void {
     this.entries.clear();
+    this.byId.clear();
   }
 
   /** Listens for invalidations on a dedicated connection (a subscribed connection can do nothing else). */

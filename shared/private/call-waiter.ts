@@ -6,28 +6,46 @@ import type { Redis } from 'ioredis';
  * subscriber connection and wakes whoever waits for that id, who then reads the call once. After a
  * reconnect every waiter is woken (a message may have been missed while disconnected).
  */
+/** How a call ended, as its job announces it (so the waiting API needs no read). */
+export interface CallEnded {
+  status: 'succeeded' | 'failed';
+  result?: unknown;
+  error?: { code: string; message: string; status: number };
+}
+
 export class CallWaiter {
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new Map<string, Set<(ended: CallEnded | undefined) => void>>();
 
   constructor(readonly channel: string) {}
 
   async subscribe(subscriber: Redis): Promise<void> {
-    subscriber.on('message', (channel: string, id: string) => {
-      if (channel === this.channel) this.wake(id);
+    subscriber.on('message', (channel: string, message: string) => {
+      if (channel !== this.channel) return;
+      const space = message.indexOf(' ');
+      let ended: CallEnded | undefined;
+      try {
+        ended = space === -1 ? undefined : (JSON.parse(message.slice(space + 1)) as CallEnded);
+      } catch {
+        ended = undefined;
+      }
+      this.wake(space === -1 ? message : message.slice(0, space), ended);
     });
     subscriber.on('ready', () => {
-      for (const id of [...this.waiters.keys()]) this.wake(id);
+      for (const id of [...this.waiters.keys()]) this.wake(id, undefined);
     });
     await subscriber.subscribe(this.channel);
   }
 
-  /** Resolves when the call is said to have ended, or after `ms`; register before reading the call's state. */
-  until(id: string, ms: number): { done: Promise<void>; cancel(): void } {
+  /**
+   * Resolves when the call is said to have ended (with how, when the message says), or with
+   * undefined after `ms` or a reconnect; register before the call can end.
+   */
+  until(id: string, ms: number): { done: Promise<CallEnded | undefined>; cancel(): void } {
     let timer: NodeJS.Timeout | undefined;
-    let wake!: () => void;
-    const done = new Promise<void>((resolve) => {
+    let wake!: (ended: CallEnded | undefined) => void;
+    const done = new Promise<CallEnded | undefined>((resolve) => {
       wake = resolve;
-      timer = setTimeout(resolve, ms);
+      timer = setTimeout(() => resolve(undefined), ms);
     });
     let set = this.waiters.get(id);
     if (!set) this.waiters.set(id, (set = new Set()));
@@ -36,20 +54,20 @@ export class CallWaiter {
       clearTimeout(timer);
       set!.delete(wake);
       if (set!.size === 0) this.waiters.delete(id);
-      wake();
+      wake(undefined);
     };
     void done.then(cancel);
     return { done, cancel };
   }
 
-  private wake(id: string): void {
+  private wake(id: string, ended: CallEnded | undefined): void {
     const set = this.waiters.get(id);
     if (!set) return;
-    for (const wake of [...set]) wake();
+    for (const wake of [...set]) wake(ended);
   }
 }
 
-/** Says a call ended (its state is in Postgres already). */
-export function publishCallEnded(redis: Redis, channel: string, id: string): Promise<number> {
-  return redis.publish(channel, id);
+/** Says a call ended, and how (its state is in Postgres already). */
+export function publishCallEnded(redis: Redis, channel: string, id: string, ended?: CallEnded): Promise<number> {
+  return redis.publish(channel, ended ? `${id} ${JSON.stringify(ended)}` : id);
 }
