@@ -3,6 +3,7 @@ import type { GatewayServices } from '../../shared/gateway/services.js';
 import { login } from './auth/login.js';
 import { logout } from './auth/logout.js';
 import { me } from './auth/me.js';
+import { patchProfile } from './auth/profile.js';
 import { createKey } from './keys/create-key.js';
 import { getKey } from './keys/get-key.js';
 import { listKeys } from './keys/list-keys.js';
@@ -26,6 +27,7 @@ export function consoleRouter(services: GatewayServices): Router {
   router.post('/auth/login', login(services));
   router.post('/auth/logout', session, logout(services));
   router.get('/auth/me', session, me);
+  router.patch('/auth/me', session, patchProfile(services));
 
   router.get('/keys', session, listKeys(services));
   router.post('/keys', session, createKey(services));

@@ -1,3 +1,4 @@
+import { profileSchema } from '../../console/auth/profile.js';
 import { keyCreateSchema, keyUpdateSchema } from '../../../shared/keys/key-settings.js';
 import { loginSchema } from '../../console/auth/login.js';
 import { pageQuerySchema } from '../../console/envelope.js';
@@ -12,6 +13,7 @@ export const consoleRoutes: RouteDoc[] = [
   { method: 'post', path: '/api/v1/auth/login', tag: 'Console: account', summary: 'Sign in: a session cookie and the same token for bearer use', auth: 'none', body: loginSchema },
   { method: 'post', path: '/api/v1/auth/logout', tag: 'Console: account', summary: 'End the session', auth: 'session' },
   { method: 'get', path: '/api/v1/auth/me', tag: 'Console: account', summary: 'The signed-in user', auth: 'session' },
+  { method: 'patch', path: '/api/v1/auth/me', tag: 'Console: account', summary: 'The profile: `nickname` (1-64 characters), `locale` (a BCP 47 tag, canonicalised), `region` (an assigned ISO 3166-1 alpha-2 code); omitted fields unchanged → the user', auth: 'session', body: profileSchema },
   { method: 'get', path: '/api/v1/keys', tag: 'Console: keys', summary: "The user's API keys (paginated envelope)", auth: 'session', query: pageQuerySchema },
   { method: 'post', path: '/api/v1/keys', tag: 'Console: keys', summary: 'Create a key; the full secret is in `key`, once', auth: 'session', body: keyCreateSchema, responses: { 201: 'the key with its secret' } },
   { method: 'get', path: '/api/v1/keys/{id}', tag: 'Console: keys', summary: 'One key', auth: 'session' },
