@@ -33,6 +33,8 @@ const envSchema = z.object({
   TASK_DEADLINE_MS: z.coerce.number().int().min(1_000).default(3 * 60 * 60 * 1000),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   OPERATOR_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  MAIL_FROM: z.string().min(3).default('Model Gateway <no-reply@localhost>'),
   WORKER_QUEUES: z.string().default('all'),
   WORKER_CONCURRENCY: z.string().default(''),
   WORKER_LOCK_MS: z.coerce.number().int().min(1_000).default(30_000),
@@ -58,6 +60,8 @@ export interface Config {
   readonly dataDir: string;
   readonly upstream: Readonly<{ connections: number; headersTimeoutMs: number; bodyTimeoutMs: number }>;
   readonly keys: Readonly<{ cacheTtlMs: number }>;
+  /** SMTP (`smtp://` or `smtps://`); without it mails go to `<DATA_DIR>/outbox`. */
+  readonly mail: Readonly<{ smtpUrl: string | undefined; from: string; outboxDir: string }>;
   readonly billing: Readonly<{ reservationTtlMs: number; leaseTtlMs: number }>;
   readonly console: Readonly<{ sessionTtlHours: number }>;
   readonly usage: Readonly<{ drainBatch: number; retentionDays: number }>;
@@ -98,6 +102,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
       bodyTimeoutMs: e.UPSTREAM_BODY_TIMEOUT_MS,
     },
     keys: { cacheTtlMs: e.KEY_CACHE_TTL_MS },
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxDir: `${e.DATA_DIR.replace(/\/+$/, '')}/outbox` },
     billing: { reservationTtlMs: e.RESERVATION_TTL_MS, leaseTtlMs: e.LEASE_TTL_MS },
     console: { sessionTtlHours: e.SESSION_TTL_HOURS },
     usage: { drainBatch: e.USAGE_DRAIN_BATCH, retentionDays: e.USAGE_RETENTION_DAYS },

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { JOB_NAMES, type JobData, type JobName } from '../shared/jobs/catalog.js';
 import { exportDataset } from './datasets/export-dataset.js';
 import { runPrivateChat } from '../shared/private/run-chat.js';
+import { closeMailer, sendMail } from './mail.js';
 import { bullPrefix } from '../shared/jobs/queues.js';
 import { createRedis } from '../shared/redis/client.js';
 import { jobOutcomes } from './metrics.js';
@@ -23,10 +24,11 @@ const PROCESSORS: { [N in TaskJobName]: (s: TaskJobServices, job: Job<JobData<N>
   'task-settle': settleTask,
   'dataset-export': exportDataset,
   'private-chat': (s, job) => runPrivateChat(s, job.data),
+  mail: sendMail,
 };
 
 // Polls are quick HTTP calls and mostly waiting; mirrors move big files.
-const DEFAULT_CONCURRENCY: Record<TaskJobName, number> = { 'task-submit': 20, 'task-poll': 50, 'task-mirror': 4, 'task-settle': 20, 'dataset-export': 2, 'private-chat': 50 };
+const DEFAULT_CONCURRENCY: Record<TaskJobName, number> = { 'task-submit': 20, 'task-poll': 50, 'task-mirror': 4, 'task-settle': 20, 'dataset-export': 2, 'private-chat': 50, mail: 5 };
 
 export interface TaskWorkerOptions {
   /** Which queues this process serves (WORKER_QUEUES: `all` or a comma list). */
@@ -96,6 +98,7 @@ export function startTaskWorkers(s: TaskJobServices, options: TaskWorkerOptions)
       const graceful = Promise.all(workers.map((w) => w.close()));
       const timedOut = await Promise.race([graceful.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), options.graceMs).unref())]);
       if (timedOut) await Promise.all(workers.map((w) => w.close(true)));
+      closeMailer(s);
       connection.disconnect();
     },
   };
