@@ -4,6 +4,7 @@ import { login } from './auth/login.js';
 import { logout } from './auth/logout.js';
 import { me } from './auth/me.js';
 import { patchProfile } from './auth/profile.js';
+import { sensitiveCode } from './auth/sensitive-code.js';
 import { createKey } from './keys/create-key.js';
 import { getKey } from './keys/get-key.js';
 import { listKeys } from './keys/list-keys.js';
@@ -28,6 +29,7 @@ export function consoleRouter(services: GatewayServices): Router {
   router.post('/auth/logout', session, logout(services));
   router.get('/auth/me', session, me);
   router.patch('/auth/me', session, patchProfile(services));
+  router.post('/auth/sensitive-code', session, sensitiveCode(services));
 
   router.get('/keys', session, listKeys(services));
   router.post('/keys', session, createKey(services));

@@ -228,6 +228,7 @@ export interface Database extends RoutingTables {
   tasks: TasksTable;
   idempotency_keys: IdempotencyKeysTable;
   private_calls: PrivateCallsTable;
+  verification_codes: VerificationCodesTable;
   scores: ScoresTable;
   dataset_exports: DatasetExportsTable;
   asset_uploads: AssetUploadsTable;
@@ -265,3 +266,15 @@ export interface PrivateCallsTable {
   finished_at: ColumnType<Date | null, string | null | undefined, string | null>;
 }
 export type PrivateCallRow = Selectable<PrivateCallsTable>;
+
+/** An e-mailed one-time code: see migrations/0017_verification_codes.sql. */
+export interface VerificationCodesTable {
+  id: Generated<string>;
+  user_id: string;
+  action: string;
+  code_hash: Buffer;
+  attempts: ColumnType<number, number | undefined, number>;
+  created_at: ColumnType<Date, Date, never>;
+  expires_at: ColumnType<Date, Date, never>;
+  used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}

@@ -1,46 +1,18 @@
 import { readdir, readFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTaskWorkers, type TaskWorkers } from '../../workers/task-workers.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startSmtp, type TestSmtp } from '../support/smtp.js';
 
 // Mail goes out through a BullMQ job: to a real SMTP server on loopback when SMTP_URL is set, to
 // the outbox folder otherwise.
-interface Received {
-  from: string;
-  to: string[];
-  data: string;
-}
-
-let smtp: SMTPServer;
-let port = 0;
-const received: Received[] = [];
-let failNext = 0;
+let smtp: TestSmtp;
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, session, callback) {
-      let data = '';
-      stream.on('data', (c: Buffer) => (data += c.toString()));
-      stream.on('end', () => {
-        // A server that refuses the first attempts: the job retries.
-        if (failNext > 0) {
-          failNext--;
-          return callback(Object.assign(new Error('try again later'), { responseCode: 451 }));
-        }
-        received.push({ from: String(session.envelope.mailFrom && session.envelope.mailFrom.address), to: session.envelope.rcptTo.map((r) => r.address), data });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  port = (smtp.server.address() as AddressInfo).port;
+  smtp = await startSmtp();
 });
-afterAll(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
+afterAll(() => smtp.close());
 
 async function withWorkers(env: Record<string, string>, run: (gw: TestGateway) => Promise<void>): Promise<void> {
   const gw = await startTestGateway({ env });
@@ -66,20 +38,20 @@ async function until<T>(read: () => Promise<T | undefined> | T | undefined, time
 
 describe('the mail job', () => {
   it('sends through SMTP from MAIL_FROM, and retries a refusal', async () => {
-    failNext = 1;
-    await withWorkers({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Gateway <codes@gateway.test>' }, async (gw) => {
-      await gw.services.jobs.enqueue('mail', { to: 'ada@example.test', subject: 'Your code', text: 'Your code is 123456.' }, { backoff: { type: 'fixed', delay: 100 } });
-      const mail = await until(() => received.find((m) => m.to.includes('ada@example.test')));
+    smtp.refuseNext(1);
+    await withWorkers({ SMTP_URL: smtp.url, MAIL_FROM: 'Gateway <codes@gateway.test>' }, async (gw) => {
+      await gw.services.jobs.enqueue('mail', { to: 'ada@example.test', subject: 'Your code', text: 'Your code is 123456.' }, { jobId: 'mail-test-1' });
+      const mail = await until(() => smtp.inbox.find((m) => m.to === 'ada@example.test'));
       expect(mail.from).toBe('codes@gateway.test');
       expect(mail.data).toContain('Subject: Your code');
       expect(mail.data).toMatch(/\b123456\b/);
-      expect(failNext).toBe(0);
+      expect(smtp.refusalsLeft()).toBe(0);
     });
   });
 
   it('writes to the outbox under DATA_DIR when no SMTP_URL is set', async () => {
     await withWorkers({}, async (gw) => {
-      await gw.services.jobs.enqueue('mail', { to: 'bob@example.test', subject: 'Hello', text: 'Your code is 654321.' });
+      await gw.services.jobs.enqueue('mail', { to: 'bob@example.test', subject: 'Hello', text: 'Your code is 654321.' }, { jobId: 'mail-test-2' });
       const outbox = gw.services.config.mail.outboxDir;
       const file = await until(async () => (await readdir(outbox).catch(() => [] as string[]))[0]);
       const text = await readFile(path.join(outbox, file), 'utf8');

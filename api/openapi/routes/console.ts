@@ -1,4 +1,5 @@
 import { profileSchema } from '../../console/auth/profile.js';
+import { sensitiveCodeSchema } from '../../console/auth/sensitive-code.js';
 import { keyCreateSchema, keyUpdateSchema } from '../../../shared/keys/key-settings.js';
 import { loginSchema } from '../../console/auth/login.js';
 import { pageQuerySchema } from '../../console/envelope.js';
@@ -14,6 +15,7 @@ export const consoleRoutes: RouteDoc[] = [
   { method: 'post', path: '/api/v1/auth/logout', tag: 'Console: account', summary: 'End the session', auth: 'session' },
   { method: 'get', path: '/api/v1/auth/me', tag: 'Console: account', summary: 'The signed-in user', auth: 'session' },
   { method: 'patch', path: '/api/v1/auth/me', tag: 'Console: account', summary: 'The profile: `nickname` (1-64 characters), `locale` (a BCP 47 tag, canonicalised), `region` (an assigned ISO 3166-1 alpha-2 code); omitted fields unchanged → the user', auth: 'session', body: profileSchema },
+  { method: 'post', path: '/api/v1/auth/sensitive-code', tag: 'Console: account', summary: 'E-mails a one-time code for a sensitive action (8 digits, 10 minutes, one use, that action only); again within 60 s → 429 `verification_cooldown`', auth: 'session', body: sensitiveCodeSchema, responses: { 202: '{expires_at, cooldown_seconds}', 429: 'verification_cooldown, with Retry-After and X-RateLimit-*' } },
   { method: 'get', path: '/api/v1/keys', tag: 'Console: keys', summary: "The user's API keys (paginated envelope)", auth: 'session', query: pageQuerySchema },
   { method: 'post', path: '/api/v1/keys', tag: 'Console: keys', summary: 'Create a key; the full secret is in `key`, once', auth: 'session', body: keyCreateSchema, responses: { 201: 'the key with its secret' } },
   { method: 'get', path: '/api/v1/keys/{id}', tag: 'Console: keys', summary: 'One key', auth: 'session' },

@@ -1,0 +1,89 @@
+import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import { sql } from 'kysely';
+import { GatewayError } from '../errors.js';
+import { randomBase62 } from '../ids.js';
+import type { GatewayServices } from '../gateway/services.js';
+
+/** The actions a code confirms; a code for one never confirms another. */
+export const CODE_ACTIONS = ['sign_in', 'change_password', 'close_account', 'add_passkey', 'remove_passkey', 'two_factor', 'link_provider', 'unlink_provider', 'withdraw_commission'] as const;
+export type CodeAction = (typeof CODE_ACTIONS)[number];
+
+export const CODE_DIGITS = 8;
+/** How long a code works. */
+export const CODE_TTL_MS = 10 * 60 * 1000;
+/** The least time between two codes for one user and action. */
+export const CODE_COOLDOWN_MS = 60 * 1000;
+/** Wrong tries one code survives; then a fresh code is needed. */
+export const CODE_MAX_ATTEMPTS = 5;
+
+const SUBJECTS: Record<CodeAction, string> = {
+  sign_in: 'Your sign-in code',
+  change_password: 'Your code to change your password',
+  close_account: 'Your code to close your account',
+  add_passkey: 'Your code to add a passkey',
+  remove_passkey: 'Your code to remove a passkey',
+  two_factor: 'Your code to change two-step verification',
+  link_provider: 'Your code to link a sign-in provider',
+  unlink_provider: 'Your code to unlink a sign-in provider',
+  withdraw_commission: 'Your code to withdraw your commission',
+};
+
+/** Codes are low-entropy: stored as an HMAC under the deployment's secret, so a database dump does not yield them offline. */
+function codeHash(secret: Buffer, userId: string, action: CodeAction, code: string): Buffer {
+  return createHmac('sha256', secret).update(`verification-code.v1\0${userId}\0${action}\0${code}`).digest();
+}
+
+function cooldownRefusal(retryAfter: number): GatewayError {
+  return new GatewayError('verification_cooldown', 429, `a code was sent less than ${CODE_COOLDOWN_MS / 1000} s ago; wait before asking again`, {
+    retryAfter,
+    headers: { 'X-RateLimit-Limit-Requests': '1', 'X-RateLimit-Remaining-Requests': '0', 'X-RateLimit-Reset-Requests': String(retryAfter) },
+  });
+}
+
+/**
+ * Sends a fresh code for (user, action) by e-mail (the `mail` job): CODE_DIGITS random digits from
+ * a CSPRNG, valid CODE_TTL_MS, replacing any earlier unused one. At most one per CODE_COOLDOWN_MS
+ * per (user, action): sooner answers 429 `verification_cooldown` with Retry-After and X-RateLimit-*.
+ */
+export async function sendCode(services: GatewayServices, user: { id: string; email: string }, action: CodeAction): Promise<{ expiresAt: Date; cooldownSeconds: number }> {
+  await services.limiter.consume([{ policy: { name: 'code-cooldown', limit: 1, windowMs: CODE_COOLDOWN_MS, refuse: cooldownRefusal }, subject: `${user.id}:${action}` }]);
+  const code = String(randomInt(0, 10 ** CODE_DIGITS)).padStart(CODE_DIGITS, '0');
+  const now = new Date(services.clock.now());
+  const expiresAt = new Date(now.getTime() + CODE_TTL_MS);
+  await services.db.transaction().execute(async (trx) => {
+    await trx.updateTable('verification_codes').set({ used_at: now }).where('user_id', '=', user.id).where('action', '=', action).where('used_at', 'is', null).execute();
+    await trx.insertInto('verification_codes').values({ user_id: user.id, action, code_hash: codeHash(services.linkSecret, user.id, action, code), created_at: now, expires_at: expiresAt }).execute();
+  });
+  await services.jobs.enqueue('mail', { to: user.email, subject: SUBJECTS[action], text: `${SUBJECTS[action]}: ${code}\n\nIt works once, for ${CODE_TTL_MS / 60_000} minutes. If you did not ask for it, ignore this mail.` }, { jobId: `mail-${randomBase62(20)}` });
+  return { expiresAt, cooldownSeconds: CODE_COOLDOWN_MS / 1000 };
+}
+
+/**
+ * Consumes the code for (user, action): true once, for the latest live code of that action. A wrong
+ * code counts against that code (the caller also counts it toward the account lock); past
+ * CODE_MAX_ATTEMPTS the code is dead: 400 `verification_exhausted`, a fresh code is needed.
+ * A missing, expired, used or wrong code, or one of another action, answers 400 `verification_invalid`.
+ */
+export async function consumeCode(services: GatewayServices, userId: string, action: CodeAction, code: string): Promise<void> {
+  const now = new Date(services.clock.now());
+  const live = await services.db
+    .selectFrom('verification_codes')
+    .select(['id', 'code_hash', 'attempts', 'expires_at'])
+    .where('user_id', '=', userId)
+    .where('action', '=', action)
+    .where('used_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const invalid = () => new GatewayError('verification_invalid', 400, 'the code is wrong or has expired', { param: 'code' });
+  if (!live || live.expires_at <= now) throw invalid();
+  if (live.attempts >= CODE_MAX_ATTEMPTS) throw new GatewayError('verification_exhausted', 400, 'too many wrong codes: ask for a fresh one', { param: 'code' });
+  const expected = codeHash(services.linkSecret, userId, action, code);
+  if (!timingSafeEqual(expected, live.code_hash)) {
+    await services.db.updateTable('verification_codes').set({ attempts: sql<number>`attempts + 1` }).where('id', '=', live.id).execute();
+    throw live.attempts + 1 >= CODE_MAX_ATTEMPTS ? new GatewayError('verification_exhausted', 400, 'too many wrong codes: ask for a fresh one', { param: 'code' }) : invalid();
+  }
+  // Single use, also against a concurrent second use of the same code.
+  const used = await services.db.updateTable('verification_codes').set({ used_at: now }).where('id', '=', live.id).where('used_at', 'is', null).executeTakeFirst();
+  if (Number(used.numUpdatedRows) !== 1) throw invalid();
+}
