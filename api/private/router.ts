@@ -17,7 +17,7 @@ import { authenticateRequest } from '../openai/credential.js';
 import { cancelOwnerTask } from '../videos/cancel-task.js';
 import { sendFailure, sendMiss, sendSuccess } from './envelope.js';
 import { streamPrivateChat } from './stream-call.js';
-import { acceptChatCall, acceptTaskCall, findCall, TASK_ROUTES, viewOf } from './calls.js';
+import { acceptChatCall, acceptTaskCall, findCall, TASK_ROUTES, viewOf, type FoundCall } from './calls.js';
 
 const DEFAULT_CHAT_WAIT_MS = 30_000;
 
@@ -103,33 +103,33 @@ export function privateRouter(services: GatewayServices): Router {
     }
   });
 
-  router.post('/getResult', async (ctx) => {
+  /** getResult and cancel: the key from the body, the call it names (a miss answers per profile), then `act`. */
+  const onFoundCall = (act: (ctx: Context, key: ApiKeyContext, found: FoundCall) => Promise<void>) => async (ctx: Context) => {
     let key: ApiKeyContext | undefined;
     try {
       const authed = await authenticateBody(ctx, services);
       key = authed.key;
       const found = await findCall(services, key, parseOrThrow(privateLookupSchema, authed.body));
       if (!found) return sendMiss(ctx, key.profile);
-      sendSuccess(ctx, key.profile, viewOf(services, ctx, found));
+      await act(ctx, key, found);
     } catch (err) {
       sendFailure(ctx, key?.profile, err, log);
     }
-  });
+  };
 
-  router.post('/cancel', async (ctx) => {
-    let key: ApiKeyContext | undefined;
-    try {
-      const authed = await authenticateBody(ctx, services);
-      key = authed.key;
-      const found = await findCall(services, key, parseOrThrow(privateLookupSchema, authed.body));
-      if (!found) return sendMiss(ctx, key.profile);
+  router.post(
+    '/getResult',
+    onFoundCall(async (ctx, key, found) => sendSuccess(ctx, key.profile, viewOf(services, ctx, found))),
+  );
+
+  router.post(
+    '/cancel',
+    onFoundCall(async (ctx, key, found) => {
       if (found.kind === 'chat') throw new GatewayError('conflict', 409, 'only video and image calls can be cancelled');
       const task = await cancelOwnerTask(services, key.userId, found.task.kind, found.task.id);
       sendSuccess(ctx, key.profile, viewOf(services, ctx, { kind: 'task', task, clientRequestId: found.clientRequestId }));
-    } catch (err) {
-      sendFailure(ctx, key?.profile, err, log);
-    }
-  });
+    }),
+  );
   return router;
 }
 
