@@ -3,6 +3,7 @@ import Koa from 'koa';
 import { GatewayError } from '../shared/errors.js';
 import type { GatewayServices } from '../shared/gateway/services.js';
 import { consoleRouter } from './console/router.js';
+import { consoleOriginGuard } from './console/origin-guard.js';
 import { siteRouter } from './site.js';
 import { errorBoundary } from './middleware/errors.js';
 import { rateLimitHeaders } from './middleware/rate-limit-headers.js';
@@ -30,6 +31,7 @@ export function createApp(services: GatewayServices): Koa {
   app.use(requestId);
   app.use(errorBoundary(services.log));
   app.use(rateLimitHeaders(services));
+  app.use(consoleOriginGuard(services));
   for (const middleware of queueDashboard(services)) app.use(middleware);
   for (const router of gatewayRouters(services)) {
     app.use(router.routes());

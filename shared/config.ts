@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { checkStorageEnv, storageConfig, storageEnvShape, type StorageConfig } from './storage/config.js';
+import { consoleConfig, consoleEnvIssues, type ConsoleConfig } from './console/config.js';
 
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
 const optionalString = z.string().min(1).optional();
@@ -35,6 +36,20 @@ const envSchema = z.object({
   OPERATOR_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   MAIL_FROM: z.string().min(3).default('Model Gateway <no-reply@localhost>'),
+  CONSOLE_ORIGIN: z.url({ protocol: /^https?$/ }).optional(),
+  SIGNIN_IP_LIMIT: z.coerce.number().int().min(1).default(100),
+  ACCOUNT_LOCK_THRESHOLD: z.coerce.number().int().min(1).default(10),
+  ACCOUNT_LOCK_WINDOW_SECONDS: z.coerce.number().int().min(1).default(15 * 60),
+  ACCOUNT_LOCK_SECONDS: z.coerce.number().int().min(1).default(15 * 60),
+  VERIFICATION_CODE_TTL_SECONDS: z.coerce.number().int().min(30).default(10 * 60),
+  VERIFICATION_COOLDOWN_SECONDS: z.coerce.number().int().min(1).default(60),
+  CAPTCHA_VERIFY_URL: z.url({ protocol: /^https?$/ }).optional(),
+  CAPTCHA_SECRET: optionalString,
+  CAPTCHA_TEST_TOKEN: optionalString,
+  OIDC_PROVIDERS: z.string().regex(/^\s*([a-z][a-z0-9-]{0,31}\s*(,\s*|$))*$/, 'a comma-separated list of provider names (lower-case letters, digits, hyphens)').default(''),
+  WEBAUTHN_RP_ID: optionalString,
+  WEBAUTHN_RP_NAME: z.string().min(1).default('Model Gateway'),
+  WEBAUTHN_ORIGIN: z.url({ protocol: /^https?$/ }).optional(),
   WORKER_QUEUES: z.string().default('all'),
   WORKER_CONCURRENCY: z.string().default(''),
   WORKER_LOCK_MS: z.coerce.number().int().min(1_000).default(30_000),
@@ -63,7 +78,7 @@ export interface Config {
   /** SMTP (`smtp://` or `smtps://`); without it mails go to `<DATA_DIR>/outbox`. */
   readonly mail: Readonly<{ smtpUrl: string | undefined; from: string; outboxDir: string }>;
   readonly billing: Readonly<{ reservationTtlMs: number; leaseTtlMs: number }>;
-  readonly console: Readonly<{ sessionTtlHours: number }>;
+  readonly console: Readonly<ConsoleConfig>;
   readonly usage: Readonly<{ drainBatch: number; retentionDays: number }>;
   /** Largest original asset upload, bytes (at most the spec's 100 MiB). */
   readonly assetMaxBytes: number;
@@ -88,6 +103,8 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
     throw new ConfigError(`invalid environment:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  const issues = consoleEnvIssues(e, source);
+  if (issues.length > 0) throw new ConfigError(`invalid environment:\n${issues.map((i) => `  ${i}`).join('\n')}`);
   return deepFreeze({
     env: e.NODE_ENV,
     http: { host: e.HOST, port: e.PORT, trustProxy: e.TRUST_PROXY, bodyLimitBytes: e.BODY_LIMIT_BYTES },
@@ -104,7 +121,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
     keys: { cacheTtlMs: e.KEY_CACHE_TTL_MS },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxDir: `${e.DATA_DIR.replace(/\/+$/, '')}/outbox` },
     billing: { reservationTtlMs: e.RESERVATION_TTL_MS, leaseTtlMs: e.LEASE_TTL_MS },
-    console: { sessionTtlHours: e.SESSION_TTL_HOURS },
+    console: consoleConfig(e, source),
     usage: { drainBatch: e.USAGE_DRAIN_BATCH, retentionDays: e.USAGE_RETENTION_DAYS },
     assetMaxBytes: e.ASSET_MAX_BYTES,
     worker: {

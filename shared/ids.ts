@@ -44,3 +44,6 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function acceptClientRequestId(value: string | undefined): string | undefined {
   return value !== undefined && CLIENT_REQUEST_ID.test(value) ? value : undefined;
 }
+
+/** A UUID in its text form (any version), as Postgres prints it; checked before a `uuid` column is queried. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -5,6 +5,13 @@ import { logout } from './auth/logout.js';
 import { me } from './auth/me.js';
 import { patchProfile } from './auth/profile.js';
 import { sensitiveCode } from './auth/sensitive-code.js';
+import { closeAccountRoute } from './auth/close-account.js';
+import { authorize, callback, linkProvider, listIdentities, listProviders, providerTwoStep, unlinkIdentity } from './auth/oauth.js';
+import { listPasskeys, passkeyRegistrationOptions, passkeySignIn, passkeySignInOptions, registerPasskey, removePasskey } from './auth/passkeys.js';
+import { changePassword, confirmPasswordReset, requestPasswordReset } from './auth/password.js';
+import { confirmRegistration, register } from './auth/register.js';
+import { listSessions, revokeSessionRoute } from './auth/sessions.js';
+import { mfaStatus, setTwoFactor } from './auth/two-factor.js';
 import { createKey } from './keys/create-key.js';
 import { getKey } from './keys/get-key.js';
 import { listKeys } from './keys/list-keys.js';
@@ -25,11 +32,37 @@ export function consoleRouter(services: GatewayServices): Router {
   const session = requireSession(services);
   router.use(refuseApiKeys);
 
+  router.post('/auth/register', register(services));
+  router.post('/auth/register/confirm', confirmRegistration(services));
   router.post('/auth/login', login(services));
+  router.post('/auth/login/2fa', login(services, true));
   router.post('/auth/logout', session, logout(services));
   router.get('/auth/me', session, me);
   router.patch('/auth/me', session, patchProfile(services));
   router.post('/auth/sensitive-code', session, sensitiveCode(services));
+  router.get('/auth/mfa/status', session, mfaStatus);
+  router.post('/auth/two-factor', session, setTwoFactor(services));
+  router.post('/auth/password/change', session, changePassword(services));
+  router.post('/auth/password/reset/request', requestPasswordReset(services));
+  router.post('/auth/password/reset/confirm', confirmPasswordReset(services));
+  router.get('/auth/sessions', session, listSessions(services));
+  router.post('/auth/sessions/:id/revoke', session, revokeSessionRoute(services));
+  router.post('/auth/account/close', session, closeAccountRoute(services));
+
+  router.get('/auth/passkeys', session, listPasskeys(services));
+  router.post('/auth/passkeys/register/options', session, passkeyRegistrationOptions(services));
+  router.post('/auth/passkeys/register', session, registerPasskey(services));
+  router.post('/auth/passkeys/login/options', passkeySignInOptions(services));
+  router.post('/auth/passkeys/login', passkeySignIn(services));
+  router.post('/auth/passkeys/:id/remove', session, removePasskey(services));
+
+  router.get('/auth/oauth/providers', listProviders(services));
+  router.post('/auth/oauth/2fa', providerTwoStep(services));
+  router.get('/auth/oauth/:provider/authorize', authorize(services));
+  router.get('/auth/oauth/:provider/callback', callback(services));
+  router.post('/auth/oauth/:provider/link', session, linkProvider(services));
+  router.get('/auth/identities', session, listIdentities(services));
+  router.post('/auth/identities/:provider/unlink', session, unlinkIdentity(services));
 
   router.get('/keys', session, listKeys(services));
   router.post('/keys', session, createKey(services));

@@ -5,6 +5,7 @@ import { linkUrl, signLink } from '../../shared/storage/signed-links.js';
 import type { CreatedTask } from '../../shared/tasks/create-task.js';
 import { taskView } from '../../shared/tasks/task-view.js';
 import type { TaskApiServices } from './task-api-services.js';
+import { baseUrl } from '../http/base-url.js';
 
 /** A stored_url works for this long; every read of the task makes a fresh one. */
 const LINK_TTL_MS = 60 * 60 * 1000;
@@ -16,10 +17,7 @@ export function answerCreated(ctx: Context, created: CreatedTask, modelId: strin
   ctx.body = created.body;
 }
 
-/** Every URL the gateway hands out starts with PUBLIC_BASE_URL when set, else the request's origin. */
-export function baseUrl(services: TaskApiServices, ctx: Context): string {
-  return services.config.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`;
-}
+export { baseUrl };
 
 export function viewWithLinks(services: TaskApiServices, ctx: Context, task: TaskRow) {
   const base = baseUrl(services, ctx);

@@ -10,6 +10,7 @@ import { updateUserLimits } from '../db/user-limits.js';
 import { parseOrThrow } from '../validation.js';
 import type { CliContext } from './context.js';
 import { flag, integerFlag, limitFlag, listFlag, requiredFlag, type Flags } from './flags.js';
+import { UUID_PATTERN as UUID } from '../ids.js';
 
 export interface Command {
   usage: string;
@@ -137,7 +138,6 @@ async function balanceOf(ctx: CliContext, userId: string) {
   return { balance_micro_usd: b?.balance ?? 0, settled_micro_usd: b?.settled ?? 0, pending_micro_usd: b?.pending ?? 0 };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function changeStatus(ctx: CliContext, f: Flags, status: 'disabled' | 'active' | 'revoked') {
   const keyId = requiredFlag(f, 'key-id');

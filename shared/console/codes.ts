@@ -4,15 +4,15 @@ import { GatewayError } from '../errors.js';
 import { randomBase62 } from '../ids.js';
 import type { GatewayServices } from '../gateway/services.js';
 
-/** The actions a code confirms; a code for one never confirms another. */
-export const CODE_ACTIONS = ['sign_in', 'change_password', 'close_account', 'add_passkey', 'remove_passkey', 'two_factor', 'link_provider', 'unlink_provider', 'withdraw_commission'] as const;
+/** The sensitive actions, as the spec's `sensitive-code` enum names them. */
+export const SENSITIVE_ACTIONS = ['change_password', 'close_account', 'add_passkey', 'remove_passkey', 'two_factor', 'link_provider', 'unlink_provider', 'withdrawal'] as const;
+export type SensitiveAction = (typeof SENSITIVE_ACTIONS)[number];
+
+/** Every action a code confirms (the sensitive ones and those the flows send themselves); a code for one never confirms another. */
+export const CODE_ACTIONS = [...SENSITIVE_ACTIONS, 'sign_in', 'verify_email', 'reset_password'] as const;
 export type CodeAction = (typeof CODE_ACTIONS)[number];
 
 export const CODE_DIGITS = 8;
-/** How long a code works. */
-export const CODE_TTL_MS = 10 * 60 * 1000;
-/** The least time between two codes for one user and action. */
-export const CODE_COOLDOWN_MS = 60 * 1000;
 /** Wrong tries one code survives; then a fresh code is needed. */
 export const CODE_MAX_ATTEMPTS = 5;
 
@@ -25,7 +25,9 @@ const SUBJECTS: Record<CodeAction, string> = {
   two_factor: 'Your code to change two-step verification',
   link_provider: 'Your code to link a sign-in provider',
   unlink_provider: 'Your code to unlink a sign-in provider',
-  withdraw_commission: 'Your code to withdraw your commission',
+  withdrawal: 'Your code to withdraw your commission',
+  verify_email: 'Your code to confirm your e-mail address',
+  reset_password: 'Your code to reset your password',
 };
 
 /** Codes are low-entropy: stored as an HMAC under the deployment's secret, so a database dump does not yield them offline. */
@@ -34,28 +36,47 @@ function codeHash(secret: Buffer, userId: string, action: CodeAction, code: stri
 }
 
 function cooldownRefusal(retryAfter: number): GatewayError {
-  return new GatewayError('verification_cooldown', 429, `a code was sent less than ${CODE_COOLDOWN_MS / 1000} s ago; wait before asking again`, {
+  return new GatewayError('verification_cooldown', 429, `a code for this action was sent recently; ask again in ${retryAfter} s`, {
     retryAfter,
     headers: { 'X-RateLimit-Limit-Requests': '1', 'X-RateLimit-Remaining-Requests': '0', 'X-RateLimit-Reset-Requests': String(retryAfter) },
   });
 }
 
+export interface SentCode {
+  expiresAt: Date;
+  cooldownSeconds: number;
+}
+
+/** What `sendCode` answers, without sending: for the flows that must not tell whether an account exists. */
+export function codeTerms(services: GatewayServices): SentCode {
+  const { ttlMs, cooldownMs } = services.config.console.codes;
+  return { expiresAt: new Date(services.clock.now() + ttlMs), cooldownSeconds: cooldownMs / 1000 };
+}
+
 /**
  * Sends a fresh code for (user, action) by e-mail (the `mail` job): CODE_DIGITS random digits from
- * a CSPRNG, valid CODE_TTL_MS, replacing any earlier unused one. At most one per CODE_COOLDOWN_MS
- * per (user, action): sooner answers 429 `verification_cooldown` with Retry-After and X-RateLimit-*.
+ * a CSPRNG, valid VERIFICATION_CODE_TTL_SECONDS, replacing any earlier unused one. At most one per
+ * VERIFICATION_COOLDOWN_SECONDS per (user, action): sooner answers 429 `verification_cooldown` with
+ * Retry-After and X-RateLimit-*.
  */
-export async function sendCode(services: GatewayServices, user: { id: string; email: string }, action: CodeAction): Promise<{ expiresAt: Date; cooldownSeconds: number }> {
-  await services.limiter.consume([{ policy: { name: 'code-cooldown', limit: 1, windowMs: CODE_COOLDOWN_MS, refuse: cooldownRefusal }, subject: `${user.id}:${action}` }]);
+export async function sendCode(services: GatewayServices, user: { id: string; email: string }, action: CodeAction): Promise<SentCode> {
+  const { ttlMs, cooldownMs } = services.config.console.codes;
+  await services.limiter.consume([{ policy: { name: 'code-cooldown', limit: 1, windowMs: cooldownMs, refuse: cooldownRefusal }, subject: `${user.id}:${action}` }]);
   const code = String(randomInt(0, 10 ** CODE_DIGITS)).padStart(CODE_DIGITS, '0');
   const now = new Date(services.clock.now());
-  const expiresAt = new Date(now.getTime() + CODE_TTL_MS);
+  const expiresAt = new Date(now.getTime() + ttlMs);
   await services.db.transaction().execute(async (trx) => {
     await trx.updateTable('verification_codes').set({ used_at: now }).where('user_id', '=', user.id).where('action', '=', action).where('used_at', 'is', null).execute();
     await trx.insertInto('verification_codes').values({ user_id: user.id, action, code_hash: codeHash(services.linkSecret, user.id, action, code), created_at: now, expires_at: expiresAt }).execute();
   });
-  await services.jobs.enqueue('mail', { to: user.email, subject: SUBJECTS[action], text: `${SUBJECTS[action]}: ${code}\n\nIt works once, for ${CODE_TTL_MS / 60_000} minutes. If you did not ask for it, ignore this mail.` }, { jobId: `mail-${randomBase62(20)}` });
-  return { expiresAt, cooldownSeconds: CODE_COOLDOWN_MS / 1000 };
+  const text = `${SUBJECTS[action]}: ${code}\n\nIt works once, for ${Math.round(ttlMs / 60_000)} minutes. If you did not ask for it, ignore this mail.`;
+  await sendMail(services, { to: user.email, subject: SUBJECTS[action], text });
+  return { expiresAt, cooldownSeconds: cooldownMs / 1000 };
+}
+
+/** Queues one mail (the `mail` job retries a refusing SMTP server; nobody waits for it). */
+export async function sendMail(services: GatewayServices, mail: { to: string; subject: string; text: string }): Promise<void> {
+  await services.jobs.enqueue('mail', mail, { jobId: `mail-${randomBase62(20)}` });
 }
 
 /**

@@ -22,6 +22,10 @@ export interface UsersTable {
   discount_percent: ColumnType<string, string | number | undefined, string | number>;
   /** Keep prompts and completions (in object storage) for dataset exports. */
   log_content: ColumnType<boolean, boolean | undefined, boolean>;
+  two_factor_enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  /** NULL while a console sign-up waits for its e-mailed code. */
+  email_verified_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  closed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: CreatedAt;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
@@ -229,6 +233,8 @@ export interface Database extends RoutingTables {
   idempotency_keys: IdempotencyKeysTable;
   private_calls: PrivateCallsTable;
   verification_codes: VerificationCodesTable;
+  user_identities: UserIdentitiesTable;
+  passkeys: PasskeysTable;
   scores: ScoresTable;
   dataset_exports: DatasetExportsTable;
   asset_uploads: AssetUploadsTable;
@@ -277,4 +283,28 @@ export interface VerificationCodesTable {
   created_at: ColumnType<Date, Date, never>;
   expires_at: ColumnType<Date, Date, never>;
   used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+/** A linked OpenID Connect account: see migrations/0018_account_security.sql. */
+export interface UserIdentitiesTable {
+  id: Generated<string>;
+  user_id: string;
+  provider: string;
+  subject: string;
+  email: string | null;
+  created_at: CreatedAt;
+}
+
+/** A WebAuthn credential: see migrations/0018_account_security.sql. */
+export interface PasskeysTable {
+  id: Generated<string>;
+  user_id: string;
+  /** base64url, as the browser reports it. */
+  credential_id: string;
+  public_key: Buffer;
+  counter: ColumnType<number, number | undefined, number>;
+  transports: ColumnType<string[], string[] | undefined, string[]>;
+  name: ColumnType<string, string | undefined, string>;
+  created_at: CreatedAt;
+  last_used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }

@@ -26,3 +26,28 @@ export function findLiveSession(db: Db | Trx, tokenHash: Buffer) {
 export function revokeSession(db: Db | Trx, sessionId: string) {
   return db.updateTable('console_sessions').set({ revoked_at: new Date() }).where('id', '=', sessionId).execute();
 }
+
+/** The user's live sessions, newest first. */
+export function listLiveSessions(db: Db | Trx, userId: string) {
+  return db
+    .selectFrom('console_sessions')
+    .select(['id', 'created_at', 'expires_at', 'ip', 'user_agent'])
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', new Date())
+    .orderBy('created_at', 'desc')
+    .execute();
+}
+
+/** Revokes the user's own session `sessionId`; false when it is not theirs or not live. */
+export async function revokeOwnSession(db: Db | Trx, userId: string, sessionId: string): Promise<boolean> {
+  const result = await db.updateTable('console_sessions').set({ revoked_at: new Date() }).where('id', '=', sessionId).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Revokes every live session of the user, but `keep` when given. */
+export function revokeUserSessions(db: Db | Trx, userId: string, keep?: string) {
+  let query = db.updateTable('console_sessions').set({ revoked_at: new Date() }).where('user_id', '=', userId).where('revoked_at', 'is', null);
+  if (keep) query = query.where('id', '<>', keep);
+  return query.execute();
+}

@@ -32,6 +32,8 @@ export function redisKeys(prefix: string) {
     /** Where releases before the usage queue kept records (a stream): moved onto the queue by the drain. */
     legacyUsageStream: `${prefix}usage`,
     keyInvalidation: `${prefix}keys:invalidate`,
+    /** Short-lived single-use console state: passkey ceremonies, OpenID Connect states, two-step tickets. */
+    consoleTicket: (kind: string, id: string) => `${prefix}console:${kind}:${id}`,
     /** Private-protocol calls that ended (their ids), for the API processes waiting on them. */
     callEnded: `${prefix}pcall:ended`,
   };

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { badRequest } from '../errors.js';
 import type { GroupBy, LogFilters } from '../db/usage-reports.js';
 import { parseOrThrow } from '../validation.js';
+import { UUID_PATTERN as UUID } from '../ids.js';
 
 const MAX_RANGE_MS = 93 * 86_400_000;
 const instant = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp with a time zone (2026-11-01T00:00:00Z)' });
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const reportQuerySchema = z.strictObject({
   group_by: z.enum(['tag', 'model', 'key', 'day']),

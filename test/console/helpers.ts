@@ -24,7 +24,11 @@ export interface Reply {
 export async function api(gw: TestGateway, method: string, path: string, o: CallOptions = {}): Promise<Reply> {
   const headers: Record<string, string> = { ...o.headers };
   if (o.token) headers.authorization = `Bearer ${o.token}`;
-  if (o.cookie) headers.cookie = o.cookie;
+  if (o.cookie) {
+    headers.cookie = o.cookie;
+    // What a browser on the gateway's own origin sends; the CSRF tests send their own.
+    headers.origin ??= gw.url;
+  }
   const body = o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body));
   if (body !== undefined) headers['content-type'] ??= 'application/json';
   const res = await fetch(`${gw.url}/api/v1${path}`, { method, headers, body });

@@ -9,8 +9,9 @@ import { linkUrl, signLink } from '../../../shared/storage/signed-links.js';
 import { readConsoleBody } from '../body.js';
 import { readPageQuery, sendData, sendPage } from '../envelope.js';
 import { signedIn } from '../session.js';
+import { UUID_PATTERN as UUID } from '../../../shared/ids.js';
+import { baseUrl } from '../../http/base-url.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LINK_TTL_MS = 15 * 60_000;
 
 function view(services: GatewayServices, ctx: Context, row: Selectable<DatasetExportsTable>) {
@@ -18,7 +19,7 @@ function view(services: GatewayServices, ctx: Context, row: Selectable<DatasetEx
   const download =
     row.status === 'succeeded' && row.object_key
       ? {
-          url: linkUrl(services.config.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`, signLink({ objectKey: row.object_key, userId: row.user_id, expiresAt: now + LINK_TTL_MS, filename: `dataset-${row.id}.jsonl`, contentType: 'application/x-ndjson' }, services.linkSecret)),
+          url: linkUrl(baseUrl(services, ctx), signLink({ objectKey: row.object_key, userId: row.user_id, expiresAt: now + LINK_TTL_MS, filename: `dataset-${row.id}.jsonl`, contentType: 'application/x-ndjson' }, services.linkSecret)),
           expires_at: new Date(now + LINK_TTL_MS).toISOString(),
         }
       : null;

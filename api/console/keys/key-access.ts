@@ -5,8 +5,8 @@ import { notFound } from '../../../shared/errors.js';
 import type { GatewayServices } from '../../../shared/gateway/services.js';
 import type { KeyAdmin } from '../../../shared/keys/manage-keys.js';
 import { signedIn } from '../session.js';
+import { UUID_PATTERN as UUID } from '../../../shared/ids.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const keyNotFound = () => notFound('no such key');
 

@@ -6,8 +6,8 @@ import { readConsoleBody } from '../body.js';
 import { readPageQuery, sendData, sendPage } from '../envelope.js';
 import { signedIn } from '../session.js';
 import { templateCreateSchema, templateUpdateSchema, templateView } from './template-body.js';
+import { UUID_PATTERN as UUID } from '../../../shared/ids.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const templateNotFound = () => notFound('no such prompt template');
 
 function idParam(ctx: Context): string {

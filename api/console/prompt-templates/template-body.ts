@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { TemplateWithParts } from '../../../shared/db/prompt-templates.js';
 import { templateVariables } from '../../../shared/routing/templates.js';
+import { UUID_PATTERN as UUID } from '../../../shared/ids.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const version = z.strictObject({
   label: z.string().min(1).max(40),

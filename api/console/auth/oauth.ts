@@ -1,0 +1,146 @@
+import type { Context, Middleware } from 'koa';
+import { z } from 'zod';
+import { assertProviderFree, linkIdentity, userForSignIn } from '../../../shared/console/identities.js';
+import { OidcProviders } from '../../../shared/console/oidc.js';
+import { confirmSensitive } from '../../../shared/console/sensitive.js';
+import { SignInGuard } from '../../../shared/console/sign-in-guard.js';
+import { assertAnotherWayIn } from '../../../shared/console/sign-in-methods.js';
+import { Tickets } from '../../../shared/console/tickets.js';
+import { checkSecondStep } from '../../../shared/console/two-step.js';
+import { findUserById } from '../../../shared/db/users.js';
+import { GatewayError, notFound } from '../../../shared/errors.js';
+import type { GatewayServices } from '../../../shared/gateway/services.js';
+import { baseUrl } from '../../http/base-url.js';
+import { readConsoleBody } from '../body.js';
+import { sendData } from '../envelope.js';
+import { signedIn } from '../session.js';
+import { beginSession, openSession } from './begin-session.js';
+import { codeField, confirmation } from './confirmation.js';
+
+export const providerTwoStepSchema = z.strictObject({ ticket: z.string().min(1).max(64), code: codeField });
+
+/** A provider sign-in waiting for its e-mailed code (two-step verification on). */
+interface PendingSignIn {
+  userId: string;
+}
+
+const pendingSignIns = (services: GatewayServices) => new Tickets<PendingSignIn>(services, 'mfa', services.config.console.codes.ttlMs);
+
+const callbackUri = (services: GatewayServices, ctx: Context, provider: string) =>
+  `${baseUrl(services, ctx)}/api/v1/auth/oauth/${encodeURIComponent(provider)}/callback`;
+
+/** GET /api/v1/auth/oauth/providers → the enabled providers `[{name, display_name}]`. */
+export function listProviders(services: GatewayServices): Middleware {
+  return async (ctx) => {
+    sendData(ctx, services.config.console.oidc.map((p) => ({ name: p.name, display_name: p.displayName })));
+  };
+}
+
+/** GET /api/v1/auth/oauth/{provider}/authorize → 302 to the provider, for a sign-in or sign-up. */
+export function authorize(services: GatewayServices): Middleware {
+  const providers = new OidcProviders(services);
+  const guard = new SignInGuard(services);
+  return async (ctx) => {
+    const provider = String(ctx.params.provider);
+    await guard.throttleIp(ctx.ip);
+    const { url } = await providers.authorizationUrl(provider, 'sign_in', callbackUri(services, ctx, provider));
+    ctx.set('Cache-Control', 'no-store');
+    ctx.redirect(url);
+  };
+}
+
+/**
+ * GET /api/v1/auth/oauth/{provider}/callback: where the provider sends the browser back. Completes
+ * a sign-in (session cookie set; two-step rules apply), a sign-up or a link, then redirects to the
+ * console's `/oauth/callback?provider=…&result=signed_in|mfa_required|linked|error` (with `ticket`
+ * for `mfa_required`, `error_code` and `message` for `error`).
+ */
+export function callback(services: GatewayServices): Middleware {
+  const providers = new OidcProviders(services);
+  const pending = pendingSignIns(services);
+  return async (ctx) => {
+    const provider = String(ctx.params.provider);
+    const target = new URL('/oauth/callback', services.config.console.origin ?? (URL.canParse(baseUrl(services, ctx)) ? baseUrl(services, ctx) : 'http://localhost'));
+    target.searchParams.set('provider', provider);
+    try {
+      const identity = await providers.complete(provider, new URLSearchParams(ctx.querystring));
+      if (identity.purpose === 'link') {
+        await linkIdentity(services.db, identity.userId!, identity);
+        target.searchParams.set('result', 'linked');
+      } else {
+        const user = await userForSignIn(services.db, identity);
+        try {
+          await checkSecondStep(services, user, undefined);
+          await openSession(services, ctx, user);
+          target.searchParams.set('result', 'signed_in');
+        } catch (err) {
+          if (!(err instanceof GatewayError && err.code === 'mfa_required')) throw err;
+          target.searchParams.set('result', 'mfa_required');
+          target.searchParams.set('ticket', (await pending.issue({ userId: user.id })).id);
+        }
+      }
+    } catch (err) {
+      if (!(err instanceof GatewayError) || err.status >= 500) services.log.warn({ err, provider }, 'provider callback failed');
+      target.searchParams.set('result', 'error');
+      target.searchParams.set('error_code', err instanceof GatewayError ? err.code : 'internal_error');
+      target.searchParams.set('message', err instanceof GatewayError ? err.message : 'the sign-in could not be completed');
+    }
+    ctx.set('Cache-Control', 'no-store');
+    ctx.redirect(target.href);
+  };
+}
+
+/** POST /api/v1/auth/oauth/2fa `{ticket, code}`: finishes a provider sign-in held by two-step verification → a session. */
+export function providerTwoStep(services: GatewayServices): Middleware {
+  const pending = pendingSignIns(services);
+  const guard = new SignInGuard(services);
+  return async (ctx) => {
+    const body = await readConsoleBody(ctx, providerTwoStepSchema);
+    await guard.throttleIp(ctx.ip);
+    const held = await pending.peek(body.ticket);
+    const user = held && (await findUserById(services.db, held.userId));
+    if (!user || user.closed_at) throw new GatewayError('mfa_invalid', 401, 'the sign-in ticket is unknown or expired: sign in with the provider again', { param: 'ticket' });
+    await guard.guard(user.email, () => checkSecondStep(services, user, body.code));
+    await guard.clearFailures(user.email);
+    await pending.drop(body.ticket);
+    await beginSession(services, ctx, user);
+  };
+}
+
+/** POST /api/v1/auth/oauth/{provider}/link `{password, code}` (a `link_provider` code) → `{url, expires_at}`. */
+export function linkProvider(services: GatewayServices): Middleware {
+  const providers = new OidcProviders(services);
+  return async (ctx) => {
+    const provider = String(ctx.params.provider);
+    const body = await readConsoleBody(ctx, confirmation);
+    const { user } = signedIn(ctx);
+    if (!providers.list().some((p) => p.name === provider)) throw notFound(`no sign-in provider named '${provider}'`);
+    await assertProviderFree(services.db, user.id, provider);
+    await confirmSensitive(services, user, 'link_provider', body);
+    const { url, expiresAt } = await providers.authorizationUrl(provider, 'link', callbackUri(services, ctx, provider), user.id);
+    sendData(ctx, { url, expires_at: expiresAt.toISOString() });
+  };
+}
+
+/** GET /api/v1/auth/identities → the providers linked to the signed-in user. */
+export function listIdentities(services: GatewayServices): Middleware {
+  return async (ctx) => {
+    const rows = await services.db.selectFrom('user_identities').select(['provider', 'email', 'created_at']).where('user_id', '=', signedIn(ctx).user.id).orderBy('created_at').execute();
+    sendData(ctx, rows.map((r) => ({ provider: r.provider, email: r.email, linked_at: r.created_at.toISOString() })));
+  };
+}
+
+/** POST /api/v1/auth/identities/{provider}/unlink `{password, code}` (an `unlink_provider` code) → 204. */
+export function unlinkIdentity(services: GatewayServices): Middleware {
+  return async (ctx) => {
+    const provider = String(ctx.params.provider);
+    const body = await readConsoleBody(ctx, confirmation);
+    const { user } = signedIn(ctx);
+    const linked = await services.db.selectFrom('user_identities').select('id').where('user_id', '=', user.id).where('provider', '=', provider).executeTakeFirst();
+    if (!linked) throw notFound(`no identity of '${provider}' is linked`);
+    await assertAnotherWayIn(services.db, user, { provider });
+    await confirmSensitive(services, user, 'unlink_provider', body);
+    await services.db.deleteFrom('user_identities').where('id', '=', linked.id).execute();
+    ctx.status = 204;
+  };
+}

@@ -1,0 +1,95 @@
+import type { Middleware } from 'koa';
+import { z } from 'zod';
+import { assertStrongPassword } from '../../../shared/accounts/password-policy.js';
+import { hashPassword, verifyPassword } from '../../../shared/accounts/passwords.js';
+import { verifyCaptcha } from '../../../shared/console/captcha.js';
+import { codeTerms, consumeCode, sendCode } from '../../../shared/console/codes.js';
+import { confirmSensitive } from '../../../shared/console/sensitive.js';
+import { SignInGuard } from '../../../shared/console/sign-in-guard.js';
+import { revokeUserSessions } from '../../../shared/db/sessions.js';
+import { findUserByEmail } from '../../../shared/db/users.js';
+import { GatewayError } from '../../../shared/errors.js';
+import type { GatewayServices } from '../../../shared/gateway/services.js';
+import { readConsoleBody } from '../body.js';
+import { sendData } from '../envelope.js';
+import { signedIn } from '../session.js';
+import { codeField } from './confirmation.js';
+import { inBackground } from './in-background.js';
+
+const email = z.email('must be an e-mail address').max(320);
+const newPassword = z.string().min(1).max(1024);
+const reused = () => new GatewayError('password_reused', 400, '`new_password` is your current password; choose a different one', { param: 'new_password' });
+// No user has this id: an unknown e-mail's code check costs the same query as a real one's.
+const NOBODY = '00000000-0000-0000-0000-000000000000';
+
+export const passwordChangeSchema = z.strictObject({ current_password: z.string().min(1).max(1024).optional(), new_password: newPassword, code: codeField });
+export const resetRequestSchema = z.strictObject({ email, captcha_token: z.string().min(1).max(4096) });
+export const resetConfirmSchema = z.strictObject({ email, code: codeField, new_password: newPassword });
+
+/**
+ * POST /api/v1/auth/password/change `{current_password, new_password, code}` → 204. A
+ * `change_password` code; the current password unless the account has none (its first password
+ * then needs the code alone). Every other session is revoked; this one stays.
+ */
+export function changePassword(services: GatewayServices): Middleware {
+  return async (ctx) => {
+    const body = await readConsoleBody(ctx, passwordChangeSchema);
+    const { user, session } = signedIn(ctx);
+    assertStrongPassword(body.new_password, user.email);
+    await confirmSensitive(services, user, 'change_password', { password: body.current_password, code: body.code }, {
+      passwordParam: 'current_password',
+      afterPassword: () => {
+        if (body.current_password !== undefined && body.current_password === body.new_password) throw reused();
+      },
+    });
+    await services.db.updateTable('users').set({ password_hash: await hashPassword(body.new_password), updated_at: new Date() }).where('id', '=', user.id).execute();
+    await revokeUserSessions(services.db, user.id, session.sessionId);
+    ctx.status = 204;
+  };
+}
+
+/**
+ * POST /api/v1/auth/password/reset/request `{email, captcha_token}` → 202 `{expires_at,
+ * cooldown_seconds}` for every e-mail, known or not; the code (if the account exists and the send
+ * cooldown allows) is sent after the answer, so the answer's timing tells nothing either.
+ */
+export function requestPasswordReset(services: GatewayServices): Middleware {
+  const guard = new SignInGuard(services);
+  return async (ctx) => {
+    const body = await readConsoleBody(ctx, resetRequestSchema);
+    await verifyCaptcha(services, body.captcha_token, ctx.ip);
+    await guard.throttleIp(ctx.ip);
+    inBackground(services, 'password reset mail', async () => {
+      const user = await findUserByEmail(services.db, body.email);
+      if (!user || !user.email_verified_at) return;
+      await sendCode(services, user, 'reset_password').catch((err: unknown) => {
+        if (!(err instanceof GatewayError && err.code === 'verification_cooldown')) throw err;
+      });
+    });
+    const terms = codeTerms(services);
+    sendData(ctx, { expires_at: terms.expiresAt.toISOString(), cooldown_seconds: terms.cooldownSeconds }, 202);
+  };
+}
+
+/**
+ * POST /api/v1/auth/password/reset/confirm `{email, code, new_password}` → 204; every session of
+ * the account is revoked. An unknown e-mail answers exactly as a wrong code does.
+ */
+export function confirmPasswordReset(services: GatewayServices): Middleware {
+  const guard = new SignInGuard(services);
+  return async (ctx) => {
+    const body = await readConsoleBody(ctx, resetConfirmSchema);
+    await guard.throttleIp(ctx.ip);
+    assertStrongPassword(body.new_password, body.email);
+    const user = await guard.guard(body.email, async () => {
+      const user = await findUserByEmail(services.db, body.email);
+      await consumeCode(services, user?.email_verified_at ? user.id : NOBODY, 'reset_password', body.code);
+      return user!;
+    });
+    await guard.clearFailures(body.email);
+    if (await verifyPassword(user.password_hash, body.new_password)) throw reused();
+    await services.db.updateTable('users').set({ password_hash: await hashPassword(body.new_password), updated_at: new Date() }).where('id', '=', user.id).execute();
+    await revokeUserSessions(services.db, user.id);
+    ctx.status = 204;
+  };
+}

@@ -1,0 +1,120 @@
+import * as client from 'openid-client';
+import { GatewayError, notFound } from '../errors.js';
+import type { GatewayServices } from '../gateway/services.js';
+import type { OidcProviderConfig } from './config.js';
+import { Tickets } from './tickets.js';
+
+const STATE_MS = 10 * 60 * 1000;
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+export type OidcPurpose = 'sign_in' | 'link';
+
+interface AuthState {
+  provider: string;
+  purpose: OidcPurpose;
+  /** The user linking the provider (purpose `link`). */
+  userId?: string;
+  redirectUri: string;
+  verifier: string;
+  nonce: string;
+}
+
+/** What the provider vouched for, after the code exchange and the ID token's checks. */
+export interface ProviderIdentity {
+  provider: string;
+  purpose: OidcPurpose;
+  userId: string | undefined;
+  subject: string;
+  email: string | undefined;
+  emailVerified: boolean;
+}
+
+export const oauthFailed = (message: string) => new GatewayError('oauth_failed', 400, message);
+
+/**
+ * Generic OpenID Connect sign-in providers (openid-client): discovery (retried on the next use after
+ * a failure), authorization-code flow with PKCE (S256), `state` and `nonce` kept server-side as a
+ * single-use ticket, the ID token's signature, issuer, audience, expiry and nonce checked.
+ */
+export class OidcProviders {
+  private readonly states: Tickets<AuthState>;
+  private readonly discovered = new Map<string, Promise<client.Configuration>>();
+
+  constructor(private readonly services: GatewayServices) {
+    this.states = new Tickets(services, 'oidc', STATE_MS);
+  }
+
+  list(): OidcProviderConfig[] {
+    return this.services.config.console.oidc;
+  }
+
+  private provider(name: string): OidcProviderConfig {
+    const found = this.list().find((p) => p.name === name);
+    if (!found) throw notFound(`no sign-in provider named '${name}'`);
+    return found;
+  }
+
+  private configuration(p: OidcProviderConfig): Promise<client.Configuration> {
+    let pending = this.discovered.get(p.name);
+    if (!pending) {
+      const issuer = new URL(p.issuer);
+      // Plain HTTP only for a provider on this machine (development, tests).
+      const execute = issuer.protocol === 'http:' && LOOPBACK.has(issuer.hostname) ? [client.allowInsecureRequests] : [];
+      pending = client.discovery(issuer, p.clientId, p.clientSecret, undefined, { execute });
+      pending.catch(() => this.discovered.delete(p.name));
+      this.discovered.set(p.name, pending);
+    }
+    return pending.catch((err: unknown) => {
+      this.services.log.warn({ err, provider: p.name }, 'OpenID Connect discovery failed');
+      throw new GatewayError('upstream_unavailable', 503, `the sign-in provider '${p.name}' cannot be reached; try again shortly`, { retryAfter: 5 });
+    });
+  }
+
+  /** The provider's authorization URL for a sign-in or a link, and when its state expires. */
+  async authorizationUrl(name: string, purpose: OidcPurpose, redirectUri: string, userId?: string): Promise<{ url: string; expiresAt: Date }> {
+    const p = this.provider(name);
+    const config = await this.configuration(p);
+    const verifier = client.randomPKCECodeVerifier();
+    const nonce = client.randomNonce();
+    const state = await this.states.issue({ provider: p.name, purpose, userId, redirectUri, verifier, nonce });
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: redirectUri,
+      scope: p.scopes,
+      response_type: 'code',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state: state.id,
+      nonce,
+    });
+    return { url: url.href, expiresAt: state.expiresAt };
+  }
+
+  /** Completes the redirect back from the provider (its query string) → the identity it vouched for. */
+  async complete(name: string, query: URLSearchParams): Promise<ProviderIdentity> {
+    const p = this.provider(name);
+    const state = await this.states.take(query.get('state') ?? '');
+    if (!state || state.provider !== p.name) throw oauthFailed('the sign-in state is unknown, used or expired: start again');
+    const error = query.get('error');
+    if (error) throw oauthFailed(`the provider refused: ${error}${query.get('error_description') ? ` (${query.get('error_description')})` : ''}`);
+    const config = await this.configuration(p);
+    const current = new URL(state.redirectUri);
+    current.search = query.toString();
+    let claims;
+    try {
+      const tokens = await client.authorizationCodeGrant(config, current, { pkceCodeVerifier: state.verifier, expectedState: query.get('state') ?? '', expectedNonce: state.nonce, idTokenExpected: true });
+      claims = tokens.claims();
+    } catch (err) {
+      this.services.log.warn({ err, provider: p.name }, 'OpenID Connect code exchange failed');
+      throw oauthFailed(`the sign-in with '${p.name}' could not be completed: ${(err as Error).message}`);
+    }
+    if (!claims?.sub) throw oauthFailed('the provider sent no ID token subject');
+    return {
+      provider: p.name,
+      purpose: state.purpose,
+      userId: state.userId,
+      subject: claims.sub,
+      email: typeof claims.email === 'string' ? claims.email : undefined,
+      emailVerified: claims.email_verified === true,
+    };
+  }
+}
