@@ -99,15 +99,20 @@ export class OidcProviders {
     const config = await this.configuration(p);
     const current = new URL(state.redirectUri);
     current.search = query.toString();
-    let claims;
+    let claims: Record<string, unknown> | undefined;
     try {
       const tokens = await client.authorizationCodeGrant(config, current, { pkceCodeVerifier: state.verifier, expectedState: query.get('state') ?? '', expectedNonce: state.nonce, idTokenExpected: true });
       claims = tokens.claims();
+      // Many providers keep scope claims (email) out of the ID token: ask the UserInfo endpoint,
+      // which must answer for the same subject.
+      if (claims?.sub && claims.email === undefined && tokens.access_token) {
+        claims = { ...(await client.fetchUserInfo(config, tokens.access_token, String(claims.sub))), ...claims };
+      }
     } catch (err) {
       this.services.log.warn({ err, provider: p.name }, 'OpenID Connect code exchange failed');
       throw oauthFailed(`the sign-in with '${p.name}' could not be completed: ${(err as Error).message}`);
     }
-    if (!claims?.sub) throw oauthFailed('the provider sent no ID token subject');
+    if (typeof claims?.sub !== 'string' || !claims.sub) throw oauthFailed('the provider sent no ID token subject');
     return {
       provider: p.name,
       purpose: state.purpose,

@@ -8,7 +8,7 @@ import { assertAnotherWayIn } from '../../../shared/console/sign-in-methods.js';
 import { Tickets } from '../../../shared/console/tickets.js';
 import { checkSecondStep } from '../../../shared/console/two-step.js';
 import { findUserById } from '../../../shared/db/users.js';
-import { GatewayError, notFound } from '../../../shared/errors.js';
+import { badRequest, GatewayError, notFound } from '../../../shared/errors.js';
 import type { GatewayServices } from '../../../shared/gateway/services.js';
 import { baseUrl } from '../../http/base-url.js';
 import { readConsoleBody } from '../body.js';
@@ -53,41 +53,56 @@ export function authorize(services: GatewayServices): Middleware {
  * GET /api/v1/auth/oauth/{provider}/callback: where the provider sends the browser back. Completes
  * a sign-in (session cookie set; two-step rules apply), a sign-up or a link, then redirects to the
  * console's `/oauth/callback?provider=…&result=signed_in|mfa_required|linked|error` (with `ticket`
- * for `mfa_required`, `error_code` and `message` for `error`).
+ * for `mfa_required`, `error_code` and `message` for `error`). A client that asks for JSON
+ * (`Accept: application/json`) gets `{data: {provider, result, ticket?}}` or the error itself
+ * (e.g. 409 `identity_already_linked`) instead of the redirect.
  */
 export function callback(services: GatewayServices): Middleware {
   const providers = new OidcProviders(services);
   const pending = pendingSignIns(services);
   return async (ctx) => {
     const provider = String(ctx.params.provider);
-    const target = new URL('/oauth/callback', services.config.console.origin ?? (URL.canParse(baseUrl(services, ctx)) ? baseUrl(services, ctx) : 'http://localhost'));
-    target.searchParams.set('provider', provider);
-    try {
-      const identity = await providers.complete(provider, new URLSearchParams(ctx.querystring));
-      if (identity.purpose === 'link') {
-        await linkIdentity(services.db, identity.userId!, identity);
-        target.searchParams.set('result', 'linked');
-      } else {
-        const user = await userForSignIn(services.db, identity);
-        try {
-          await checkSecondStep(services, user, undefined);
-          await openSession(services, ctx, user);
-          target.searchParams.set('result', 'signed_in');
-        } catch (err) {
-          if (!(err instanceof GatewayError && err.code === 'mfa_required')) throw err;
-          target.searchParams.set('result', 'mfa_required');
-          target.searchParams.set('ticket', (await pending.issue({ userId: user.id })).id);
-        }
-      }
-    } catch (err) {
-      if (!(err instanceof GatewayError) || err.status >= 500) services.log.warn({ err, provider }, 'provider callback failed');
-      target.searchParams.set('result', 'error');
-      target.searchParams.set('error_code', err instanceof GatewayError ? err.code : 'internal_error');
-      target.searchParams.set('message', err instanceof GatewayError ? err.message : 'the sign-in could not be completed');
-    }
+    const wantsJson = ctx.get('accept').includes('application/json');
     ctx.set('Cache-Control', 'no-store');
-    ctx.redirect(target.href);
+    let outcome: { result: string; ticket?: string };
+    try {
+      outcome = await completeProviderReturn(services, ctx, providers, pending, provider);
+    } catch (err) {
+      if (wantsJson) throw err;
+      if (!(err instanceof GatewayError) || err.status >= 500) services.log.warn({ err, provider }, 'provider callback failed');
+      const known = err instanceof GatewayError;
+      ctx.redirect(consoleReturn(services, ctx, { provider, result: 'error', error_code: known ? err.code : 'internal_error', message: known ? err.message : 'the sign-in could not be completed' }));
+      return;
+    }
+    if (wantsJson) sendData(ctx, { provider, ...outcome });
+    else ctx.redirect(consoleReturn(services, ctx, { provider, ...outcome }));
   };
+}
+
+async function completeProviderReturn(services: GatewayServices, ctx: Context, providers: OidcProviders, pending: Tickets<PendingSignIn>, provider: string) {
+  const identity = await providers.complete(provider, new URLSearchParams(ctx.querystring));
+  if (identity.purpose === 'link') {
+    await linkIdentity(services.db, identity.userId!, identity);
+    return { result: 'linked' };
+  }
+  const user = await userForSignIn(services.db, identity);
+  try {
+    await checkSecondStep(services, user, undefined);
+  } catch (err) {
+    if (!(err instanceof GatewayError && err.code === 'mfa_required')) throw err;
+    return { result: 'mfa_required', ticket: (await pending.issue({ userId: user.id })).id };
+  }
+  await openSession(services, ctx, user);
+  return { result: 'signed_in' };
+}
+
+/** The console page the browser returns to: CONSOLE_ORIGIN's `/oauth/callback`, else the gateway's own. */
+function consoleReturn(services: GatewayServices, ctx: Context, query: Record<string, string | undefined>): string {
+  const base = services.config.console.origin ?? baseUrl(services, ctx);
+  if (!URL.canParse(base)) throw badRequest('the Host header is not a valid host');
+  const target = new URL('/oauth/callback', base);
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) target.searchParams.set(k, v);
+  return target.href;
 }
 
 /** POST /api/v1/auth/oauth/2fa `{ticket, code}`: finishes a provider sign-in held by two-step verification → a session. */
