@@ -106,5 +106,4 @@ describe('two-step verification', () => {
     expectFailure(await api(sg.gw, 'POST', '/auth/login/2fa', { body: { identifier: 'a@b.test', password: 'x', code: '12345678', remember: true } }), 400, 'invalid_json', /remember/);
     expectFailure(await api(sg.gw, 'POST', '/auth/login', { body: { identifier: 'a@b.test', password: 'x', code: 'abc' } }), 400, 'invalid_request', /code/);
   });
-
 });
