@@ -34,5 +34,4 @@ export async function confirmSensitive(
     await options.afterPassword?.();
     await consumeCode(services, user.id, action, given.code);
   });
-  await guard.clearFailures(user.email);
 }

@@ -36,10 +36,13 @@ export class SignInGuard {
     ]);
   }
 
-  /** 429 `account_locked` while the e-mail is locked. */
-  async assertOpen(email: string): Promise<void> {
-    const ttl = await this.services.redis.pttl(this.keys(email).lock);
+  /** 429 `account_locked` while the e-mail is locked; else whether failures are counted against it. */
+  async assertOpen(email: string): Promise<{ failures: boolean }> {
+    const keys = this.keys(email);
+    const replies = await this.services.redis.multi().pttl(keys.lock).exists(keys.failures).exec();
+    const ttl = Number(replies?.[0]?.[1] ?? -2);
     if (ttl > 0) throw locked(Math.ceil(ttl / 1000));
+    return { failures: Number(replies?.[1]?.[1] ?? 0) > 0 };
   }
 
   /** Counts one wrong password or code; the one that reaches the threshold locks the e-mail. */
@@ -51,22 +54,22 @@ export class SignInGuard {
     if (count >= threshold) await this.services.redis.multi().set(keys.lock, '1', 'PX', durationMs).del(keys.failures).exec();
   }
 
-  async clearFailures(email: string): Promise<void> {
-    await this.services.redis.del(this.keys(email).failures);
-  }
-
   /**
    * Runs a check that may fail with a wrong password or code: a failure is counted (and may lock),
    * a success clears the count. The lock is checked first, so a locked account learns nothing.
    */
   async guard<T>(email: string, attempt: () => Promise<T>, counts: (err: unknown) => boolean = isGuessFailure): Promise<T> {
-    await this.assertOpen(email);
+    const { failures } = await this.assertOpen(email);
+    let result: T;
     try {
-      return await attempt();
+      result = await attempt();
     } catch (err) {
       if (counts(err)) await this.recordFailure(email);
       throw err;
     }
+    // Only a count that exists is cleared: the common sign-in costs one Redis round trip here.
+    if (failures) await this.services.redis.del(this.keys(email).failures);
+    return result;
   }
 }
 

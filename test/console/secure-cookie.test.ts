@@ -18,6 +18,7 @@ it('marks the session cookie Secure when served over HTTPS', async () => {
   // The secure cookie still identifies the session (the proxy forwards it over plain HTTP).
   const me = await api(gw, 'GET', '/auth/me', { cookie: https.cookie, headers: { 'x-forwarded-proto': 'https' } });
   expect(me.json.data.id).toBe(acct.userId);
-  const out = await api(gw, 'POST', '/auth/logout', { cookie: https.cookie, headers: { 'x-forwarded-proto': 'https' } });
+  // The browser's page is on the HTTPS origin too, and says so.
+  const out = await api(gw, 'POST', '/auth/logout', { cookie: https.cookie, headers: { 'x-forwarded-proto': 'https', origin: gw.url.replace('http:', 'https:') } });
   expect(out.headers.get('set-cookie')?.toLowerCase()).toContain('secure');
 });

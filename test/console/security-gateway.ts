@@ -59,7 +59,8 @@ export class Inbox {
   /** The digits of the next mail's code. */
   async nextCode(): Promise<string> {
     const data = await this.next();
-    const code = /\b(\d{8})\b/.exec(data)?.[1];
+    // In the body only: a header (a Message-ID's UUID) can hold a run of eight digits too.
+    const code = /\b(\d{8})\b/.exec(mailBody(data))?.[1];
     if (!code) throw new Error(`no code in the mail to ${this.email}: ${data}`);
     return code;
   }
@@ -72,3 +73,9 @@ export class Inbox {
 
 /** A code of the right shape that is not `code`. */
 export const wrongCode = (code: string) => (code === '00000000' ? '00000001' : '00000000');
+
+/** A raw message's body: what follows the first empty line. */
+export function mailBody(raw: string): string {
+  const end = raw.indexOf('\r\n\r\n');
+  return end === -1 ? raw : raw.slice(end + 4);
+}

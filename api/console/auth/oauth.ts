@@ -116,7 +116,6 @@ export function providerTwoStep(services: GatewayServices): Middleware {
     const user = held && (await findUserById(services.db, held.userId));
     if (!user || user.closed_at) throw new GatewayError('mfa_invalid', 401, 'the sign-in ticket is unknown or expired: sign in with the provider again', { param: 'ticket' });
     await guard.guard(user.email, () => checkSecondStep(services, user, body.code));
-    await guard.clearFailures(user.email);
     await pending.drop(body.ticket);
     await beginSession(services, ctx, user);
   };

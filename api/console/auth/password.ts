@@ -86,7 +86,6 @@ export function confirmPasswordReset(services: GatewayServices): Middleware {
       await consumeCode(services, user?.email_verified_at ? user.id : NOBODY, 'reset_password', body.code);
       return user!;
     });
-    await guard.clearFailures(body.email);
     if (await verifyPassword(user.password_hash, body.new_password)) throw reused();
     await services.db.updateTable('users').set({ password_hash: await hashPassword(body.new_password), updated_at: new Date() }).where('id', '=', user.id).execute();
     await revokeUserSessions(services.db, user.id);

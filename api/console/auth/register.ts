@@ -64,7 +64,6 @@ export function confirmRegistration(services: GatewayServices): Middleware {
       await consumeCode(services, pending?.id ?? NOBODY, 'verify_email', body.code);
       return pending!;
     });
-    await guard.clearFailures(body.email);
     const verified = await services.db.updateTable('users').set({ email_verified_at: new Date(), updated_at: new Date() }).where('id', '=', user.id).returningAll().executeTakeFirstOrThrow();
     await beginSession(services, ctx, verified, 201);
   };
