@@ -1,20 +1,14 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { KoaAdapter } from '@bull-board/koa';
-import { timingSafeEqual } from 'node:crypto';
 import type Koa from 'koa';
 import { notFound, unauthorized } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
+import { sameSecret } from '../../shared/same-secret.js';
 
 const BASE_PATH = '/admin/queues';
 const COOKIE = 'gw_operator';
 
-function sameToken(given: string | undefined, expected: string): boolean {
-  if (!given) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 /**
  * The BullMQ dashboard at /admin/queues, for operators only: `Authorization: Bearer
@@ -31,9 +25,9 @@ export function queueDashboard(services: GatewayServices): Koa.Middleware[] {
     if (!ctx.path.startsWith(BASE_PATH)) return next();
     const bearer = ctx.get('authorization').replace(/^Bearer\s+/i, '');
     const query = typeof ctx.query.token === 'string' ? ctx.query.token : undefined;
-    if (sameToken(query, token)) {
+    if (sameSecret(query, token)) {
       ctx.cookies.set(COOKIE, token, { httpOnly: true, sameSite: 'strict', secure: ctx.secure, path: BASE_PATH, overwrite: true });
-    } else if (!sameToken(bearer, token) && !sameToken(ctx.cookies.get(COOKIE), token)) {
+    } else if (!sameSecret(bearer, token) && !sameSecret(ctx.cookies.get(COOKIE), token)) {
       throw ctx.get('authorization') || ctx.cookies.get(COOKIE) ? unauthorized('invalid operator token') : notFound();
     }
     return next();

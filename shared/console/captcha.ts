@@ -1,6 +1,6 @@
-import { timingSafeEqual } from 'node:crypto';
 import { request } from 'undici';
 import { GatewayError } from '../errors.js';
+import { sameSecret } from '../same-secret.js';
 import type { GatewayServices } from '../gateway/services.js';
 
 const refused = () => new GatewayError('captcha_invalid', 400, '`captcha_token` was not accepted; solve the challenge again', { param: 'captcha_token' });
@@ -14,7 +14,7 @@ const refused = () => new GatewayError('captcha_invalid', 400, '`captcha_token` 
 export async function verifyCaptcha(services: GatewayServices, token: string, remoteIp: string): Promise<void> {
   const { verifyUrl, secret, testToken } = services.config.console.captcha;
   if (!verifyUrl) {
-    if (!testToken || !sameText(token, testToken)) throw refused();
+    if (!testToken || !sameSecret(token, testToken)) throw refused();
     return;
   }
   let success = false;
@@ -33,10 +33,4 @@ export async function verifyCaptcha(services: GatewayServices, token: string, re
     throw new GatewayError('service_unavailable', 503, 'the captcha check is unavailable; try again shortly', { retryAfter: 5 });
   }
   if (!success) throw refused();
-}
-
-function sameText(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
