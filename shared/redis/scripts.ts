@@ -14,7 +14,9 @@ declare module 'ioredis' {
     gwLoadQuota(t: string, d: string, m: string, epoch: string, seen: string, total: number, day: number, month: number): Reply;
     gwCredit(bal: string, epoch: string, amount: number): Reply;
     gwClaimUsage(queue: string, lock: string, token: string, lockTtlMs: number, count: number): Reply;
-    gwAckUsage(queue: string, lock: string, deadList: string, token: string, count: number, deadCount: number, ...rest: (string | number)[]): Reply;
+    /** gwClaimUsage answering Buffers: the records pass through to Postgres without being decoded. */
+    gwClaimUsageBuffer(queue: string, lock: string, token: string, lockTtlMs: number, count: number): Promise<Buffer[] | null>;
+    gwAckUsage(queue: string, lock: string, deadList: string, token: string, count: number, deadCount: number, ...rest: (string | number | Buffer)[]): Reply;
     gwMoveLegacyUsage(stream: string, queue: string, count: number): Reply;
   }
 }

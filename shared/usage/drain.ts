@@ -1,14 +1,12 @@
-import { sql } from 'kysely';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { from as copyFrom } from 'pg-copy-streams';
 import type { Redis } from 'ioredis';
-import type { Db } from '../db/index.js';
+import { rawClient, type Db } from '../db/index.js';
 import type { RedisKeys } from '../redis/keys.js';
-import type { UsageEvent } from './record.js';
 
 /** A drainer that stops mid-batch loses the lock after this long; another then replays the batch. */
 const LOCK_TTL_MS = 30_000;
-
-/** A queued record: the usage event as the API wrote it, with the charge the STEP script settled. */
-export type QueuedRecord = UsageEvent & { charged_micro_usd: number };
 
 /**
  * Moves one batch of usage records from the Redis queue into Postgres: records, balances and ledger
@@ -17,141 +15,128 @@ export type QueuedRecord = UsageEvent & { charged_micro_usd: number };
  * kept in the dead-letter list (`keys.usageDead`) instead of blocking the queue; its charge stays
  * counted as undrained, so Redis and the ledger keep agreeing on what the account was charged.
  * Returns the records handled; 0 when the queue is empty or another drainer holds the lock.
+ *
+ * The worker never parses a record: the queued JSON texts go to Postgres as they are, by COPY, and
+ * Postgres reads their fields (bench/README.md, "Usage drain").
  */
 export async function drainUsageBatch(db: Db, redis: Redis, keys: RedisKeys, token: string, batch: number): Promise<number> {
-  const raw = (await redis.gwClaimUsage(keys.usageQueue, keys.usageLock, token, LOCK_TTL_MS, batch)) as string[] | null;
+  const raw = await redis.gwClaimUsageBuffer(keys.usageQueue, keys.usageLock, token, LOCK_TTL_MS, batch);
   if (!raw || raw.length === 0) return 0;
-  const records: QueuedRecord[] = [];
-  const texts: string[] = [];
-  const refused: string[] = [];
-  for (const text of raw) {
-    try {
-      records.push(JSON.parse(text) as QueuedRecord);
-      texts.push(text);
-    } catch {
-      refused.push(text);
-    }
-  }
-  const rejected = await writeOrIsolate(db, records);
-  const written = rejected.size === 0 ? records : records.filter((_, i) => !rejected.has(i));
-  for (const i of rejected) refused.push(texts[i]!);
-  await redis.gwAckUsage(keys.usageQueue, keys.usageLock, keys.usageDead, token, raw.length, refused.length, ...refused, ...undrainedDeltas(keys, written));
+  const { rejected, charges } = await writeOrIsolate(db, raw);
+  const refused = [...rejected].map((i) => raw[i]!);
+  await redis.gwAckUsage(keys.usageQueue, keys.usageLock, keys.usageDead, token, raw.length, refused.length, ...refused, ...undrainedDeltas(keys, charges));
   return raw.length;
 }
 
-/** Writes the batch; if Postgres refuses it, writes its records one by one: the indexes of those it refuses. */
-async function writeOrIsolate(db: Db, records: QueuedRecord[]): Promise<Set<number>> {
+interface Charged {
+  user_id: string;
+  api_key_id: string | null;
+  charged: number;
+}
+
+/**
+ * Writes the batch; if Postgres refuses it, writes its records one by one. → the indexes of the
+ * records it refuses, and the charges (per account and key) of those it took.
+ */
+async function writeOrIsolate(db: Db, texts: Buffer[]): Promise<{ rejected: Set<number>; charges: Charged[] }> {
   const rejected = new Set<number>();
-  if (records.length === 0) return rejected;
   try {
-    await writeBatch(db, records);
-    return rejected;
+    return { rejected, charges: await writeBatch(db, texts) };
   } catch (err) {
     // Postgres being away is not the records' fault: the whole batch stays queued.
     if (!isDataError(err)) throw err;
   }
-  for (const [i, record] of records.entries()) {
+  const charges: Charged[] = [];
+  for (const [i, text] of texts.entries()) {
     try {
-      await writeBatch(db, [record]);
+      charges.push(...(await writeBatch(db, [text])));
     } catch (err) {
       if (!isDataError(err)) throw err;
       rejected.add(i);
     }
   }
-  return rejected;
+  return { rejected, charges };
 }
 
-// SQLSTATE classes 22 (data exception) and 23 (integrity constraint violation): the record itself is bad.
+// SQLSTATE classes 22 (data exception: malformed JSON or a field of the wrong type) and 23
+// (integrity constraint violation: a field missing): the record itself is bad.
 function isDataError(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
   return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
 }
 
 /** (counter, amount) pairs: what the written records' charges take off the undrained counters. */
-function undrainedDeltas(keys: RedisKeys, records: QueuedRecord[]): (string | number)[] {
+function undrainedDeltas(keys: RedisKeys, charges: Charged[]): (string | number)[] {
   const sums = new Map<string, number>();
   const add = (counter: string, amount: number) => sums.set(counter, (sums.get(counter) ?? 0) + amount);
-  for (const r of records) {
-    if (!(r.charged_micro_usd > 0)) continue;
-    add(keys.undrained(r.user_id), r.charged_micro_usd);
-    if (r.api_key_id) add(keys.keyUndrained(r.api_key_id), r.charged_micro_usd);
+  for (const c of charges) {
+    add(keys.undrained(c.user_id), c.charged);
+    if (c.api_key_id) add(keys.keyUndrained(c.api_key_id), c.charged);
   }
   const out: (string | number)[] = [];
   for (const [counter, amount] of sums) out.push(counter, amount);
   return out;
 }
 
-async function writeBatch(db: Db, records: QueuedRecord[]): Promise<void> {
-  // One array per column: Postgres reads them with unnest much faster than a JSON document.
-  const c = {
-    id: [] as string[],
-    requestId: [] as string[],
-    userId: [] as string[],
-    keyId: [] as (string | null)[],
-    model: [] as string[],
-    provider: [] as (string | null)[],
-    endpoint: [] as string[],
-    status: [] as number[],
-    errorCode: [] as (string | null)[],
-    stream: [] as boolean[],
-    input: [] as number[],
-    output: [] as number[],
-    cached: [] as number[],
-    estimated: [] as boolean[],
-    charged: [] as number[],
-    tags: [] as string[],
-    latency: [] as (number | null)[],
-    ttft: [] as (number | null)[],
-    account: [] as (string | null)[],
-    templateVersion: [] as (string | null)[],
-    session: [] as (string | null)[],
-    surface: [] as (string | null)[],
-    createdAt: [] as string[],
-  };
-  for (const r of records) {
-    c.id.push(r.id);
-    c.requestId.push(r.request_id);
-    c.userId.push(r.user_id);
-    c.keyId.push(r.api_key_id);
-    c.model.push(r.model);
-    c.provider.push(r.provider);
-    c.endpoint.push(r.endpoint);
-    c.status.push(r.status_code);
-    c.errorCode.push(r.error_code);
-    c.stream.push(r.stream);
-    c.input.push(r.input_tokens);
-    c.output.push(r.output_tokens);
-    c.cached.push(r.cached_tokens);
-    c.estimated.push(r.usage_estimated);
-    c.charged.push(r.charged_micro_usd);
-    // Tags are a list per record: each travels as its JSON text and is unpacked in SQL.
-    c.tags.push(r.tags.length === 0 ? '' : JSON.stringify(r.tags));
-    c.latency.push(r.latency_ms);
-    c.ttft.push(r.ttft_ms);
-    c.account.push(r.upstream_account ?? null);
-    c.templateVersion.push(r.template_version_id ?? null);
-    c.session.push(r.session_id ?? null);
-    c.surface.push(r.surface ?? null);
-    c.createdAt.push(r.created_at);
+// One staging table per connection (temporary), emptied by every commit: a row is a queued record's JSON.
+const CREATE_STAGE = 'CREATE TEMPORARY TABLE IF NOT EXISTS usage_stage (doc jsonb) ON COMMIT DELETE ROWS';
+// CSV with a quote and a delimiter no JSON text holds raw (JSON escapes every control character):
+// each line goes in as it is, with nothing to escape.
+const COPY_STAGE = "COPY usage_stage (doc) FROM STDIN WITH (FORMAT csv, DELIMITER E'\\x02', QUOTE E'\\x01')";
+
+/**
+ * Writes a batch in one transaction: the records' JSON texts go to a staging table by COPY, then one
+ * statement moves them into usage_records, the daily rollups, balances and the ledger. → the charges.
+ */
+async function writeBatch(db: Db, texts: Buffer[]): Promise<Charged[]> {
+  const client = await rawClient(db);
+  let broken = false;
+  try {
+    await client.query('BEGIN');
+    await client.query(CREATE_STAGE);
+    await pipeline(Readable.from([copyLines(texts)]), client.query(copyFrom(COPY_STAGE)));
+    const { rows } = await client.query<Charged>(MOVE_STAGED);
+    await client.query('COMMIT');
+    return rows;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => (broken = true));
+    throw err;
+  } finally {
+    client.release(broken);
   }
-  // Window sums give each charge its balance_after within one account, in the order of the calls.
-  await sql`
+}
+
+const NEWLINE = Buffer.from('\n');
+
+/** The records, one per line, as one Buffer. */
+function copyLines(texts: Buffer[]): Buffer {
+  const parts: Buffer[] = [];
+  for (const text of texts) parts.push(text, NEWLINE);
+  return Buffer.concat(parts);
+}
+
+// Fields a record of an earlier release lacks read as NULL. Window sums give each charge its
+// balance_after within one account, in the order of the calls.
+const MOVE_STAGED = `
     WITH input AS (
-      SELECT * FROM unnest(
-        ${c.id}::text[], ${c.requestId}::text[], ${c.userId}::uuid[], ${c.keyId}::uuid[], ${c.model}::text[], ${c.provider}::text[],
-        ${c.endpoint}::text[], ${c.status}::int[], ${c.errorCode}::text[], ${c.stream}::boolean[], ${c.input}::int[], ${c.output}::int[],
-        ${c.cached}::int[], ${c.estimated}::boolean[], ${c.charged}::bigint[], ${c.tags}::text[], ${c.latency}::int[], ${c.ttft}::int[],
-        ${c.account}::text[], ${c.templateVersion}::uuid[], ${c.session}::text[], ${c.surface}::text[], ${c.createdAt}::timestamptz[]
-      ) AS r(id, request_id, user_id, api_key_id, model, provider, endpoint, status_code, error_code, stream, input_tokens,
-        output_tokens, cached_tokens, usage_estimated, charged_micro_usd, tags, latency_ms, ttft_ms, upstream_account,
-        template_version_id, session_id, surface, created_at)
+      SELECT doc->>'id' AS id, doc->>'request_id' AS request_id, (doc->>'user_id')::uuid AS user_id,
+        (doc->>'api_key_id')::uuid AS api_key_id, doc->>'model' AS model, doc->>'provider' AS provider,
+        doc->>'endpoint' AS endpoint, (doc->>'status_code')::int AS status_code, doc->>'error_code' AS error_code,
+        (doc->>'stream')::boolean AS stream, (doc->>'input_tokens')::int AS input_tokens,
+        (doc->>'output_tokens')::int AS output_tokens, (doc->>'cached_tokens')::int AS cached_tokens,
+        (doc->>'usage_estimated')::boolean AS usage_estimated, (doc->>'charged_micro_usd')::bigint AS charged_micro_usd,
+        ARRAY(SELECT jsonb_array_elements_text(coalesce(doc->'tags', '[]'::jsonb))) AS tags,
+        (doc->>'latency_ms')::int AS latency_ms, (doc->>'ttft_ms')::int AS ttft_ms, doc->>'upstream_account' AS upstream_account,
+        (doc->>'template_version_id')::uuid AS template_version_id, doc->>'session_id' AS session_id,
+        doc->>'surface' AS surface, (doc->>'created_at')::timestamptz AS created_at
+      FROM usage_stage
     ), inserted AS (
       INSERT INTO usage_records (id, request_id, user_id, api_key_id, model, provider, endpoint, status_code, error_code, stream,
         input_tokens, output_tokens, cached_tokens, usage_estimated, charged_micro_usd, tags, latency_ms, ttft_ms, upstream_account,
         template_version_id, session_id, surface, created_at)
       SELECT id, request_id, user_id, api_key_id, model, provider, endpoint, status_code, error_code, stream,
         input_tokens, output_tokens, cached_tokens, usage_estimated, charged_micro_usd,
-        CASE WHEN tags = '' THEN '{}'::text[] ELSE ARRAY(SELECT json_array_elements_text(tags::json)) END,
+        tags,
         latency_ms, ttft_ms, upstream_account, template_version_id, session_id, surface, created_at
       FROM input
       ON CONFLICT (id, created_at) DO NOTHING
@@ -191,12 +176,18 @@ async function writeBatch(db: Db, records: QueuedRecord[]): Promise<void> {
       FROM (SELECT user_id, max(total) AS total FROM charges GROUP BY user_id) t
       WHERE u.id = t.user_id
       RETURNING u.id, u.balance_micro_usd + t.total AS before
+    ), ledger AS (
+      INSERT INTO ledger_entries (user_id, kind, amount_micro_usd, balance_after_micro_usd, request_id)
+      SELECT c.user_id, 'charge', -c.amount, m.before - c.running, c.id
+      FROM charges c JOIN moved m ON m.id = c.user_id
+      ORDER BY c.user_id, c.running
     )
-    INSERT INTO ledger_entries (user_id, kind, amount_micro_usd, balance_after_micro_usd, request_id)
-    SELECT c.user_id, 'charge', -c.amount, m.before - c.running, c.id
-    FROM charges c JOIN moved m ON m.id = c.user_id
-    ORDER BY c.user_id, c.running`.execute(db);
-}
+    -- What the batch's charges take off the undrained counters (replayed records included: their
+    -- first write was never acknowledged, so the counters still hold them).
+    SELECT user_id::text, api_key_id::text, sum(charged_micro_usd)::bigint AS charged
+    FROM input WHERE charged_micro_usd > 0 GROUP BY 1, 2`;
+
+
 
 /** The consumer group the stream-based drain of earlier releases read with. */
 const LEGACY_GROUP = 'usage-drain';
