@@ -12,6 +12,7 @@ const PROCESS_TESTS = [
   'test/limits/crash.test.ts',
   'test/limits/redis-outage.test.ts',
   'test/limits/fitting-reservations.test.ts',
+  'test/limits/grants.test.ts',
   'test/gateway/durability.test.ts',
   'test/gateway/invalidation.test.ts',
   'test/tasks/worker-sigkill.test.ts',

@@ -196,34 +196,42 @@ export async function monitorTrace(
   return out;
 }
 
-/** `admit`, `finish`, or e.g. `step(2 admit + 1 finish)` for a batched STEP call (its op markers). */
+/** `admit`, `finish`, or e.g. `step(2 admit + 1 finish + 1 grant)` for a batched STEP call (its op markers). */
 function stepOps(argv: string[]): string {
-  const { A, F } = stepOpCounts(argv);
-  if (A === 1 && F === 0) return 'admit';
-  if (A === 0 && F === 1) return 'finish';
-  return `step(${A} admit + ${F} finish)`;
+  const { A, F, G, R } = stepOpCounts(argv);
+  if (A === 1 && F + G + R === 0) return 'admit';
+  if (F === 1 && A + G + R === 0) return 'finish';
+  const parts = [`${A} admit`, `${F} finish`, ...(G > 0 ? [`${G} grant`] : []), ...(R > 0 ? [`${R} give-back`] : [])];
+  return `step(${parts.join(' + ')})`;
 }
 
-/** Admissions and finishes in the arguments of one STEP call (after its numkeys). */
-export function stepOpCounts(argv: string[]): { A: number; F: number } {
+/** Admissions, finishes, grants and rate give-backs in the arguments of one STEP call (after its numkeys). */
+export function stepOpCounts(argv: string[]): { A: number; F: number; G: number; R: number } {
   // Each operation is a marker and its fields, laid out as the STEP script's comment says.
-  let A = 0;
-  let F = 0;
+  const counts = { A: 0, F: 0, G: 0, R: 0 };
   let i = 0;
   while (i < argv.length) {
-    if (argv[i] === 'A') {
-      A++;
+    const op = argv[i];
+    if (op === 'A' || op === 'G') {
+      counts[op]++;
+      if (op === 'G') i += 3; // requests, slots, room
       i += 7; // marker, now, id, amount, expiry, bal, resv
       i += argv[i] === '1' ? 8 : 1;
-      i += 1 + 5 * Number(argv[i]);
+      const nRates = Number(argv[i]);
+      i += 1 + (nRates > 0 ? 1 + 4 * nRates : 0);
       const nConc = Number(argv[i]);
       i += 1 + (nConc > 0 ? 2 + 3 * nConc : 0);
+    } else if (op === 'R') {
+      counts.R++;
+      i += 3 + 5 * Number(argv[i + 2]);
+      i += 1 + 2 * Number(argv[i]);
     } else {
-      F++;
+      counts.F++;
       i += 16; // marker and the 15 fixed fields
-      i += 1 + 3 * Number(argv[i]);
+      const nTpm = Number(argv[i]);
+      i += 1 + (nTpm > 0 ? 1 + 2 * nTpm : 0);
       i += 1 + Number(argv[i]);
     }
   }
-  return { A, F };
+  return counts;
 }

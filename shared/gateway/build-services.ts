@@ -52,6 +52,10 @@ export async function buildServices(config: Config, catalog: Catalog, log: Logge
   const balances = new BalanceStore(redis, db, keys);
   const quotas = new QuotaStore(redis, db, keys);
   const admissions = new Admissions(redis, keys, balances, quotas, config.billing, stepConnection);
+  // A key changed or revoked (or its account's limits): its grants go back at once, on every process.
+  subscriber.on('message', (channel: string, message: string) => {
+    if (channel === keys.keyInvalidation) admissions.dropGrants(message);
+  });
   const now = () => clock.now();
   const latency = new LatencyTracker(redis, config.redis.prefix, now);
   const routing = { catalog, upstreams, health: new AccountHealth(redis, config.redis.prefix, now, {
@@ -83,7 +87,9 @@ export async function buildServices(config: Config, catalog: Catalog, log: Logge
     async close() {
       latency.close();
       await latency.flush().catch(() => undefined);
-      // Calls answered just before the stop are settled in the turn they ended: wait for their answers.
+      // Calls answered just before the stop are settled in the turn they ended, and grants go
+      // back (those of calls still running go back as they end): wait for the answers.
+      admissions.dropAllGrants();
       await admissions.settled();
       admissions.renewer.stop();
       await jobs.close();

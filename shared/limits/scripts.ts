@@ -9,7 +9,8 @@
  * Rate limits are GCRA over a 60-second window: a layer's key holds the theoretical arrival time
  * (ms) of its requests and of its tokens, as `<requests TAT> <tokens TAT>`; a request of cost c moves
  * a TAT by c × 60000 / limit and is admitted while it stays within 60 s of now.
- * Concurrency: a sorted set of call id → lease expiry per layer.
+ * Concurrency: a sorted set of call id → lease expiry per layer, and one of '<grant id>:<slots>' →
+ * expiry (`<layer key>:g`) for the slots grants hold.
  */
 
 /** Lua shared by the scripts that read a layer's rate state: the state, GCRA, the tightest layer. */
@@ -104,13 +105,18 @@ return cjson.encode(headerTable(hr, ht))
  * (GET, DECRBY, HSET) and about seven to end, a layer's RPM and TPM share one key (one GET and
  * one SET per layer), and tables are built only for rate-limit headers. A rate limit of '' is not set.
  *
- * ARGV: any number of operations, each `A` (admit) or `F` (finish) followed by its fields:
+ * ARGV: any number of operations, each `A` (admit), `G` (take a grant), `F` (finish) or `R`
+ * (give a grant back) followed by its fields:
  *   A now id amount resvExpiry bal resv capped [t d m r capTotal capDaily capMonthly]
  *     nRateLayers [tokensCost [k layer rpm tpm]…] nConc [leaseExpiry leaseTtl [k limit layer]…]
  *     → 'ok' | 'ok <requests> <tokens>' (rate-limit headers) | 'load_balance' | 'load_quota' | JSON {fail, …}
+ *   G requests slots mult <the fields of A>: a grant (shared/limits/grants.ts) — `requests` at every
+ *     rate layer and `slots` at every concurrency layer instead of 1 (the slots held in
+ *     '<layer key>:g' under '<id>:<slots>'), refused unless `mult` times all of it fits
  *   F now id charge held quotaReserved bal resv undrained epoch keyPrefix day month queue once record
  *     nTpm [delta [k tpm]…] nConc [k]…
- *     → the micro-USD charged
+ *     → the micro-USD charged; `held` = 'g': a grant's call, charged from the grant's hold `id`
+ *   R now n [k rpm tpm requests tokens]… m [slotSet member]… → 'ok'
  * `held` is the amount the admission reserved ('' = look it up in `resv`: a task settling later);
  * `keyPrefix` names the key's spend counters (see `keySpendNames` in shared/redis/keys.ts; '' = no
  * key). The encoders are in shared/limits/admission.ts.
@@ -165,7 +171,24 @@ local function overCap(q, amount)
   return over, left
 end
 
-local function admit(i)
+-- Concurrency slots in use at a layer: the calls' leases (a sorted set of call id → expiry) and the
+-- slots held by grants (a sorted set '<layer key>:g' of '<grant id>:<slots>' → expiry).
+local function slotsInUse(k)
+  local used = call('ZCARD', k)
+  local g = k .. ':g'
+  if call('EXISTS', g) == 1 then
+    for _, m in ipairs(call('ZRANGE', g, 0, -1)) do
+      used = used + tonumber(string.match(m, ':(%d+)$'))
+    end
+  end
+  return used
+end
+
+-- reqCost: the requests taken at each layer (1 for a call; a grant's size for a grant). mult: how
+-- many times what is taken must fit (1 for a call; a grant is refused unless the subject has room
+-- for several, so that a subject near a limit is decided call by call). slots: the concurrency
+-- slots taken at each layer (1 for a call, held by its lease; a grant's, held under its id).
+local function admit(i, reqCost, mult, slots, grant)
   local now, id, amount, exp = tonumber(A[i]), A[i + 1], tonumber(A[i + 2]), A[i + 3]
   local balKey, resv = A[i + 4], A[i + 5]
   local j = i + 7
@@ -199,10 +222,14 @@ local function admit(i)
       local tr, tt = readTats(A[b])
       local nR, nT = tr, tt
       for d = 1, 2 do
-        local limit, tat, cost, dim = rpm, tr, 1, 'requests'
+        local limit, tat, cost, dim = rpm, tr, reqCost, 'requests'
         if d == 2 then limit, tat, cost, dim = tpm, tt, tokCost, 'tokens' end
         if limit then
           local new, rem, reset, remAfter, resetAfter, wait, oversize = gcra(tat, now, limit, cost)
+          if mult > 1 and not wait then
+            local _, _, _, _, _, roomWait = gcra(tat, now, limit, cost * mult)
+            if roomWait then wait, oversize = roomWait, false end
+          end
           if d == 1 then
             bR, aR = tighter(bR, limit, rem, reset), tighter(aR, limit, remAfter, resetAfter)
             if new then nR = new end
@@ -228,17 +255,18 @@ local function admit(i)
   if not bal then return 'load_balance', nextI end
   bal = tonumber(bal)
   local purged = false
-  if bal < amount then
+  local need = amount * mult
+  if bal < need then
     bal = purge(balKey, resv, now)
     purged = true
-    if bal < amount then return encode({ fail = 'balance', balance = bal, hdr = headerTable(bR, bT) }), nextI end
+    if bal < need then return encode({ fail = 'balance', balance = bal, hdr = headerTable(bR, bT) }), nextI end
   end
   if q then
     if call('EXISTS', q[1]) == 0 then return 'load_quota', nextI end
-    local over, left = overCap(q, amount)
+    local over, left = overCap(q, need)
     if over and not purged then
       purge(balKey, resv, now)
-      over, left = overCap(q, amount)
+      over, left = overCap(q, need)
     end
     if over then return encode({ fail = 'quota', period = PERIODS[over], cap = q[over + 4], left = left, hdr = headerTable(bR, bT) }), nextI end
   end
@@ -248,12 +276,14 @@ local function admit(i)
     rateFail.hdr = headerTable(bR, bT)
     return encode(rateFail), nextI
   end
+  local wantSlots = slots * mult
   for n = 0, nc - 1 do
     local b = c0 + 3 * n
     local limit = tonumber(A[b + 1])
-    if call('ZCARD', A[b]) >= limit then
+    if slotsInUse(A[b]) + wantSlots > limit then
       call('ZREMRANGEBYSCORE', A[b], '-inf', now)
-      if call('ZCARD', A[b]) >= limit then
+      call('ZREMRANGEBYSCORE', A[b] .. ':g', '-inf', now)
+      if slotsInUse(A[b]) + wantSlots > limit then
         return encode({ fail = 'concurrency', layer = A[b + 2], limit = limit, hdr = headerTable(bR, bT) }), nextI
       end
     end
@@ -276,7 +306,12 @@ local function admit(i)
     local leaseExp, leaseTtl = A[j + 1], A[j + 2]
     for n = 0, nc - 1 do
       local k = A[c0 + 3 * n]
-      call('ZADD', k, leaseExp, id)
+      if not grant then
+        call('ZADD', k, leaseExp, id)
+      else
+        k = k .. ':g'
+        call('ZADD', k, leaseExp, id .. ':' .. slots)
+      end
       call('PEXPIRE', k, leaseTtl)
     end
   end
@@ -315,6 +350,17 @@ local function finish(i)
     end
   elseif heldArg == '0' then
     amt = 0
+  elseif heldArg == 'g' then
+    -- A call admitted from a grant (id is the grant's): its charge is drawn from the grant's hold,
+    -- which stays for the grant's other calls.
+    local v = call('HGET', resv, id)
+    if v then
+      local gexp, gamt, gq = parseHold(v)
+      if charge > gamt then charge = gamt end
+      call('HSET', resv, id, gexp .. ':' .. (gamt - charge) .. ':' .. gq)
+      if gq ~= '' and charge > 0 then call('DECRBY', gq, charge) end
+      amt, qr = charge, ''
+    end
   elseif call('HDEL', resv, id) == 1 then
     amt = tonumber(heldArg)
   end
@@ -371,10 +417,37 @@ local function finish(i)
   return tostring(charge), nextI
 end
 
+-- A grant given back: each layer's TATs move back by its unused requests and tokens, and its
+-- concurrency slots are freed. R now n [k rpm tpm requests tokens]… m [slot set, member]…
+local function giveBack(i)
+  local now, n = tonumber(A[i]), tonumber(A[i + 1])
+  for l = 0, n - 1 do
+    local b = i + 2 + 5 * l
+    local rpm, tpm, rq, tk = tonumber(A[b + 1]), tonumber(A[b + 2]), tonumber(A[b + 3]), tonumber(A[b + 4])
+    local tr, tt = readTats(A[b])
+    if rpm and rpm > 0 and rq > 0 then tr = tr - rq * 60000 / rpm end
+    if tpm and tpm > 0 and tk > 0 then tt = tt - tk * 60000 / tpm end
+    writeTats(A[b], tr, tt, now)
+  end
+  local j = i + 2 + 5 * n
+  local m = tonumber(A[j])
+  for l = 0, m - 1 do call('ZREM', A[j + 1 + 2 * l], A[j + 2 + 2 * l]) end
+  return 'ok', j + 1 + 2 * m
+end
+
 local out = {}
 local i = 1
 while i <= #A do
-  local ok, reply, nextI = pcall(A[i] == 'A' and admit or finish, i + 1)
+  local op, ok, reply, nextI = A[i]
+  if op == 'A' then
+    ok, reply, nextI = pcall(admit, i + 1, 1, 1, 1, false)
+  elseif op == 'G' then
+    ok, reply, nextI = pcall(admit, i + 4, tonumber(A[i + 1]), tonumber(A[i + 3]), tonumber(A[i + 2]), true)
+  elseif op == 'R' then
+    ok, reply, nextI = pcall(giveBack, i + 1)
+  else
+    ok, reply, nextI = pcall(finish, i + 1)
+  end
   if ok then
     out[#out + 1] = reply
     i = nextI

@@ -1,31 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chatRequest, openAiError, postChat, sleep } from '../support/http.js';
-import { cliJson, runCli, spawnApi, writeCatalogFile, type ApiProcess } from '../support/processes.js';
+import { cliJson, runCli, startApisBeside, type ApiProcess, type ApisBeside } from '../support/processes.js';
 
 // Two API processes against one database and Redis: a key changed by the operator CLI must be
 // refused by both within a second, although each holds it in its in-memory key cache.
 let gw: TestGateway;
+let beside: ApisBeside;
 let apis: ApiProcess[] = [];
 let env: Record<string, string>;
-let removeCatalog: () => Promise<void>;
 
 beforeAll(async () => {
   gw = await startTestGateway();
-  const catalog = await writeCatalogFile(gw.sim.url);
-  removeCatalog = catalog.remove;
-  env = {
-    DATABASE_URL: gw.env.DATABASE_URL!,
-    REDIS_PREFIX: gw.env.REDIS_PREFIX!,
-    CATALOG_FILE: catalog.file,
-    // Far longer than the test: only the invalidation message can make the processes forget a key.
-    KEY_CACHE_TTL_MS: '600000',
-  };
-  apis = await Promise.all([spawnApi(env), spawnApi(env)]);
+  // Far longer than the test: only the invalidation message can make the processes forget a key.
+  beside = await startApisBeside(gw, 2, { KEY_CACHE_TTL_MS: '600000' });
+  ({ apis, env } = beside);
 });
 afterAll(async () => {
-  await Promise.all(apis.map((api) => api.stop()));
-  await removeCatalog?.();
+  await beside?.stop();
   await gw?.close();
 });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chatRequest, postChat } from '../support/http.js';
 import { drained, expectConsistentLedger, pricedMicroUsd, simPromptTokens, usageRecords, usersBalance } from '../support/money.js';
-import { spawnApi, writeCatalogFile, type ApiProcess } from '../support/processes.js';
+import { startApisBeside, type ApiProcess, type ApisBeside } from '../support/processes.js';
 
 // Reservations bounded by a real token count: a cap or balance admits about as many concurrent
 // calls as it can pay for (it used to admit one call per several kilobytes of JSON).
@@ -11,18 +11,15 @@ const REQUEST = chatRequest('gpt-sim', '[[sim:latencyMs=400]] a short question',
 const COST = pricedMicroUsd(GPT_SIM, simPromptTokens(REQUEST.messages as { role: string; content: string }[]), 16);
 
 let gw: TestGateway;
+let beside: ApisBeside;
 let apis: ApiProcess[] = [];
-let removeCatalog: () => Promise<void>;
 beforeAll(async () => {
   gw = await startTestGateway();
-  const catalog = await writeCatalogFile(gw.sim.url);
-  removeCatalog = catalog.remove;
-  const env = { DATABASE_URL: gw.env.DATABASE_URL!, REDIS_PREFIX: gw.env.REDIS_PREFIX!, CATALOG_FILE: catalog.file };
-  apis = await Promise.all([spawnApi(env), spawnApi(env)]);
+  beside = await startApisBeside(gw, 2);
+  apis = beside.apis;
 });
 afterAll(async () => {
-  await Promise.all(apis.map((a) => a.stop()));
-  await removeCatalog?.();
+  await beside?.stop();
   await gw?.close();
 });
 

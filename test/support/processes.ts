@@ -95,3 +95,25 @@ export function cliJson(result: CliResult): Record<string, unknown> {
   if (lines.length !== 1) throw new Error(`expected one line of JSON, got: ${result.stdout}`);
   return JSON.parse(lines[0]!) as Record<string, unknown>;
 }
+
+export interface ApisBeside {
+  apis: ApiProcess[];
+  /** The environment they run with (the test gateway's database and Redis prefix, the catalog). */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** `count` API processes beside a test gateway: its database, Redis prefix and simulator (a catalog file of its own). */
+export async function startApisBeside(gw: { env: Record<string, string>; sim: { url: string } }, count: number, extraEnv: Record<string, string> = {}): Promise<ApisBeside> {
+  const catalog = await writeCatalogFile(gw.sim.url);
+  const env = { DATABASE_URL: gw.env.DATABASE_URL!, REDIS_PREFIX: gw.env.REDIS_PREFIX!, CATALOG_FILE: catalog.file, ...extraEnv };
+  const apis = await Promise.all(Array.from({ length: count }, () => spawnApi(env)));
+  return {
+    apis,
+    env,
+    async stop() {
+      await Promise.all(apis.map((api) => api.stop()));
+      await catalog.remove();
+    },
+  };
+}
