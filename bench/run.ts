@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BenchRun } from './lib/bench-run.js';
 import { startGateway, type GatewayUnderTest } from './lib/gateway.js';
+import { LIMITED_GROUP, limitedAccount } from './lib/limited.js';
 import { runLoad } from './lib/load.js';
 import { CLOCK_TICKS_PER_SECOND, cpuMicros, hostJiffies, readUrl, snapshot, type Child } from './lib/processes.js';
 import { checks, NOISY, renderMarkdown, type Mode, type Phase, type Report, type TargetName, type Upstream } from './lib/report.js';
@@ -34,6 +35,8 @@ const QUIET_BUDGET_S = num('BENCH_QUIET_BUDGET_S', 60);
 /** Disturbed phases measured again, at most this many times in a whole run. */
 const RETRY_BUDGET = num('BENCH_RETRY_BUDGET', 6);
 const PACED = { latencyMs: 20, chunkDelayMs: 2, outputTokens: 20 };
+/** `BENCH_LIMITS=0`: the gateway's key has no limits (the default sets all three layers far from them, the full pipeline). */
+const LIMITS_ON = process.env.BENCH_LIMITS !== '0';
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -106,12 +109,19 @@ async function main(): Promise<void> {
       models: { 'bench-instant': 'sim-instant', 'bench-paced': 'sim-paced' },
       postgresAdminUrl: POSTGRES_ADMIN_URL,
       redisUrl: REDIS_URL,
+      catalogExtra: { groups: [LIMITED_GROUP] },
       // BENCH_PROFILE_DIR=/some/dir writes a V8 CPU profile of the API process there when it stops.
       apiNodeArgs: process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_PROFILE_DIR)] : undefined,
     });
     run.onEnd(() => gw.close());
     const redisPid = await redisServerPid(gw);
-    const headers = { 'content-type': 'application/json', authorization: gw.authorization };
+    // The full pipeline: a key with RPM, TPM and concurrency set at the key, account and group layers.
+    let authorization = gw.authorization;
+    if (LIMITS_ON) {
+      const { email, keyFlags } = await limitedAccount(gw, 'run');
+      authorization = `Bearer ${String((await gw.cli(['key:create', '--email', email, '--name', 'bench-limited', ...keyFlags])).key)}`;
+    }
+    const headers = { 'content-type': 'application/json', authorization };
     const route = '/v1/chat/completions';
     const urlOf = (target: TargetName, upstream: Upstream) =>
       `${target === 'sim' ? simUrls[upstream] : target === 'bare' ? bareUrls[upstream] : gw.url}${route}`;
@@ -221,7 +231,7 @@ async function main(): Promise<void> {
 
     const usage = await gw.usageSummary();
     const report: Report = {
-      command: 'npm run bench',
+      command: LIMITS_ON ? 'npm run bench' : 'BENCH_LIMITS=0 npm run bench',
       date: new Date().toISOString(),
       machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`,
       settings: { durationS: DURATION_S, warmupS: WARMUP_S, ttfbN: TTFB_N, connections: CONNECTIONS },

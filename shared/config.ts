@@ -25,6 +25,7 @@ const envSchema = z.object({
   KEY_CACHE_TTL_MS: int(60_000),
   RESERVATION_TTL_MS: z.coerce.number().int().min(1_000).default(15 * 60_000),
   LEASE_TTL_MS: z.coerce.number().int().min(1_000).default(60_000),
+  ADMISSION_GRANTS: z.stringbool().default(true),
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).default(24 * 7),
   USAGE_DRAIN_BATCH: z.coerce.number().int().min(1).max(5000).default(500),
   USAGE_RETENTION_DAYS: int(0),
@@ -77,7 +78,8 @@ export interface Config {
   readonly keys: Readonly<{ cacheTtlMs: number }>;
   /** SMTP (`smtp://` or `smtps://`); without it mails go to `<DATA_DIR>/outbox`. */
   readonly mail: Readonly<{ smtpUrl: string | undefined; from: string; outboxDir: string }>;
-  readonly billing: Readonly<{ reservationTtlMs: number; leaseTtlMs: number }>;
+  /** `grants`: far from its limits a key is admitted from a grant held in process (shared/limits/grants.ts). */
+  readonly billing: Readonly<{ reservationTtlMs: number; leaseTtlMs: number; grants: boolean }>;
   readonly console: Readonly<ConsoleConfig>;
   readonly usage: Readonly<{ drainBatch: number; retentionDays: number }>;
   /** Largest original asset upload, bytes (at most the spec's 100 MiB). */
@@ -120,7 +122,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
     },
     keys: { cacheTtlMs: e.KEY_CACHE_TTL_MS },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxDir: `${e.DATA_DIR.replace(/\/+$/, '')}/outbox` },
-    billing: { reservationTtlMs: e.RESERVATION_TTL_MS, leaseTtlMs: e.LEASE_TTL_MS },
+    billing: { reservationTtlMs: e.RESERVATION_TTL_MS, leaseTtlMs: e.LEASE_TTL_MS, grants: e.ADMISSION_GRANTS },
     console: consoleConfig(e, source),
     usage: { drainBatch: e.USAGE_DRAIN_BATCH, retentionDays: e.USAGE_RETENTION_DAYS },
     assetMaxBytes: e.ASSET_MAX_BYTES,

@@ -73,6 +73,8 @@ type AdmitRefusal =
 export interface AdmissionOptions {
   reservationTtlMs: number;
   leaseTtlMs: number;
+  /** false: every call is decided in Redis (ADMISSION_GRANTS=false). */
+  grants?: boolean;
 }
 
 /**
@@ -114,7 +116,7 @@ export class Admissions {
     const { key, callId, now } = input;
     const detached = input.detachedReservationTtlMs !== undefined;
     const rules = this.rules.rules(key, input.group);
-    if (!detached && input.holdsSlot !== false) {
+    if (this.options.grants !== false && !detached && input.holdsSlot !== false) {
       const granted = this.fromGrant(input, rules);
       if (granted) return granted;
     }
