@@ -2,28 +2,23 @@ import { tokenCost } from '../../shared/billing/pricing.js';
 import { textTokens } from '../../shared/billing/prompt-tokens.js';
 import { GatewayError, isGatewayError } from '../../shared/errors.js';
 import { CallMeter } from '../../shared/gateway/call-meter.js';
+import { tryModels, type MeterChain } from '../../shared/gateway/try-models.js';
 import { authenticate, authenticateCached, discountOf } from '../../shared/gateway/pipeline.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import { sendEmbeddings } from '../../shared/providers/embeddings.js';
-import { isRetryableStatus } from '../../shared/providers/upstream-errors.js';
 import { embeddingsAnswer, type EmbeddingAnswer } from '../../shared/protocols/embeddings/codec.js';
 import type { ChatProtocol } from '../../shared/protocols/canonical/types.js';
-import { sendWithFallback, type CallState, type RoutedResponse } from '../../shared/routing/fallback.js';
-import { planModels, routesFor, type RouteChoice } from '../../shared/routing/plan.js';
+import { sendWithFallback, type CallState } from '../../shared/routing/fallback.js';
+import { planModels, routesFor } from '../../shared/routing/plan.js';
 import { parseProviderPreferences } from '../../shared/routing/provider-preferences.js';
 import { withDefaultModel } from '../../shared/routing/default-model.js';
 import { callTags } from '../../shared/usage/tags.js';
 import { answerFailure } from '../http/answer-failure.js';
 import { headerOf, sendJson, type Exchange } from '../http/exchange.js';
 import type { RouteParams } from '../generation/surface.js';
-import { passUpstreamError } from '../../shared/providers/pass-upstream-error.js';
 import { readJsonBody } from '../middleware/read-json.js';
 import type { EmbeddingSurface } from './surfaces.js';
-
-// As for chat: the next model is tried when this one could not be served at all.
-const FALLBACK_CODES = new Set(['upstream_error', 'upstream_timeout', 'upstream_rate_limited', 'upstream_unavailable']);
-const movesOn = (err: unknown) => isGatewayError(err) && FALLBACK_CODES.has(err.code);
 
 /**
  * One embeddings call, for every embeddings surface, on the fast path beside generation: the six
@@ -41,60 +36,53 @@ async function answer(services: GatewayServices, surface: EmbeddingSurface, ex: 
   const { req, res } = ex;
   const state: CallState = { upstream: undefined, clientGone: false };
   let key: ApiKeyContext | undefined;
-  let meter: CallMeter | undefined;
+  // The meter of the attempt running now (a fallback model's attempt has its own).
+  let chain: MeterChain | undefined;
   try {
     const credential = { secret: surface.credential(req), ip: ex.ip };
-    key = authenticateCached(services, credential) ?? (await authenticate(services, credential));
-    meter = new CallMeter(services, key, 'embeddings', ex.requestId, ex.callId, callTags(headerOf(req, 'x-service-tags'), key.tags));
-    meter.surface = surface.id;
+    const owner = (key = authenticateCached(services, credential) ?? (await authenticate(services, credential)));
+    const meterFor = (requestId: string, callId: string, tags: string[]) => {
+      const meter = new CallMeter(services, owner, 'embeddings', requestId, callId, tags);
+      meter.surface = surface.id;
+      return meter;
+    };
+    chain = {
+      meter: meterFor(ex.requestId, ex.callId, callTags(headerOf(req, 'x-service-tags'), key.tags)),
+      nextMeter: (attempt, previous) => meterFor(`${ex.requestId}-fb${attempt}`, `${ex.callId}-fb${attempt}`, previous.tags),
+    };
     const body = await readJsonBody(req, services.config.http.bodyLimitBytes);
     const { provider, ...fields } = surface.id === 'embeddings' ? withDefaultModel(body.value, key) : body.value;
     const call = surface.parse(fields, params.model);
     const plan = await planModels(services.routing, key, call.model, 'embeddings', parseProviderPreferences(provider, services.catalog));
-    for (let attempt = 0; ; attempt++) {
-      const model = plan.models[attempt]!;
-      const last = attempt === plan.models.length - 1;
-      if (attempt > 0) {
-        meter = new CallMeter(services, key, 'embeddings', `${ex.requestId}-fb${attempt}`, `${ex.callId}-fb${attempt}`, meter.tags);
-        meter.surface = surface.id;
-      }
-      const tokens = textTokens(call.request.inputs, model);
-      let routed: RoutedResponse;
-      try {
-        const routes: RouteChoice[] = await routesFor(services.routing, model, plan.preferences);
-        const headers = await meter.admit(model, tokenCost(model, { inputTokens: tokens, outputTokens: 0, cachedTokens: 0 }, discountOf(services, key)), tokens);
+    let tokens = 0;
+    const { routed, model, meter } = await tryModels(
+      plan.models,
+      chain,
+      state,
+      async (model, attemptMeter) => {
+        tokens = textTokens(call.request.inputs, model);
+        const routes = await routesFor(services.routing, model, plan.preferences);
+        const headers = await attemptMeter.admit(model, tokenCost(model, { inputTokens: tokens, outputTokens: 0, cachedTokens: 0 }, discountOf(services, owner)), tokens);
         for (const name in headers) res.setHeader(name, headers[name]!);
-        routed = await sendWithFallback(services.routing.health, routes, 'whole', sendEmbeddings, call.request, state);
-      } catch (err) {
-        if (last || !movesOn(err)) throw err;
-        await meter.finish({ statusCode: (err as GatewayError).status, errorCode: (err as GatewayError).code });
-        continue;
-      }
-      const status = routed.response.statusCode;
-      if (status !== 200 && !last && isRetryableStatus(status)) {
-        await routed.response.discard();
-        await meter.finish({ statusCode: status, errorCode: 'upstream_error', provider: routed.upstream.provider.id, account: routed.account });
-        continue;
-      }
-      res.setHeader('X-Service-Model', model.id);
-      if (status !== 200) await passUpstreamError(routed);
-      let result: EmbeddingAnswer;
-      try {
-        result = embeddingsAnswer(routed.upstream.provider.protocol as ChatProtocol, JSON.parse(routed.response.received().toString('utf8')), call.request.inputs.length);
-      } catch (err) {
-        throw isGatewayError(err) ? err : new GatewayError('upstream_error', 502, 'the upstream provider sent an invalid embeddings response');
-      }
-      const inputTokens = result.inputTokens ?? tokens;
-      const settled = meter.finish({ statusCode: 200, provider: routed.upstream.provider.id, account: routed.account, usage: { inputTokens, outputTokens: 0, cachedTokens: 0 }, usageEstimated: result.inputTokens === undefined });
-      await meter.sent();
-      sendJson(res, 200, JSON.stringify(call.render(result, inputTokens, model.id)));
-      await settled;
-      return;
+        return sendWithFallback(services.routing.health, routes, 'whole', sendEmbeddings, call.request, state);
+      },
+      (model) => res.setHeader('X-Service-Model', model.id),
+    );
+    let result: EmbeddingAnswer;
+    try {
+      result = embeddingsAnswer(routed.upstream.provider.protocol as ChatProtocol, JSON.parse(routed.response.received().toString('utf8')), call.request.inputs.length);
+    } catch (err) {
+      throw isGatewayError(err) ? err : new GatewayError('upstream_error', 502, 'the upstream provider sent an invalid embeddings response');
     }
+    const inputTokens = result.inputTokens ?? tokens;
+    const settled = meter.finish({ statusCode: 200, provider: routed.upstream.provider.id, account: routed.account, usage: { inputTokens, outputTokens: 0, cachedTokens: 0 }, usageEstimated: result.inputTokens === undefined });
+    await meter.sent();
+    sendJson(res, 200, JSON.stringify(call.render(result, inputTokens, model.id)));
+    await settled;
   } catch (err) {
-    await meter?.finish({ statusCode: isGatewayError(err) ? err.status : 500, errorCode: isGatewayError(err) ? err.code : 'internal_error' });
+    await chain?.meter.finish({ statusCode: isGatewayError(err) ? err.status : 500, errorCode: isGatewayError(err) ? err.code : 'internal_error' });
     await answerFailure(services, ex, key, err, surface.protocol);
   } finally {
-    await meter?.close();
+    await chain?.meter.close();
   }
 }

@@ -10,16 +10,16 @@ import { discountOf } from '../../shared/gateway/pipeline.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { sendImages, type ImageCall } from '../../shared/providers/openai/images.js';
 import { streamResult } from '../../shared/providers/tasks/http.js';
-import { isRetryableStatus } from '../../shared/providers/upstream-errors.js';
 import { jsonImageEditSchema, jsonImageGenerationSchema, type JsonImageGeneration } from '../../shared/protocols/images/json-images.js';
 import { sendWithFallback, type CallState, type RoutedResponse } from '../../shared/routing/fallback.js';
+import type { CatalogModel } from '../../shared/catalog/index.js';
+import { tryModels, type MeterChain } from '../../shared/gateway/try-models.js';
 import { withDefaultModel } from '../../shared/routing/default-model.js';
 import { planModels, routesFor } from '../../shared/routing/plan.js';
 import { parseProviderPreferences } from '../../shared/routing/provider-preferences.js';
 import { linkUrl, signLink } from '../../shared/storage/signed-links.js';
 import { callTags } from '../../shared/usage/tags.js';
 import { parseOrThrow } from '../../shared/validation.js';
-import { passUpstreamError } from '../../shared/providers/pass-upstream-error.js';
 import { readJsonObject } from '../middleware/read-json.js';
 import { authenticateRequest } from '../openai/credential.js';
 import { baseUrl } from '../videos/task-responses.js';
@@ -29,8 +29,6 @@ const LINK_TTL_MS = 60 * 60 * 1000;
 /** The most bytes one returned image may have (mirrored before the answer). */
 const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
 
-const FALLBACK_CODES = new Set(['upstream_error', 'upstream_timeout', 'upstream_rate_limited', 'upstream_unavailable']);
-const movesOn = (err: unknown) => isGatewayError(err) && FALLBACK_CODES.has(err.code);
 const invalidAnswer = () => new GatewayError('upstream_error', 502, 'the upstream provider sent an invalid images response');
 
 interface UpstreamImage {
@@ -52,7 +50,12 @@ export function jsonImages(services: GatewayServices, operation: ImageCall['oper
     if (ctx.is('multipart/form-data')) throw new GatewayError('not_implemented', 501, 'multipart image edits are not implemented: send JSON with images: [{image_url}] (https, data URI or asset://)');
     const key = await authenticateRequest(ctx, services);
     const endpoint = operation === 'edits' ? 'images/edits' : 'images/generations';
-    let meter = new CallMeter(services, key, endpoint, ctx.state.requestId as string, ctx.state.callId as string, callTags(ctx.get('x-service-tags') || undefined, key.tags));
+    const meterFor = (requestId: string, callId: string, tags: string[]) => new CallMeter(services, key, endpoint, requestId, callId, tags);
+    // The meter of the attempt running now (a fallback model's attempt has its own).
+    const chain: MeterChain = {
+      meter: meterFor(ctx.state.requestId as string, ctx.state.callId as string, callTags(ctx.get('x-service-tags') || undefined, key.tags)),
+      nextMeter: (attempt, previous) => meterFor(`${ctx.state.requestId}-fb${attempt}`, `${ctx.state.callId}-fb${attempt}`, previous.tags),
+    };
     const state: CallState = { upstream: undefined, clientGone: false };
     try {
       const body = await readJsonObject(ctx, services.config.http.bodyLimitBytes);
@@ -60,61 +63,46 @@ export function jsonImages(services: GatewayServices, operation: ImageCall['oper
       const request: JsonImageGeneration = parseOrThrow(operation === 'edits' ? jsonImageEditSchema : jsonImageGenerationSchema, fields);
       const plan = await planModels(services.routing, key, request.model, endpoint, parseProviderPreferences(provider, services.catalog));
       const links = { db: services.db, storage: services.storage, linkSecret: services.linkSecret, baseUrl: baseUrl(services, ctx), ttlMs: LINK_TTL_MS, now: services.clock.now() };
-      for (let attempt = 0; ; attempt++) {
-        const model = plan.models[attempt]!;
-        const last = attempt === plan.models.length - 1;
-        if (attempt > 0) meter = new CallMeter(services, key, endpoint, `${ctx.state.requestId}-fb${attempt}`, `${ctx.state.callId}-fb${attempt}`, meter.tags);
-        const perImage = imagePrice(model, request.size, request.quality);
-        const discount = discountOf(services, key);
-        const price = (images: number) => finalizeCost((perImage * images + model.pricing.per_request) * 1_000_000, discount);
-        // The upstream gets signed links for asset references, and the gateway's copies of external URLs where it cannot fetch them.
-        const external = model.accepts_urls ? request : await rehostExternalImages(links, key.userId, request);
-        const upstreamBody = await resolveAssetReferences(links, key, external);
-        // Images always come back to the gateway first (it keeps them and answers with its own links),
-        // so the client's response_format stays here: the upstream answers in its default form.
-        const forwarded: Record<string, unknown> = Object.assign({}, upstreamBody as Record<string, unknown>);
-        delete forwarded.response_format;
-        const call: ImageCall = { operation, body: forwarded };
-        let routed: RoutedResponse;
-        try {
+      const discount = discountOf(services, key);
+      const price = (model: CatalogModel, images: number) => finalizeCost((imagePrice(model, request.size, request.quality) * images + model.pricing.per_request) * 1_000_000, discount);
+      const { routed, model, meter } = await tryModels(
+        plan.models,
+        chain,
+        state,
+        async (model, attemptMeter) => {
+          // The upstream gets signed links for asset references, and the gateway's copies of external URLs where it cannot fetch them.
+          const external = model.accepts_urls ? request : await rehostExternalImages(links, key.userId, request);
+          const upstreamBody = await resolveAssetReferences(links, key, external);
+          // Images always come back to the gateway first (it keeps them and answers with its own links),
+          // so the client's response_format stays here: the upstream answers in its default form.
+          const forwarded: Record<string, unknown> = Object.assign({}, upstreamBody as Record<string, unknown>);
+          delete forwarded.response_format;
+          const call: ImageCall = { operation, body: forwarded };
           const routes = await routesFor(services.routing, model, plan.preferences);
-          ctx.set(await meter.admit(model, price(request.n), 0));
-          routed = await sendWithFallback(services.routing.health, routes, 'whole', sendImages, call, state);
-        } catch (err) {
-          if (last || !movesOn(err)) throw err;
-          await meter.finish({ statusCode: (err as GatewayError).status, errorCode: (err as GatewayError).code });
-          continue;
-        }
-        const status = routed.response.statusCode;
-        if (status !== 200 && !last && isRetryableStatus(status)) {
-          await routed.response.discard();
-          await meter.finish({ statusCode: status, errorCode: 'upstream_error', provider: routed.upstream.provider.id, account: routed.account });
-          continue;
-        }
-        ctx.set('X-Service-Model', model.id);
-        if (status !== 200) await passUpstreamError(routed);
-        const images = await keepImages(services, routed, key.userId, meter.callId);
-        const stored = images.length;
-        await meter.finish({ statusCode: 200, provider: routed.upstream.provider.id, account: routed.account, fixedCost: price(stored), usage: { inputTokens: 0, outputTokens: 0, cachedTokens: 0 } });
-        const expiresAt = services.clock.now() + LINK_TTL_MS;
-        ctx.body = {
-          created: Math.floor(services.clock.now() / 1000),
-          data: images.map((image) => {
-            const item: Record<string, unknown> =
-              request.response_format === 'b64_json'
-                ? { b64_json: image.bytes.toString('base64') }
-                : { url: linkUrl(links.baseUrl, signLink({ objectKey: image.objectKey, userId: key.userId, expiresAt, contentType: image.contentType }, services.linkSecret)) };
-            if (typeof image.revisedPrompt === 'string') item.revised_prompt = image.revisedPrompt;
-            return item;
-          }),
-        };
-        return;
-      }
+          ctx.set(await attemptMeter.admit(model, price(model, request.n), 0));
+          return sendWithFallback(services.routing.health, routes, 'whole', sendImages, call, state);
+        },
+        (model) => ctx.set('X-Service-Model', model.id),
+      );
+      const images = await keepImages(services, routed, key.userId, meter.callId);
+      await meter.finish({ statusCode: 200, provider: routed.upstream.provider.id, account: routed.account, fixedCost: price(model, images.length), usage: { inputTokens: 0, outputTokens: 0, cachedTokens: 0 } });
+      const expiresAt = services.clock.now() + LINK_TTL_MS;
+      ctx.body = {
+        created: Math.floor(services.clock.now() / 1000),
+        data: images.map((image) => {
+          const item: Record<string, unknown> =
+            request.response_format === 'b64_json'
+              ? { b64_json: image.bytes.toString('base64') }
+              : { url: linkUrl(links.baseUrl, signLink({ objectKey: image.objectKey, userId: key.userId, expiresAt, contentType: image.contentType }, services.linkSecret)) };
+          if (typeof image.revisedPrompt === 'string') item.revised_prompt = image.revisedPrompt;
+          return item;
+        }),
+      };
     } catch (err) {
-      await meter.finish({ statusCode: isGatewayError(err) ? err.status : 500, errorCode: isGatewayError(err) ? err.code : 'internal_error' });
+      await chain.meter.finish({ statusCode: isGatewayError(err) ? err.status : 500, errorCode: isGatewayError(err) ? err.code : 'internal_error' });
       throw err;
     } finally {
-      await meter.close();
+      await chain.meter.close();
     }
   };
 }
