@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import type { Db } from './index.js';
+import { insertOnce } from './insert-once.js';
 import type { PrivateCallKind, PrivateCallRow, TaskRow, TaskStatus } from './schema.js';
 
 export interface NewPrivateCall {
@@ -29,25 +29,16 @@ export const PRIVATE_ENDPOINT = 'server';
  * Inserts the call and its `clientRequestId` in one statement: false when the id is already taken
  * within its window (a concurrent duplicate won), and then nothing is inserted.
  */
-export async function insertPrivateCall(db: Db, call: NewPrivateCall, idem: PrivateIdempotency): Promise<boolean> {
-  const result = await sql<{ id: string }>`
-    WITH idem AS (
-      INSERT INTO idempotency_keys (user_id, api_key_id, endpoint, key, request_hash, response_status, response_body, task_id, created_at, expires_at)
-      VALUES (${call.user_id}, ${call.api_key_id}, ${PRIVATE_ENDPOINT}, ${call.client_request_id}, ${idem.requestHash}, 200,
-              ${JSON.stringify({ task_id: call.id })}::json, ${call.id}, ${idem.now}, ${idem.expiresAt})
-      ON CONFLICT (user_id, api_key_id, endpoint, key) DO UPDATE SET
-        request_hash = EXCLUDED.request_hash, response_status = EXCLUDED.response_status,
-        response_body = EXCLUDED.response_body, task_id = EXCLUDED.task_id,
-        created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-      WHERE idempotency_keys.expires_at <= ${idem.now}
-      RETURNING task_id
-    )
-    INSERT INTO private_calls (id, user_id, api_key_id, client_request_id, request_id, kind, model, stream, request, status, created_at)
-    SELECT ${call.id}, ${call.user_id}, ${call.api_key_id}, ${call.client_request_id}, ${call.request_id}, ${call.kind}, ${call.model},
-           ${call.stream}, ${JSON.stringify(call.request)}::jsonb, ${call.status}, ${call.created_at}
-    WHERE EXISTS (SELECT 1 FROM idem)
-    RETURNING id`.execute(db);
-  return result.rows.length === 1;
+export function insertPrivateCall(db: Db, call: NewPrivateCall, idem: PrivateIdempotency): Promise<boolean> {
+  return insertOnce(db, 'private_calls', call, {
+    key: call.client_request_id,
+    endpoint: PRIVATE_ENDPOINT,
+    requestHash: idem.requestHash,
+    responseStatus: 200,
+    responseBody: { task_id: call.id },
+    now: idem.now,
+    expiresAt: idem.expiresAt,
+  });
 }
 
 /** A call by its id, for its owner only (another owner's id is a miss). */

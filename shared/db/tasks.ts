@@ -1,45 +1,19 @@
 import { sql } from 'kysely';
 import type { Db } from './index.js';
+import { insertOnce, type IdempotentInsert } from './insert-once.js';
 import type { TaskKind, TaskRow, TaskStage, TasksTable } from './schema.js';
 import type { Updateable } from 'kysely';
 
-export interface IdempotentInsert {
-  key: string;
-  endpoint: string;
-  requestHash: Buffer;
-  responseStatus: number;
-  responseBody: unknown;
-  now: Date;
-  expiresAt: Date;
-}
-
+export type { IdempotentInsert };
 /**
- * Inserts a task, and with an idempotency key also the key's stored result, in one statement. A
- * concurrent duplicate waits on the key's primary key until the first commits, then inserts
- * nothing; an expired key is taken over. Returns whether this call created the task.
+ * Inserts a task, and with an idempotency key also the key's stored result, in one statement (see
+ * insertOnce). Returns whether this call created the task.
  */
 export async function insertTask(db: Db, task: NewTask, idem?: IdempotentInsert): Promise<boolean> {
+  if (idem) return insertOnce(db, 'tasks', task, idem);
   // jsonb_populate_record types every column from the table itself, so one statement carries it all.
-  const record = JSON.stringify(task);
-  if (!idem) {
-    await sql`INSERT INTO tasks SELECT * FROM jsonb_populate_record(null::tasks, ${record}::jsonb)`.execute(db);
-    return true;
-  }
-  const result = await sql<{ id: string }>`
-    WITH idem AS (
-      INSERT INTO idempotency_keys (user_id, api_key_id, endpoint, key, request_hash, response_status, response_body, task_id, created_at, expires_at)
-      VALUES (${task.user_id}, ${task.api_key_id}, ${idem.endpoint}, ${idem.key}, ${idem.requestHash}, ${idem.responseStatus},
-              ${JSON.stringify(idem.responseBody)}::json, ${task.id}, ${idem.now}, ${idem.expiresAt})
-      ON CONFLICT (user_id, api_key_id, endpoint, key) DO UPDATE SET
-        request_hash = EXCLUDED.request_hash, response_status = EXCLUDED.response_status,
-        response_body = EXCLUDED.response_body, task_id = EXCLUDED.task_id,
-        created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-      WHERE idempotency_keys.expires_at <= ${idem.now}
-      RETURNING task_id
-    )
-    INSERT INTO tasks SELECT * FROM jsonb_populate_record(null::tasks, ${record}::jsonb) WHERE EXISTS (SELECT 1 FROM idem)
-    RETURNING id`.execute(db);
-  return result.rows.length === 1;
+  await sql`INSERT INTO tasks SELECT * FROM jsonb_populate_record(null::tasks, ${JSON.stringify(task)}::jsonb)`.execute(db);
+  return true;
 }
 
 /** Every column of a new task: jsonb_populate_record fills absent ones with NULL, not their defaults. */
