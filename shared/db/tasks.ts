@@ -4,7 +4,7 @@ import { insertOnce, type IdempotentInsert } from './insert-once.js';
 import type { TaskKind, TaskRow, TaskStage, TasksTable } from './schema.js';
 import type { Updateable } from 'kysely';
 
-export type { IdempotentInsert };
+
 /**
  * Inserts a task, and with an idempotency key also the key's stored result, in one statement (see
  * insertOnce). Returns whether this call created the task.
