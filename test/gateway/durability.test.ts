@@ -5,7 +5,7 @@ import { usageDrained } from '../../shared/usage/drain.js';
 import { startUsageDrainer } from '../../workers/usage-drain.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { postChat, waitUntil } from '../support/http.js';
-import { expectConsistentLedger, pricedMicroUsd, SIM_DEFAULT_COMPLETION, usageRecords, usersBalance } from '../support/money.js';
+import { expectConsistentLedger, pricedMicroUsd, usageRecords, usersBalance } from '../support/money.js';
 import { spawnApi, writeCatalogFile, type ApiProcess } from '../support/processes.js';
 
 // An API process without any worker: usage it records sits in Redis until a drainer runs. A call

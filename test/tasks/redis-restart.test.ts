@@ -7,7 +7,6 @@ import { startRedisServer, type RedisServer } from '../support/limits.js';
 import { expectConsistentLedger, usersBalance } from '../support/money.js';
 import { freePort } from '../support/processes.js';
 import {
-  chargeRows,
   createVideo,
   startTaskGateway,
   taskRow,

@@ -23,7 +23,6 @@ export interface CompletionPlan {
 }
 
 const SYSTEM_FINGERPRINT = 'fp_upstream_sim';
-let completionSeq = 0;
 
 export function planCompletion(model: string, chat: ChatPlan): CompletionPlan {
   return {
