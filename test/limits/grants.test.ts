@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupOf } from '../../shared/gateway/pipeline.js';
 import { STEP } from '../../shared/limits/scripts.js';
@@ -8,6 +7,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chatRequest, postChat, waitUntil } from '../support/http.js';
 import { drained, expectConsistentLedger, usageRecords, usersBalance } from '../support/money.js';
 import { spawnApi, startApisBeside, type ApiProcess, type ApisBeside } from '../support/processes.js';
+import { monitorRedis } from '../support/redis-monitor.js';
 
 // Grants: far from its limits a key's calls are admitted without a Redis decision of their own;
 // near them, every call is decided in Redis exactly as before (shared/limits/grants.ts).
@@ -45,10 +45,9 @@ async function load(urls: string[], key: string, total: number, concurrency: num
 
 /** STEP operations on Redis (this gateway's prefix only) while `work` runs, read with MONITOR. */
 async function stepOps(work: () => Promise<unknown>): Promise<{ calls: number; A: number; F: number; G: number; R: number }> {
-  const monitor = (await new Redis(gw.env.REDIS_URL ?? 'redis://127.0.0.1:6379').monitor()) as unknown as NodeJS.EventEmitter & { disconnect(): void };
   const counts = { calls: 0, A: 0, F: 0, G: 0, R: 0 };
   const prefix = gw.env.REDIS_PREFIX!;
-  monitor.on('monitor', (_time: string, args: string[]) => {
+  const monitor = await monitorRedis(gw.env.REDIS_URL ?? 'redis://127.0.0.1:6379', ({ args }) => {
     if (args[0]?.toLowerCase() !== 'evalsha' || args[1] !== STEP_SHA || !args.some((a) => a.startsWith(prefix))) return;
     counts.calls++;
     const ops = stepOpCounts(args.slice(3));
@@ -61,7 +60,7 @@ async function stepOps(work: () => Promise<unknown>): Promise<{ calls: number; A
     await work();
     await new Promise((r) => setTimeout(r, 200));
   } finally {
-    monitor.disconnect();
+    monitor.stop();
   }
   return counts;
 }
