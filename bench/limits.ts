@@ -563,7 +563,7 @@ function render(input: RenderInput): string {
   out.push(table(['process: command (per call)', ...KEY_NAMES.map((k) => KEY_LABEL[k])], traceRows, ['l', 'r', 'r', 'r']));
   out.push(
     '',
-    'EVALSHA lines are named by the SHA-1 of the gateway\'s scripts (`shared/limits/scripts.ts`, `shared/billing/scripts.ts`).',
+    'EVALSHA lines are named by the SHA-1 of the gateway\'s scripts (`shared/limits/scripts.ts`, `shared/limits/step-script.ts`, `shared/billing/scripts.ts`).',
     'The API sends `admit` before the upstream call — balance, quota caps and every layer\'s RPM, TPM and concurrency decided in that one',
     'round trip — and `finish` after it (charge, TPM correction, lease release and the usage record, also one round trip).',
     '',

@@ -2,11 +2,11 @@
 // gateway (API and worker processes): a non-stream chat call through the job path against the same
 // call on /v1/chat/completions; getResult against GET /v1/videos/{id}; video creations with unique
 // clientRequestIds against POST /v1/videos. See bench/README.md, "Private protocol".
-import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BenchRun } from './lib/bench-run.js';
+import { publishResult } from './lib/results.js';
 import { cannon, summarize } from './lib/cannon.js';
 import { startGateway } from './lib/gateway.js';
 import { readUrl } from './lib/processes.js';
@@ -97,11 +97,7 @@ async function main(): Promise<void> {
       `| video creations per second (unique ids) | ${Math.round(standardRate.rps)} | ${Math.round(privateRate.rps)} | ≥ 0.9× (${rateRatio.toFixed(2)}×) | ${rateRatio >= 0.9 ? 'yes' : '**MISSED**'} |`,
       '',
     ];
-    const markdown = lines.join('\n');
-    const dir = path.join(root, 'bench', 'results');
-    await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, 'private-latest.md'), markdown);
-    process.stdout.write(markdown);
+    await publishResult(root, 'private-latest.md', lines.join('\n'));
     ok = true;
   } finally {
     await run.end(ok);

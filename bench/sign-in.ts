@@ -2,11 +2,11 @@
 // effect on the data plane. (a) sequential sign-ins: latency; (b) sign-ins at load: throughput per
 // API process; (c) chat at load alone and beside a steady 10 sign-ins/s, paired in rounds: the
 // chat throughput lost. See bench/README.md, "Console sign-in".
-import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BenchRun } from './lib/bench-run.js';
+import { publishResult } from './lib/results.js';
 import { cannon, summarize } from './lib/cannon.js';
 import { startGateway } from './lib/gateway.js';
 import { readUrl } from './lib/processes.js';
@@ -106,11 +106,7 @@ async function main(): Promise<void> {
       ...rounds.map((r, i) => `| ${i + 1} | ${r.alone.toFixed(0)} | ${r.beside.toFixed(0)} | ${r.signIns} |`),
       '',
     ];
-    const markdown = lines.join('\n');
-    const dir = path.join(root, 'bench', 'results');
-    await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, 'sign-in-latest.md'), markdown);
-    process.stdout.write(markdown);
+    await publishResult(root, 'sign-in-latest.md', lines.join('\n'));
     ok = true;
   } finally {
     await run.end(ok);

@@ -1,11 +1,11 @@
 // `npm run bench:surfaces` (also the second half of `npm run bench`): the Messages and
 // generateContent surfaces beside chat completions, same-protocol and translated, in one run
 // against one gateway and one simulator. See bench/README.md, "Surfaces".
-import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BenchRun } from './lib/bench-run.js';
+import { publishResult } from './lib/results.js';
 import { startGateway } from './lib/gateway.js';
 import { runLoad, type LoadResult } from './lib/load.js';
 import { cpuMicros, readUrl, snapshot } from './lib/processes.js';
@@ -213,11 +213,7 @@ async function main(): Promise<void> {
       ...ttftChecks.map((c) => `| ${c.target} ≤ 1 ms | ${c.added >= 0 ? '+' : ''}${c.added.toFixed(3)} ms | ${c.added <= 1 ? 'yes' : '**MISSED**'} |`),
       '',
     ];
-    const markdown = lines.join('\n');
-    const dir = path.join(root, 'bench', 'results');
-    await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, 'surfaces-latest.md'), markdown);
-    process.stdout.write(markdown);
+    await publishResult(root, 'surfaces-latest.md', lines.join('\n'));
     ok = true;
   } finally {
     await run.end(ok);

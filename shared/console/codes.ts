@@ -74,6 +74,20 @@ export async function sendCode(services: GatewayServices, user: { id: string; em
   return { expiresAt, cooldownSeconds: cooldownMs / 1000 };
 }
 
+/**
+ * sendCode for the flows that answer the same whether or not a code went out (sign-in, sign-up,
+ * reset): within the cooldown nothing is sent. → undefined when sent, else the seconds to wait.
+ */
+export async function sendCodeUnlessCooling(services: GatewayServices, user: { id: string; email: string }, action: CodeAction): Promise<number | undefined> {
+  try {
+    await sendCode(services, user, action);
+    return undefined;
+  } catch (err) {
+    if (err instanceof GatewayError && err.code === 'verification_cooldown') return err.retryAfter ?? 1;
+    throw err;
+  }
+}
+
 /** Queues one mail (the `mail` job retries a refusing SMTP server; nobody waits for it). */
 export async function sendMail(services: GatewayServices, mail: { to: string; subject: string; text: string }): Promise<void> {
   await services.jobs.enqueue('mail', mail, { jobId: `mail-${randomBase62(20)}` });

@@ -1,7 +1,7 @@
 import type { User } from '../db/schema.js';
 import { GatewayError } from '../errors.js';
 import type { GatewayServices } from '../gateway/services.js';
-import { consumeCode, sendCode } from './codes.js';
+import { consumeCode, sendCodeUnlessCooling } from './codes.js';
 
 /**
  * The second step of a password, provider or single-sign-on sign-in (passkeys skip it). With
@@ -12,13 +12,11 @@ import { consumeCode, sendCode } from './codes.js';
 export async function checkSecondStep(services: GatewayServices, user: User, code: string | undefined): Promise<void> {
   if (!user.two_factor_enabled) return;
   if (code === undefined) {
-    let message = 'two-step verification is on: a sign-in code was e-mailed to you; send it as `code`';
-    try {
-      await sendCode(services, user, 'sign_in');
-    } catch (err) {
-      if (!(err instanceof GatewayError && err.code === 'verification_cooldown')) throw err;
-      message = `two-step verification is on: a sign-in code was e-mailed recently; send it as \`code\` (a new one can be sent in ${err.retryAfter ?? 1} s)`;
-    }
+    const wait = await sendCodeUnlessCooling(services, user, 'sign_in');
+    const message =
+      wait === undefined
+        ? 'two-step verification is on: a sign-in code was e-mailed to you; send it as `code`'
+        : `two-step verification is on: a sign-in code was e-mailed recently; send it as \`code\` (a new one can be sent in ${wait} s)`;
     throw new GatewayError('mfa_required', 401, message, { param: 'code' });
   }
   try {

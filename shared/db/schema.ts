@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ConsoleTables } from './console-schema.js';
 import type { RoutingTables } from './routing-schema.js';
 
 // pg returns BIGINT as a string by default; shared/db/index.ts parses it to a number, which is
@@ -223,7 +224,7 @@ export interface AssetsTable {
   created_at: CreatedAt;
 }
 
-export interface Database extends RoutingTables {
+export interface Database extends RoutingTables, ConsoleTables {
   users: UsersTable;
   api_keys: ApiKeysTable;
   console_sessions: ConsoleSessionsTable;
@@ -232,9 +233,6 @@ export interface Database extends RoutingTables {
   tasks: TasksTable;
   idempotency_keys: IdempotencyKeysTable;
   private_calls: PrivateCallsTable;
-  verification_codes: VerificationCodesTable;
-  user_identities: UserIdentitiesTable;
-  passkeys: PasskeysTable;
   scores: ScoresTable;
   dataset_exports: DatasetExportsTable;
   asset_uploads: AssetUploadsTable;
@@ -272,39 +270,3 @@ export interface PrivateCallsTable {
   finished_at: ColumnType<Date | null, string | null | undefined, string | null>;
 }
 export type PrivateCallRow = Selectable<PrivateCallsTable>;
-
-/** An e-mailed one-time code: see migrations/0017_verification_codes.sql. */
-export interface VerificationCodesTable {
-  id: Generated<string>;
-  user_id: string;
-  action: string;
-  code_hash: Buffer;
-  attempts: ColumnType<number, number | undefined, number>;
-  created_at: ColumnType<Date, Date, never>;
-  expires_at: ColumnType<Date, Date, never>;
-  used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-}
-
-/** A linked OpenID Connect account: see migrations/0018_account_security.sql. */
-export interface UserIdentitiesTable {
-  id: Generated<string>;
-  user_id: string;
-  provider: string;
-  subject: string;
-  email: string | null;
-  created_at: CreatedAt;
-}
-
-/** A WebAuthn credential: see migrations/0018_account_security.sql. */
-export interface PasskeysTable {
-  id: Generated<string>;
-  user_id: string;
-  /** base64url, as the browser reports it. */
-  credential_id: string;
-  public_key: Buffer;
-  counter: ColumnType<number, number | undefined, number>;
-  transports: ColumnType<string[], string[] | undefined, string[]>;
-  name: ColumnType<string, string | undefined, string>;
-  created_at: CreatedAt;
-  last_used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-}

@@ -5,7 +5,7 @@ import type { GatewayServices } from '../../../shared/gateway/services.js';
 import { readConsoleBody } from '../body.js';
 import { clearSessionCookie } from '../cookie.js';
 import { signedIn } from '../session.js';
-import { confirmation } from './confirmation.js';
+import { confirmation } from './fields.js';
 
 /** POST /api/v1/auth/account/close `{password, code}` (a `close_account` code) → 204; every key and session ends. */
 export function closeAccountRoute(services: GatewayServices): Middleware {

@@ -7,7 +7,7 @@ import { GatewayError } from '../../../shared/errors.js';
 import type { GatewayServices } from '../../../shared/gateway/services.js';
 import { readConsoleBody } from '../body.js';
 import { beginSession } from './begin-session.js';
-import { codeField } from './confirmation.js';
+import { codeField } from './fields.js';
 
 // Bounded so that nobody makes argon2 chew on a megabyte.
 const identifier = z.string().min(1).max(320);

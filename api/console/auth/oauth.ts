@@ -15,7 +15,7 @@ import { readConsoleBody } from '../body.js';
 import { sendData } from '../envelope.js';
 import { signedIn } from '../session.js';
 import { beginSession, openSession } from './begin-session.js';
-import { codeField, confirmation } from './confirmation.js';
+import { codeField, confirmation } from './fields.js';
 
 export const providerTwoStepSchema = z.strictObject({ ticket: z.string().min(1).max(64), code: codeField });
 

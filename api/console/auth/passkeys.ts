@@ -13,7 +13,7 @@ import { readConsoleBody } from '../body.js';
 import { sendData } from '../envelope.js';
 import { signedIn } from '../session.js';
 import { beginSession } from './begin-session.js';
-import { confirmation } from './confirmation.js';
+import { confirmation } from './fields.js';
 
 const b64url = z.string().max(65_536).regex(/^[A-Za-z0-9_-]*={0,2}$/, 'must be base64url');
 const ceremonyId = z.string().min(1).max(64);

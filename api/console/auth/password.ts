@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { assertStrongPassword } from '../../../shared/accounts/password-policy.js';
 import { hashPassword, verifyPassword } from '../../../shared/accounts/passwords.js';
 import { verifyCaptcha } from '../../../shared/console/captcha.js';
-import { codeTerms, consumeCode, sendCode } from '../../../shared/console/codes.js';
+import { codeTerms, consumeCode, sendCodeUnlessCooling } from '../../../shared/console/codes.js';
 import { confirmSensitive } from '../../../shared/console/sensitive.js';
 import { SignInGuard } from '../../../shared/console/sign-in-guard.js';
 import { revokeUserSessions } from '../../../shared/db/sessions.js';
@@ -13,18 +13,15 @@ import type { GatewayServices } from '../../../shared/gateway/services.js';
 import { readConsoleBody } from '../body.js';
 import { sendData } from '../envelope.js';
 import { signedIn } from '../session.js';
-import { codeField } from './confirmation.js';
+import { codeField, emailField, NOBODY } from './fields.js';
 import { inBackground } from './in-background.js';
 
-const email = z.email('must be an e-mail address').max(320);
 const newPassword = z.string().min(1).max(1024);
 const reused = () => new GatewayError('password_reused', 400, '`new_password` is your current password; choose a different one', { param: 'new_password' });
-// No user has this id: an unknown e-mail's code check costs the same query as a real one's.
-const NOBODY = '00000000-0000-0000-0000-000000000000';
 
 export const passwordChangeSchema = z.strictObject({ current_password: z.string().min(1).max(1024).optional(), new_password: newPassword, code: codeField });
-export const resetRequestSchema = z.strictObject({ email, captcha_token: z.string().min(1).max(4096) });
-export const resetConfirmSchema = z.strictObject({ email, code: codeField, new_password: newPassword });
+export const resetRequestSchema = z.strictObject({ email: emailField, captcha_token: z.string().min(1).max(4096) });
+export const resetConfirmSchema = z.strictObject({ email: emailField, code: codeField, new_password: newPassword });
 
 /**
  * POST /api/v1/auth/password/change `{current_password, new_password, code}` → 204. A
@@ -62,9 +59,7 @@ export function requestPasswordReset(services: GatewayServices): Middleware {
     inBackground(services, 'password reset mail', async () => {
       const user = await findUserByEmail(services.db, body.email);
       if (!user || !user.email_verified_at) return;
-      await sendCode(services, user, 'reset_password').catch((err: unknown) => {
-        if (!(err instanceof GatewayError && err.code === 'verification_cooldown')) throw err;
-      });
+      await sendCodeUnlessCooling(services, user, 'reset_password');
     });
     const terms = codeTerms(services);
     sendData(ctx, { expires_at: terms.expiresAt.toISOString(), cooldown_seconds: terms.cooldownSeconds }, 202);

@@ -2,26 +2,19 @@ import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { assertStrongPassword } from '../../../shared/accounts/password-policy.js';
 import { hashPassword } from '../../../shared/accounts/passwords.js';
-import { codeTerms, consumeCode, sendCode, sendMail } from '../../../shared/console/codes.js';
+import { codeTerms, consumeCode, sendCodeUnlessCooling, sendMail } from '../../../shared/console/codes.js';
 import { SignInGuard } from '../../../shared/console/sign-in-guard.js';
 import { findUserByEmail } from '../../../shared/db/users.js';
-import { GatewayError } from '../../../shared/errors.js';
 import type { GatewayServices } from '../../../shared/gateway/services.js';
 import { readConsoleBody } from '../body.js';
 import { sendData } from '../envelope.js';
 import { beginSession } from './begin-session.js';
-import { codeField } from './confirmation.js';
+import { codeField, emailField, NOBODY } from './fields.js';
 import { inBackground } from './in-background.js';
 
-const email = z.email('must be an e-mail address').max(320);
-const NOBODY = '00000000-0000-0000-0000-000000000000';
 
-export const registerSchema = z.strictObject({ email, password: z.string().min(1).max(1024), nickname: z.string().trim().min(1).max(64).optional() });
-export const registerConfirmSchema = z.strictObject({ email, code: codeField });
-
-const ignoreCooldown = (err: unknown) => {
-  if (!(err instanceof GatewayError && err.code === 'verification_cooldown')) throw err;
-};
+export const registerSchema = z.strictObject({ email: emailField, password: z.string().min(1).max(1024), nickname: z.string().trim().min(1).max(64).optional() });
+export const registerConfirmSchema = z.strictObject({ email: emailField, code: codeField });
 
 /**
  * POST /api/v1/auth/register `{email, password, nickname?}` → 202 `{expires_at, cooldown_seconds}`,
@@ -45,7 +38,7 @@ export function register(services: GatewayServices): Middleware {
       const user = existing
         ? await services.db.updateTable('users').set({ password_hash: passwordHash, nickname: body.nickname ?? existing.nickname, updated_at: new Date() }).where('id', '=', existing.id).returningAll().executeTakeFirstOrThrow()
         : await services.db.insertInto('users').values({ email: body.email, password_hash: passwordHash, nickname: body.nickname ?? null, email_verified_at: null }).onConflict((oc) => oc.doNothing()).returningAll().executeTakeFirst();
-      if (user) await sendCode(services, user, 'verify_email').catch(ignoreCooldown);
+      if (user) await sendCodeUnlessCooling(services, user, 'verify_email');
     });
     const terms = codeTerms(services);
     sendData(ctx, { expires_at: terms.expiresAt.toISOString(), cooldown_seconds: terms.cooldownSeconds }, 202);

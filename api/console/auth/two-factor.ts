@@ -5,7 +5,7 @@ import type { GatewayServices } from '../../../shared/gateway/services.js';
 import { readConsoleBody } from '../body.js';
 import { sendData } from '../envelope.js';
 import { signedIn } from '../session.js';
-import { confirmation } from './confirmation.js';
+import { confirmation } from './fields.js';
 
 /** GET /api/v1/auth/mfa/status → `{enabled}`. */
 export const mfaStatus: Middleware = async (ctx) => {

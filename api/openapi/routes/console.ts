@@ -2,7 +2,7 @@ import { profileSchema } from '../../console/auth/profile.js';
 import { sensitiveCodeSchema } from '../../console/auth/sensitive-code.js';
 import { keyCreateSchema, keyUpdateSchema } from '../../../shared/keys/key-settings.js';
 import { loginSchema, loginTwoStepSchema } from '../../console/auth/login.js';
-import { confirmation } from '../../console/auth/confirmation.js';
+import { confirmation } from '../../console/auth/fields.js';
 import { providerTwoStepSchema } from '../../console/auth/oauth.js';
 import { passkeyOptionsSchema, passkeyRegisterSchema, passkeySignInSchema } from '../../console/auth/passkeys.js';
 import { passwordChangeSchema, resetConfirmSchema, resetRequestSchema } from '../../console/auth/password.js';
