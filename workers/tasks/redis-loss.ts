@@ -7,19 +7,27 @@ import type { TaskJobServices } from './task-steps.js';
  * re-drives every unfinished task from Postgres at once — its next job enqueued under its fixed id,
  * each job checking the task's stage first, so nothing is submitted or charged twice — instead of
  * waiting for the periodic reconciler's TASK_RECONCILE_AFTER_MS. A missing marker at first start
- * runs the same harmless pass.
+ * runs the same harmless pass, and is only a loss worth a warning when this process had seen the
+ * marker before, or when the pass found unfinished work whose jobs were gone: a fresh Redis under
+ * an idle Postgres (the first `npm start`) is no alarm.
  */
 export function watchRedisLoss(s: TaskJobServices, everyMs = 1_000): NodeJS.Timeout {
   const marker = `${s.config.redis.prefix}alive`;
   let running = false;
+  let seen = false;
   return setInterval(async () => {
     if (running) return;
     running = true;
     try {
-      if ((await s.redis.exists(marker)) === 1) return;
+      if ((await s.redis.exists(marker)) === 1) {
+        seen = true;
+        return;
+      }
       if ((await s.redis.set(marker, String(s.clock.now()), 'NX')) !== 'OK') return; // another worker re-drives
       const outcome = await maintenance(s, 0);
-      s.log.warn({ outcome }, 'Redis lost its data: every unfinished task re-driven from Postgres');
+      if (seen || outcome.redriven > 0) s.log.warn({ outcome: outcome.summary }, 'Redis lost its data: every unfinished task re-driven from Postgres');
+      else s.log.info({ outcome: outcome.summary }, 'Redis is new: its task marker written');
+      seen = true;
     } catch {
       // Redis away: the next tick tries again once it answers.
     } finally {
