@@ -46,7 +46,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const prefix = `gwt:${randomBytes(4).toString('hex')}:`;
   // Local files (the link secret, the local object store) go to a temp dir, never into the checkout.
   const dataDir = await mkdtemp(path.join(tmpdir(), 'gw-test-'));
-  const env = { DATABASE_URL: dbUrl, REDIS_PREFIX: prefix, LOG_LEVEL: 'silent', PORT: '0', DATA_DIR: dataDir, ROUTING_BREAKER_THRESHOLD: '0', SIGNIN_IP_LIMIT: '100000', ...options.env };
+  const redisUrl: Record<string, string> = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
+  const env = { DATABASE_URL: dbUrl, ...redisUrl, REDIS_PREFIX: prefix, LOG_LEVEL: 'silent', PORT: '0', DATA_DIR: dataDir, ROUTING_BREAKER_THRESHOLD: '0', SIGNIN_IP_LIMIT: '100000', ...options.env };
   const config = parseConfig(env);
   const catalog = buildCatalog((options.catalog ?? testCatalog)(sim.url));
   const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import pg from 'pg';
 import { migrate } from '../../shared/db/migrate.js';
-import { ADMIN_URL, databaseUrl } from './databases.js';
+import { provideTestServices } from './test-services.js';
 
 /**
  * Once per run: compiles dist/ (tests that spawn gateway processes run the built code) and migrates
@@ -10,6 +10,9 @@ import { ADMIN_URL, databaseUrl } from './databases.js';
 export default async function setup({ provide }: { provide: (key: 'templateDb' | 'runId', value: string) => void }) {
   const runId = `${process.pid}_${Date.now().toString(36)}`;
   const template = `gw_test_${runId}_tmpl`;
+  const services = await provideTestServices();
+  // Read after the services are known: the admin URL may be an embedded Postgres of this run.
+  const { ADMIN_URL, databaseUrl } = await import('./databases.js');
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
   await migrate(databaseUrl(template));
   provide('templateDb', template);
@@ -20,6 +23,7 @@ export default async function setup({ provide }: { provide: (key: 'templateDb' |
     const { rows } = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`gw_test_${runId}_%`]);
     for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(datname)} WITH (FORCE)`);
     await admin.end();
+    await services.stop();
   };
 }
 
