@@ -5,7 +5,19 @@ import { parseOrThrow } from '../validation.js';
 import { UUID_PATTERN as UUID } from '../ids.js';
 
 const MAX_RANGE_MS = 93 * 86_400_000;
-const instant = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp with a time zone (2026-11-01T00:00:00Z)' });
+const INSTANT_FORMS = 'must be an ISO 8601 date (2026-11-01) or time (2026-11-01T09:30, 2026-11-01T09:30:00Z, 2026-11-01T09:30:00+01:00)';
+// The forms a person types: a date, or a time with or without a zone offset (none = UTC).
+const instant = z.union([z.iso.datetime({ offset: true, local: true }), z.iso.date()], { error: INSTANT_FORMS });
+
+/**
+ * A query instant as a Date, read as UTC when it names no zone. A date alone is a whole day: as a
+ * range's start its midnight, as its end the next midnight, so `start=2026-11-01&end=2026-11-30`
+ * is all of November.
+ */
+export function readInstant(text: string, edge: 'start' | 'end'): Date {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return new Date(Date.parse(`${text}T00:00:00Z`) + (edge === 'end' ? 86_400_000 : 0));
+  return new Date(/(Z|[+-]\d{2}(:?\d{2})?)$/i.test(text) ? text : `${text}Z`);
+}
 
 export const reportQuerySchema = z.strictObject({
   group_by: z.enum(['tag', 'model', 'key', 'day']),
@@ -24,8 +36,8 @@ export interface ReportQuery {
 /** `group_by`, `start` < `end` at most 93 days apart, optional `format=csv`: 400 naming the parameter otherwise. */
 export function readReportQuery(query: unknown): ReportQuery {
   const q = parseOrThrow(reportQuerySchema, query);
-  const start = new Date(q.start);
-  const end = new Date(q.end);
+  const start = readInstant(q.start, 'start');
+  const end = readInstant(q.end, 'end');
   if (end <= start) throw badRequest("invalid value for 'end': must be after 'start'", 'end');
   if (end.getTime() - start.getTime() > MAX_RANGE_MS) throw badRequest("invalid value for 'end': the range is at most 93 days", 'end');
   return { groupBy: q.group_by, start, end, csv: q.format === 'csv' };
@@ -54,8 +66,8 @@ export function readLogsQuery(query: unknown): { filters: LogFilters; limit: num
   return {
     limit: q.limit ?? 20,
     filters: {
-      ...(q.start && { start: new Date(q.start) }),
-      ...(q.end && { end: new Date(q.end) }),
+      ...(q.start && { start: readInstant(q.start, 'start') }),
+      ...(q.end && { end: readInstant(q.end, 'end') }),
       ...(q.model && { model: q.model }),
       ...(q.key_id && { keyId: q.key_id }),
       ...(q.status !== undefined && { status: q.status }),

@@ -67,6 +67,25 @@ describe('GET /v1/usage/report', () => {
     expect(lines.at(-1)).toMatch(/^total,5,1,/);
   });
 
+  it('takes the ISO 8601 forms a person types, read as UTC: dates (a whole day each) and times without a zone', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const answer = async (query: string) => {
+      const res = await report(reader, `group_by=model&${query}`);
+      expect(res.status, query).toBe(200);
+      return (await res.json()) as { start: string; end: string; total: { requests: number } };
+    };
+    const byDate = await answer(`start=${yesterday}&end=${today}`);
+    expect(byDate.start).toBe(`${yesterday}T00:00:00.000Z`);
+    expect(byDate.end).toBe(new Date(Date.parse(`${today}T00:00:00Z`) + 86_400_000).toISOString());
+    expect(byDate.total.requests).toBe(5);
+    const noZone = await answer(`start=${yesterday}T06:30&end=${today}T23:59:59`);
+    expect(noZone.start).toBe(`${yesterday}T06:30:00.000Z`);
+    expect(noZone.end).toBe(`${today}T23:59:59.000Z`);
+    const offset = await answer(`start=${yesterday}T06:30:00%2B02:00&end=${today}T23:59:59Z`);
+    expect(offset.start).toBe(`${yesterday}T04:30:00.000Z`);
+  });
+
   it('needs usage access, and refuses bad ranges and parameters naming them', async () => {
     const denied = await report(owner.key, `group_by=tag&start=${start}&end=${end}`);
     expect(denied.status).toBe(403);
