@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { badRequest, notFound } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { parseConsoleBody } from '../console/body.js';
+import { usageQueued } from '../../shared/usage/queued.js';
 import { readJsonObject } from '../middleware/read-json.js';
 import { authenticateAndCount } from '../openai/credential.js';
 
@@ -18,8 +19,8 @@ export const scoreSchema = z.strictObject({
 /**
  * POST /v1/scores: any key of the account scores one of the account's requests or sessions; a
  * second score with the same name on the same target replaces the value. A request or session of
- * another account answers exactly like a missing one (404). Usage records land within about a
- * second of a call: a score sent sooner may not find its request yet.
+ * another account answers exactly like a missing one (404). Usage records land in Postgres about a
+ * second after their call: a score for one still in the usage queue waits until it lands.
  */
 export function createScore(services: GatewayServices): Middleware {
   return async (ctx) => {
@@ -27,8 +28,10 @@ export function createScore(services: GatewayServices): Middleware {
     const body = parseConsoleBody(scoreSchema, (await readJsonObject(ctx, services.config.http.bodyLimitBytes)).value);
     if ((body.request_id === undefined) === (body.session_id === undefined)) throw badRequest('give exactly one of request_id and session_id', 'request_id');
     const target = body.request_id !== undefined ? sql`request_id = ${body.request_id}` : sql`session_id = ${body.session_id}`;
-    const found = await sql`SELECT 1 FROM usage_records WHERE user_id = ${key.userId} AND ${target} LIMIT 1`.execute(services.db);
-    if (found.rows.length === 0) throw notFound(body.request_id !== undefined ? `no request ${body.request_id} in this account` : `no session ${body.session_id} in this account`);
+    const recorded = async () => (await sql`SELECT 1 FROM usage_records WHERE user_id = ${key.userId} AND ${target} LIMIT 1`.execute(services.db)).rows.length > 0;
+    const field = body.request_id !== undefined ? 'request_id' : 'session_id';
+    const queued = () => usageQueued(services.redis, services.redisKeys.usageQueue, key.userId, field, (body.request_id ?? body.session_id)!);
+    if (!(await recorded()) && !(await landsSoon(recorded, queued))) throw notFound(body.request_id !== undefined ? `no request ${body.request_id} in this account` : `no session ${body.session_id} in this account`);
     const conflict = body.request_id !== undefined ? sql`(user_id, request_id, name) WHERE request_id IS NOT NULL` : sql`(user_id, session_id, name) WHERE session_id IS NOT NULL`;
     const { rows } = await sql<{ created_at: Date; updated_at: Date }>`
       INSERT INTO scores (user_id, api_key_id, request_id, session_id, name, value, comment)
@@ -46,4 +49,16 @@ export function createScore(services: GatewayServices): Middleware {
       updated_at: row.updated_at.toISOString(),
     };
   };
+}
+
+/** While the record waits in the queue, Postgres is asked again every 100 ms, for at most 5 s. */
+async function landsSoon(recorded: () => Promise<boolean>, queued: () => Promise<boolean>): Promise<boolean> {
+  const deadline = Date.now() + 5_000;
+  while (Date.now() < deadline) {
+    // Queued and then drained between the two looks: Postgres has it now.
+    if (!(await queued())) return recorded();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    if (await recorded()) return true;
+  }
+  return false;
 }
