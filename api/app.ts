@@ -7,7 +7,7 @@ import { consoleOriginGuard } from './console/origin-guard.js';
 import { siteRouter } from './site.js';
 import { errorBoundary } from './middleware/errors.js';
 import { rateLimitHeaders } from './middleware/rate-limit-headers.js';
-import { exchangeOf } from './http/exchange.js';
+import { clientAddress, exchangeOf } from './http/exchange.js';
 import { requestId } from './middleware/request-id.js';
 import { FastHandlers, fastRouteTable } from './http/route-table.js';
 import { messagesRouter } from './messages/router.js';
@@ -26,9 +26,12 @@ import type Router from '@koa/router';
 const methodNotAllowed = () => new GatewayError('method_not_allowed', 405, 'method not allowed for this route');
 
 export function createApp(services: GatewayServices): Koa {
-  const app = new Koa({ proxy: services.config.http.trustProxy });
+  const hops = services.config.http.proxyHops;
+  // `proxy` also makes Koa read X-Forwarded-Proto and -Host; the address is ours (clientAddress).
+  const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
   app.silent = true; // errors are logged by the boundary, once
   app.use(requestId);
+  app.use(clientAddress(hops));
   app.use(errorBoundary(services.log));
   app.use(rateLimitHeaders(services));
   app.use(consoleOriginGuard(services));
@@ -64,11 +67,11 @@ export function gatewayRouters(services: GatewayServices): Router[] {
 export function createRequestListener(services: GatewayServices): RequestListener {
   const koa = createApp(services).callback();
   const generation = fastRouteTable(new FastHandlers(services));
-  const trustProxy = services.config.http.trustProxy;
+  const hops = services.config.http.proxyHops;
   return (req, res) => {
     const route = generation(req.method, req.url);
     if (route) {
-      void route.handler(exchangeOf(req, res, trustProxy), route.params);
+      void route.handler(exchangeOf(req, res, hops), route.params);
       return;
     }
     void koa(req, res);

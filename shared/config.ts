@@ -11,6 +11,8 @@ const envSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   TRUST_PROXY: z.stringbool().default(false),
+  // Unset: 1 when TRUST_PROXY is on, else 0. Set, it wins over TRUST_PROXY.
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(16).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/gateway'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).default(10),
@@ -68,7 +70,8 @@ export type Env = z.infer<typeof envSchema>;
 
 export interface Config {
   readonly env: Env['NODE_ENV'];
-  readonly http: Readonly<{ host: string; port: number; trustProxy: boolean; bodyLimitBytes: number }>;
+  /** `proxyHops`: appending proxies trusted in X-Forwarded-For (api/http/exchange.ts, clientIp); 0 = none. */
+  readonly http: Readonly<{ host: string; port: number; proxyHops: number; bodyLimitBytes: number }>;
   readonly log: Readonly<{ level: Env['LOG_LEVEL'] }>;
   readonly db: Readonly<{ url: string; poolSize: number }>;
   readonly redis: Readonly<{ url: string; prefix: string }>;
@@ -109,7 +112,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
   if (issues.length > 0) throw new ConfigError(`invalid environment:\n${issues.map((i) => `  ${i}`).join('\n')}`);
   return deepFreeze({
     env: e.NODE_ENV,
-    http: { host: e.HOST, port: e.PORT, trustProxy: e.TRUST_PROXY, bodyLimitBytes: e.BODY_LIMIT_BYTES },
+    http: { host: e.HOST, port: e.PORT, proxyHops: e.TRUST_PROXY_HOPS ?? (e.TRUST_PROXY ? 1 : 0), bodyLimitBytes: e.BODY_LIMIT_BYTES },
     log: { level: e.LOG_LEVEL },
     db: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
     redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX },

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { acceptClientRequestId, newRequestId } from '../../shared/ids.js';
 
 /**
@@ -19,12 +19,12 @@ export interface Exchange {
 }
 
 /** A call that did not go through Koa: the request id and client address, as Koa would give them. */
-export function exchangeOf(req: IncomingMessage, res: ServerResponse, trustProxy: boolean): Exchange {
+export function exchangeOf(req: IncomingMessage, res: ServerResponse, proxyHops: number): Exchange {
   const callId = newRequestId();
   const requestId = acceptClientRequestId(headerOf(req, 'x-request-id')) ?? callId;
   res.setHeader('X-Request-Id', requestId);
   res.setHeader('Request-Id', requestId); // where the Messages SDK reads it
-  return { req, res, requestId, callId, ip: clientIp(req, trustProxy) };
+  return { req, res, requestId, callId, ip: clientIp(req, proxyHops) };
 }
 
 /** The same call, reached through Koa's router (its middleware already set the request id). */
@@ -38,14 +38,26 @@ export function headerOf(req: IncomingMessage, name: string): string | undefined
   return Array.isArray(value) ? value[0] : value || undefined;
 }
 
-// Koa's rule: behind a trusted proxy the first X-Forwarded-For address is the client.
-function clientIp(req: IncomingMessage, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = headerOf(req, 'x-forwarded-for');
-    const first = forwarded?.split(',')[0]?.trim();
-    if (first) return first;
+/**
+ * The client's address behind `hops` trusted proxies (TRUST_PROXY_HOPS), each of which appends the
+ * address it was reached from to X-Forwarded-For: the client is the hops-th entry from the right.
+ * Entries further left were written by the client itself and are never trusted; with fewer entries
+ * than hops, the left-most is the best there is. 0 hops: the socket's peer.
+ */
+export function clientIp(req: IncomingMessage, hops: number): string {
+  if (hops > 0) {
+    const entries = (headerOf(req, 'x-forwarded-for') ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+    if (entries.length > 0) return entries[Math.max(0, entries.length - hops)]!;
   }
   return req.socket.remoteAddress ?? '';
+}
+
+/** Koa's `ctx.ip` by the same rule as the node:http routes (Koa's own would take the left-most). */
+export function clientAddress(hops: number): Middleware {
+  return (ctx, next) => {
+    ctx.request.ip = clientIp(ctx.req, hops);
+    return next();
+  };
 }
 
 /** Writes a whole JSON answer (headers and body in one write). */
