@@ -8,6 +8,7 @@ import { siteRouter } from './site.js';
 import { errorBoundary } from './middleware/errors.js';
 import { rateLimitHeaders } from './middleware/rate-limit-headers.js';
 import { clientAddress, exchangeOf } from './http/exchange.js';
+import { refuseNulUrl } from './middleware/refuse-nul-url.js';
 import { requestId } from './middleware/request-id.js';
 import { FastHandlers, fastRouteTable } from './http/route-table.js';
 import { messagesRouter } from './messages/router.js';
@@ -33,6 +34,7 @@ export function createApp(services: GatewayServices): Koa {
   app.use(requestId);
   app.use(clientAddress(hops));
   app.use(errorBoundary(services.log));
+  app.use(refuseNulUrl);
   app.use(rateLimitHeaders(services));
   app.use(consoleOriginGuard(services));
   for (const middleware of queueDashboard(services)) app.use(middleware);

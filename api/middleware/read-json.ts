@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
 import { GatewayError, invalidJson } from '../../shared/errors.js';
+import { refuseNulInJson } from '../../shared/refuse-nul.js';
 
 export interface JsonBody {
   value: Record<string, unknown>;
@@ -25,6 +26,7 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
     throw invalidJson();
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidJson('request body must be a JSON object');
+  refuseNulInJson(raw, value);
   return { value: value as Record<string, unknown>, raw, bytes: raw.length };
 }
 
