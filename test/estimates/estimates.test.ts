@@ -1,6 +1,7 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishKeyChange } from '../../shared/keys/key-cache.js';
+import { api, signIn } from '../console/helpers.js';
 import { testCatalog } from '../support/catalog.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chatRequest, postChat, waitUntil } from '../support/http.js';
@@ -30,7 +31,7 @@ beforeAll(async () => {
       // Video models need a provider whose protocol serves videos; estimates never call it.
       const videoRoute = [{ provider: 'sim-videos', upstream_model: 'sim-video' }];
       const models = [
-        { id: 'chat-odd', endpoints: ['chat/completions'], routes: route, pricing: CHAT_ODD, max_output_tokens: 500 },
+        { id: 'chat-odd', endpoints: ['chat/completions'], routes: route, pricing: CHAT_ODD, max_output_tokens: 500, auto: true, quality: 10 },
         { id: 'chat-zero', endpoints: ['chat/completions'], routes: route, pricing: { input_per_mtok: 0, output_per_mtok: 0 } },
         { id: 'chat-tiny', endpoints: ['chat/completions'], routes: route, pricing: { input_per_mtok: 1, output_per_mtok: 0 } },
         { id: 'img-flat', endpoints: ['images/generations'], routes: route, pricing: { per_image: 40_000 } },
@@ -60,6 +61,39 @@ beforeAll(async () => {
 afterAll(() => gw.close());
 
 const videoText = [{ type: 'text', text: 'a cat on a skateboard' }];
+
+describe('POST /v1/estimates: routing models', () => {
+  it('auto, auto:*, @preset/<slug> and no model (the default preset) answer the most the call can cost over the candidates', async () => {
+    const acct = await gw.account({ key: { default_preset: 'pair' } });
+    const { token } = await signIn(gw, acct.email);
+    for (const [slug, models] of [['pair', ['chat-tiny', 'chat-odd']], ['zeros', ['chat-zero']]] as const) {
+      const created = await api(gw, 'POST', '/presets', { token, body: { slug, models } });
+      expect(created.status, JSON.stringify(created.json)).toBe(201);
+    }
+    const messages = [{ role: 'user', content: 'How far is the moon?' }];
+    const alone = async (model: string) => {
+      const r = await estimate(gw, acct.key, 'chat/completions', { model, messages, max_tokens: 50 });
+      expect(r.status, JSON.stringify(r.json)).toBe(200);
+      return r.json as { estimated_micro_usd: number; is_free: boolean };
+    };
+    const [gpt, odd, tiny, zero] = [await alone('gpt-sim'), await alone('chat-odd'), await alone('chat-tiny'), await alone('chat-zero')];
+    expect(gpt.estimated_micro_usd).not.toBe(odd.estimated_micro_usd);
+    const cases: Array<[string | undefined, { estimated_micro_usd: number; is_free: boolean }]> = [
+      ['auto', { estimated_micro_usd: Math.max(gpt.estimated_micro_usd, odd.estimated_micro_usd), is_free: false }],
+      ['auto:cost', { estimated_micro_usd: Math.max(gpt.estimated_micro_usd, odd.estimated_micro_usd), is_free: false }],
+      ['@preset/pair', { estimated_micro_usd: Math.max(tiny.estimated_micro_usd, odd.estimated_micro_usd), is_free: false }],
+      [undefined, { estimated_micro_usd: Math.max(tiny.estimated_micro_usd, odd.estimated_micro_usd), is_free: false }],
+      ['@preset/zeros', zero],
+    ];
+    for (const [model, expected] of cases) {
+      const r = await estimate(gw, acct.key, 'chat/completions', { ...(model && { model }), messages, max_tokens: 50 });
+      expect(r.status, `${model}: ${JSON.stringify(r.json)}`).toBe(200);
+      expect(r.json, model).toEqual(expected);
+    }
+    const unknown = await estimate(gw, acct.key, 'chat/completions', { model: '@preset/nope', messages });
+    expect([unknown.status, unknown.json.error.code]).toEqual([404, 'model_not_found']);
+  });
+});
 
 describe('POST /v1/estimates: each endpoint', () => {
   it('chat/completions: the prompt counted with the o200k tokenizer (3 + 4 per message) plus the most output the call allows, rounded up once', async () => {
