@@ -9,17 +9,28 @@ export interface TemplateVersion {
   readonly weight: number;
 }
 
-const VARIABLE = /\{\{\s*([A-Za-z_][A-Za-z0-9_.-]{0,63})\s*\}\}/g;
+// `{{name}}`, or `{{name|default text}}` with the text used when the call gives no value.
+const VARIABLE = /\{\{\s*([A-Za-z_][A-Za-z0-9_.-]{0,63})\s*(?:\|([^{}]{0,500}))?\}\}/g;
 
 /** The `{{name}}` variables a template text uses, in order of first use. */
 export function templateVariables(text: string): string[] {
   return [...new Set([...text.matchAll(VARIABLE)].map((m) => m[1]!))];
 }
 
-/** Fills `{{name}}` from `values`; a variable without a value is a 400 naming it (never sent half-filled). */
+/** The defaults the text declares (`{{name|default}}`, trimmed; the first one of a name counts). */
+export function templateDefaults(text: string): Record<string, string> {
+  const defaults: Record<string, string> = {};
+  for (const [, name, fallback] of text.matchAll(VARIABLE)) if (fallback !== undefined && !Object.hasOwn(defaults, name!)) defaults[name!] = fallback.trim();
+  return defaults;
+}
+
+/**
+ * Fills `{{name}}` from `values`, else from the variable's own `|default`; a variable with neither
+ * is a 400 naming it (never sent half-filled).
+ */
 export function renderTemplate(text: string, values: Readonly<Record<string, string>>): string {
-  return text.replace(VARIABLE, (_, name: string) => {
-    const value = values[name];
+  return text.replace(VARIABLE, (_, name: string, fallback: string | undefined) => {
+    const value = (Object.hasOwn(values, name) ? values[name] : undefined) ?? fallback?.trim();
     if (value === undefined) {
       throw new GatewayError('invalid_request', 400, `prompt template variable '${name}' has no value: send it in X-Service-Template-Vars`, { param: 'X-Service-Template-Vars' });
     }

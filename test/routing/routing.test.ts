@@ -201,6 +201,25 @@ describe('prompt templates', () => {
 });
 
 
+describe('prompt template defaults', () => {
+  it('a variable written {{name|default}} takes its default when the call gives none; a given value wins; the console lists the defaults', async () => {
+    const acct = await gw.account({ balance: 10_000_000 });
+    const session = await signIn(gw, acct.email);
+    const created = await api(gw, 'POST', '/prompt-templates', {
+      token: session.token,
+      body: { name: 'tones', versions: [{ label: 'a', text: 'Answer {{ tone | friendly and short }} for {{team|everyone}} ({{constructor|c}}).', weight: 1 }], key_ids: [acct.keyId] },
+    });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    expect(created.json.data.versions[0]).toMatchObject({ variables: ['tone', 'team', 'constructor'], defaults: { tone: 'friendly and short', team: 'everyone', constructor: 'c' } });
+    const system = async (headers: Record<string, string>) => {
+      expect((await postChat(gw.url, acct.key, chatRequest('good', 'hi'), headers)).status).toBe(200);
+      return (gw.sim.stats().lastRequestBody as { messages: Array<{ content: string }> }).messages[0]!.content;
+    };
+    expect(await system({})).toBe('Answer friendly and short for everyone (c).');
+    expect(await system({ 'x-service-template-vars': JSON.stringify({ team: 'ops' }) })).toBe('Answer friendly and short for ops (c).');
+  });
+});
+
 describe("a key's default preset", () => {
   it('runs requests that name no model; a request that names one keeps it; without a default the missing model is a 400', async () => {
     const acct = await gw.account({ balance: 10_000_000, key: { default_preset: 'house' } });

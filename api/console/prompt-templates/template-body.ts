@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { TemplateWithParts } from '../../../shared/db/prompt-templates.js';
-import { templateVariables } from '../../../shared/routing/templates.js';
+import { templateDefaults, templateVariables } from '../../../shared/routing/templates.js';
 import { UUID_PATTERN as UUID } from '../../../shared/ids.js';
 
 
@@ -24,7 +24,7 @@ export function templateView({ template, versions, keyIds }: TemplateWithParts) 
   return {
     id: template.id,
     name: template.name,
-    versions: versions.map((v) => ({ id: v.id, label: v.label, text: v.text, weight: v.weight, variables: templateVariables(v.text) })),
+    versions: versions.map((v) => ({ id: v.id, label: v.label, text: v.text, weight: v.weight, variables: templateVariables(v.text), defaults: templateDefaults(v.text) })),
     key_ids: keyIds,
     created_at: template.created_at.toISOString(),
     updated_at: template.updated_at.toISOString(),
