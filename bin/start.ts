@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import { startApiServer } from '../api/server.js';
+import { startConsoleSiteOrWarn } from '../api/console-site/server.js';
+import { consoleSiteSettingOrExit } from '../api/console-site/setting.js';
 import { buildCatalog, type Catalog } from '../shared/catalog/index.js';
 import { loadCatalogOrExit } from '../shared/catalog/load-for-process.js';
 import { loadConfigOrExit } from '../shared/config.js';
@@ -19,6 +21,7 @@ import { startWorkers } from '../workers/index.js';
 // demo: the upstream simulator runs in-process and a demo account is created. On a machine with
 // nothing but Node.js it brings its own Postgres and Redis (shared/lifecycle/local/).
 const local = await provideLocalServicesOrExit({ auto: true });
+const consoleSetting = consoleSiteSettingOrExit(); // CONSOLE_PORT; CONSOLE_ORIGIN defaults to the site
 const config = loadConfigOrExit();
 const log = createLogger(config.log.level);
 await probeServicesOrExit(config);
@@ -40,8 +43,11 @@ const api = await startApiServer(services);
 log.info({ url: api.url }, 'gateway listening');
 const demo = sim ? { key: await ensureDemoAccount(services), email: DEMO_EMAIL, password: DEMO_PASSWORD } : undefined;
 process.stdout.write(startBanner({ url: api.url, config, local, ...(demo && { demo }) }));
+const site = await startConsoleSiteOrWarn(consoleSetting, api, { host: config.http.host, gatewayUrl: config.publicBaseUrl });
+if (site) process.stdout.write(`console: ${site.url}\n\n`);
 
 installShutdown(log, [
+  { name: 'stop the console site', run: async () => site?.close(), timeoutMs: config.shutdownGraceMs },
   { name: 'stop accepting and finish requests', run: () => api.close(), timeoutMs: config.shutdownGraceMs },
   { name: 'finish or hand back jobs', run: () => workers.close(), timeoutMs: config.shutdownGraceMs + 5_000 },
   { name: 'close pools', run: async () => { await services.close(); await sim?.close(); }, timeoutMs: 5_000 },

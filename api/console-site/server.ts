@@ -1,0 +1,71 @@
+import { existsSync } from 'node:fs';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { closeGracefully, listen } from '../../shared/lifecycle/http-server.js';
+import { consoleCsp, securityHeaders } from './csp.js';
+import { send, serveStatic } from './static-files.js';
+
+/** dist/console, built from web/ by `npm run build` (this file runs from dist/api/console-site/). */
+export const CONSOLE_BUILD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../console');
+
+export interface ConsoleSiteOptions {
+  port: number;
+  host: string;
+  /** The gateway's request handler: /api/v1/* is handed to it in this process, unchanged. */
+  gateway: RequestListener;
+  /** Where API keys are used, shown by the site (config.json `gateway_url`). */
+  gatewayUrl: string;
+  /** The built site; default dist/console. */
+  root?: string;
+}
+
+export interface ConsoleSite {
+  server: Server;
+  /** `http://localhost:<port>`. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The console site on its own origin: the built single-page app, its runtime setting
+ * (`/config.json`), and the console API forwarded to the gateway so that the session cookie is
+ * this origin's own. The request is handed to the gateway's handler as it came — same socket,
+ * same Host — so the gateway sees the browser's address (sign-in limits, sessions list) and
+ * the site's origin as its own (CSRF check, cookie, passkey origin, provider callback).
+ */
+export async function startConsoleSite(options: ConsoleSiteOptions): Promise<ConsoleSite> {
+  const root = path.resolve(options.root ?? CONSOLE_BUILD_DIR);
+  if (!existsSync(path.join(root, 'index.html'))) throw new Error(`the console site is not built (${root}/index.html missing): run npm run build`);
+  const headers = securityHeaders(consoleCsp());
+  const config = JSON.stringify({ api_base: '', gateway_url: options.gatewayUrl });
+  const server = createServer((req, res) => {
+    const url = req.url ?? '/';
+    if (url.startsWith('/api/v1/') || url === '/api/v1') return options.gateway(req, res);
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed', { ...headers, allow: 'GET, HEAD' });
+    if (url === '/config.json' || url.startsWith('/config.json?')) return send(res, 200, config, headers, 'application/json; charset=utf-8');
+    serveStatic(root, req, res, headers).catch(() => {
+      if (!res.headersSent) send(res, 500, 'the file could not be read', headers);
+      else res.destroy();
+    });
+  });
+  await listen(server, options.port, options.host);
+  const port = (server.address() as { port: number }).port;
+  return { server, url: `http://localhost:${port}`, close: () => closeGracefully(server) };
+}
+
+/**
+ * `npm start`'s console site: beside the API, handing /api/v1 to the API server's own handler.
+ * A port that is taken costs the site, not the gateway: one line says so and the start goes on.
+ */
+export async function startConsoleSiteOrWarn(setting: { port: number } | undefined, api: { server: Server; url: string }, options: { host: string; gatewayUrl?: string | undefined }): Promise<ConsoleSite | undefined> {
+  if (!setting) return undefined;
+  const gateway = api.server.listeners('request')[0] as RequestListener;
+  try {
+    return await startConsoleSite({ port: setting.port, host: options.host, gateway, gatewayUrl: options.gatewayUrl ?? api.url });
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `port ${setting.port} is in use` : (err as Error).message;
+    process.stderr.write(`console: not started — ${reason} (set CONSOLE_PORT to another port, or 0 for no console site)\n`);
+    return undefined;
+  }
+}

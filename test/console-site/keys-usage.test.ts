@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chatRequest, postChat } from '../support/http.js';
+import { drained } from '../support/money.js';
+import { startSiteHarness, seriousViolations, signIn, watchProblems, type SiteHarness } from './site.js';
+
+// The key's whole life through the console site in Chromium: created with its settings, the
+// secret shown once and used on the gateway, the call seen in usage and logs, revoked → 401.
+let h: SiteHarness;
+
+beforeAll(async () => {
+  h = await startSiteHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('console site: keys and usage', () => {
+  it('creates a key, calls the gateway with it, sees the call in usage and logs, revokes it and gets 401', async () => {
+    const { email } = await h.sec.gw.account({ balance: 10_000_000 });
+    const page = await h.browser.newPage();
+    const problems = watchProblems(page);
+    await signIn(page, h.site, email);
+
+    await page.getByRole('link', { name: 'Keys', exact: true }).click();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByLabel('Name').fill('browser key');
+    await page.getByLabel('Requests per minute').fill('600');
+    await page.getByLabel('Daily cap (USD)').fill('2.5');
+    await page.getByLabel('Tags').fill('web, test');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.locator('form').getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.getByLabel('New key secret').textContent())?.trim() ?? '';
+    expect(secret).toMatch(/^sk-[A-Za-z0-9]{48}$/);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(page.url()).not.toContain(secret);
+    expect(await page.evaluate('JSON.stringify(localStorage) + JSON.stringify(sessionStorage)')).toBe('{}{}');
+
+    // The key works on the gateway with the settings given in the form.
+    const ok = await postChat(h.sec.gw.url, secret, chatRequest('gpt-sim', 'hello from the console test', { max_tokens: 3 }));
+    expect(ok.status).toBe(200);
+    await drained(h.sec.gw);
+
+    await page.getByRole('button', { name: 'Done' }).click();
+    await expect.poll(() => page.getByLabel('New key secret').count()).toBe(0); // gone from the page
+    const row = page.getByRole('row', { name: /browser key/ });
+    expect(await row.textContent()).toContain('$2.50/day');
+
+    await page.getByRole('link', { name: 'Usage', exact: true }).click();
+    await page.getByLabel('Group by').selectOption('model');
+    await page.getByRole('button', { name: 'Show report' }).click();
+    await page.getByRole('rowheader', { name: 'gpt-sim' }).waitFor();
+    expect(await page.getByRole('img', { name: /Spend by model/ }).count()).toBe(1);
+    const csv = await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href');
+    expect(csv).toContain('format=csv');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.getByRole('link', { name: 'Logs', exact: true }).click();
+    await page.getByRole('cell', { name: 'gpt-sim' }).first().waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.getByRole('link', { name: 'Keys', exact: true }).click();
+    await page.getByRole('button', { name: /^Revoke browser key/ }).click();
+    const dialog = page.getByRole('dialog', { name: 'Revoke this key?' });
+    await dialog.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('row', { name: /browser key/ }).getByText('revoked').waitFor();
+
+    const refused = await postChat(h.sec.gw.url, secret, chatRequest('gpt-sim', 'after revoke', { max_tokens: 3 }));
+    expect(refused.status).toBe(401);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('shows an API error next to the field it concerns', async () => {
+    const { email } = await h.sec.gw.account();
+    const page = await h.browser.newPage();
+    await signIn(page, h.site, email);
+    await page.getByRole('link', { name: 'Keys', exact: true }).click();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByLabel('IP allowlist').fill('not-an-address');
+    await page.locator('form').getByRole('button', { name: 'Create key' }).click();
+    await page.locator('textarea[aria-invalid=true]').waitFor();
+    expect(await page.locator('.field', { has: page.getByLabel('IP allowlist') }).getByRole('alert').textContent()).toContain('not-an-address');
+    await page.close();
+  });
+});

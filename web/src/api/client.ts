@@ -1,0 +1,56 @@
+import createClient from 'openapi-fetch';
+import type { paths } from './schema';
+
+/** The console's failure envelope, `{code, error_code, message, request_id}`, as a thrown error. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly errorCode: string,
+    message: string,
+    readonly requestId: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+export type Api = ReturnType<typeof createApi>;
+
+/**
+ * The typed client of the console API: paths, query parameters and request bodies are checked
+ * against the types generated from the gateway's OpenAPI document (schema.d.ts). The session is
+ * the HttpOnly cookie; this code never sees it.
+ */
+export function createApi(base: string) {
+  return createClient<paths>({ baseUrl: base, credentials: 'include' });
+}
+
+interface Envelope<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** The `data` of a success envelope (or the paginated envelope whole); an ApiError otherwise. */
+export async function unwrap<T>(call: Promise<Envelope<unknown>>): Promise<T> {
+  let result: Envelope<unknown>;
+  try {
+    result = await call;
+  } catch {
+    throw new ApiError(0, 'network_error', 'The console API could not be reached. Check your connection and try again.', undefined);
+  }
+  const { data, error, response } = result;
+  if (!response.ok) throw toApiError(response.status, error);
+  if (response.status === 204 || data === undefined) return undefined as T;
+  const body = data as { data?: unknown; list?: unknown };
+  return ('list' in body ? body : body.data) as T;
+}
+
+function toApiError(status: number, error: unknown): ApiError {
+  const e = (error ?? {}) as { error_code?: unknown; message?: unknown; request_id?: unknown };
+  return new ApiError(
+    status,
+    typeof e.error_code === 'string' ? e.error_code : `http_${status}`,
+    typeof e.message === 'string' ? e.message : `The request failed (${status}).`,
+    typeof e.request_id === 'string' ? e.request_id : undefined,
+  );
+}

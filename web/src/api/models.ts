@@ -1,0 +1,127 @@
+/**
+ * What the console API answers. The OpenAPI document describes request bodies and queries only
+ * (schema.d.ts types those); until it names response schemas too, these follow README.md
+ * ("Console") and are checked by the browser tests against the real gateway.
+ */
+export interface User {
+  id: string;
+  email: string;
+  nickname: string | null;
+  locale: string | null;
+  region: string | null;
+  has_password: boolean;
+  created_at: string;
+}
+
+export interface Page<T> {
+  list: T[];
+  total: number;
+  page: number;
+  page_size: number;
+}
+
+export type AssetAccess = 'own' | 'all' | 'none';
+
+export interface Key {
+  id: string;
+  name: string;
+  prefix: string;
+  last4: string;
+  status: 'active' | 'disabled' | 'revoked';
+  expires_at: string | null;
+  created_at: string;
+  group: string;
+  ip_allowlist: string[];
+  asset_access: AssetAccess;
+  compatibility_profile: 'standard_v1' | 'legacy_v1';
+  rpm_limit: number | null;
+  tpm_limit: number | null;
+  concurrency_limit: number | null;
+  total_micro_usd: number | null;
+  daily_micro_usd: number | null;
+  monthly_micro_usd: number | null;
+  tags: string[];
+  usage_access: boolean;
+  default_preset: string | null;
+}
+
+export type NewKey = Key & { key: string };
+
+export type GroupBy = 'tag' | 'model' | 'key' | 'day';
+
+export interface Counters {
+  requests: number;
+  errors: number;
+  input_tokens: number;
+  output_tokens: number;
+  cached_tokens: number;
+  charged_micro_usd: number;
+}
+
+export interface ReportRow extends Counters {
+  /** The tag, model, key id or `YYYY-MM-DD`; null on the untagged line. */
+  group: string | null;
+}
+
+export interface Report {
+  group_by: GroupBy;
+  start: string;
+  end: string;
+  rows: ReportRow[];
+  total: Counters;
+}
+
+export interface LogRecord {
+  request_id: string;
+  created_at: string;
+  model: string;
+  status_code: number;
+  input_tokens: number;
+  output_tokens: number;
+  charged_micro_usd: number;
+  [field: string]: unknown;
+}
+
+export interface Logs {
+  data: LogRecord[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export interface LedgerEntry {
+  id: string;
+  kind: 'charge' | 'credit' | 'refund' | 'adjustment';
+  amount_micro_usd: number;
+  balance_after_micro_usd: number;
+  request_id: string | null;
+  note: string | null;
+  created_at: string;
+}
+
+export interface Session {
+  id: string;
+  current: boolean;
+  created_at: string;
+  expires_at: string;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+export interface CodeSent {
+  expires_at: string;
+  cooldown_seconds: number;
+}
+
+export interface Group {
+  id: string;
+  models: '*' | string[];
+  discount_percent: number;
+  rpm_limit: number | null;
+  tpm_limit: number | null;
+  concurrency_limit: number | null;
+}
+
+export interface Preset {
+  slug: string;
+  models: string[];
+}

@@ -1,0 +1,132 @@
+import { ErrorBoundary, LocationProvider, Route, Router, lazy, useLocation } from 'preact-iso';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { ApiError, unwrap, type Api } from './api/client';
+import type { User } from './api/models';
+import type { SiteConfig } from './config';
+import { ConsoleContext, type Console } from './context';
+import { Loading } from './components/States';
+import { SignInPage } from './pages/SignInPage';
+
+// Every page after sign-in is its own chunk: the sign-in page loads only what it needs.
+const DashboardPage = lazy(() => import('./pages/DashboardPage').then((m) => m.DashboardPage));
+const KeysPage = lazy(() => import('./pages/KeysPage').then((m) => m.KeysPage));
+const UsagePage = lazy(() => import('./pages/UsagePage').then((m) => m.UsagePage));
+const LogsPage = lazy(() => import('./pages/LogsPage').then((m) => m.LogsPage));
+const SecurityPage = lazy(() => import('./pages/SecurityPage').then((m) => m.SecurityPage));
+
+const NAV = [
+  { href: '/', label: 'Dashboard' },
+  { href: '/keys', label: 'Keys' },
+  { href: '/usage', label: 'Usage' },
+  { href: '/logs', label: 'Logs' },
+  { href: '/security', label: 'Security' },
+];
+
+type SessionState = { state: 'checking' } | { state: 'signed-out' } | { state: 'signed-in'; user: User };
+
+export function App({ config, api }: { config: SiteConfig; api: Api }) {
+  const [session, setSession] = useState<SessionState>({ state: 'checking' });
+  useEffect(() => {
+    unwrap<User>(api.GET('/api/v1/auth/me')).then(
+      (user) => setSession({ state: 'signed-in', user }),
+      (err: unknown) => setSession(err instanceof ApiError && err.status === 401 ? { state: 'signed-out' } : { state: 'signed-out' }),
+    );
+  }, [api]);
+
+  if (session.state === 'checking') return <Loading what="the console" />;
+  return (
+    <LocationProvider>
+      {session.state === 'signed-out' ? (
+        <SignInPage api={api} onSignedIn={(user) => setSession({ state: 'signed-in', user })} />
+      ) : (
+        <SignedIn api={api} config={config} user={session.user} onSignedOut={() => setSession({ state: 'signed-out' })} />
+      )}
+    </LocationProvider>
+  );
+}
+
+function SignedIn({ api, config, user, onSignedOut }: { api: Api; config: SiteConfig; user: User; onSignedOut(): void }) {
+  const value = useMemo<Console>(
+    () => ({
+      api,
+      config,
+      user,
+      locale: user.locale ?? navigator.language,
+      async signOut() {
+        await unwrap(api.POST('/api/v1/auth/logout')).catch(() => undefined);
+        onSignedOut();
+      },
+    }),
+    [api, config, user, onSignedOut],
+  );
+  return (
+    <ConsoleContext.Provider value={value}>
+      <Shell>
+        <ErrorBoundary>
+          <Router>
+            <Route path="/" component={DashboardPage} />
+            <Route path="/keys" component={KeysPage} />
+            <Route path="/usage" component={UsagePage} />
+            <Route path="/logs" component={LogsPage} />
+            <Route path="/security" component={SecurityPage} />
+            <Route default component={NotFound} />
+          </Router>
+        </ErrorBoundary>
+      </Shell>
+    </ConsoleContext.Provider>
+  );
+}
+
+function Shell({ children }: { children: preact.ComponentChildren }) {
+  const { path } = useLocation();
+  return (
+    <ConsoleContext.Consumer>
+      {(c) => (
+        <div class="shell">
+          <a class="skip" href="#main">
+            Skip to content
+          </a>
+          <header class="topbar">
+            <span class="brand">Model gateway</span>
+            <nav aria-label="Console">
+              <ul>
+                {NAV.map((item) => (
+                  <li key={item.href}>
+                    <a href={item.href} aria-current={path === item.href ? 'page' : undefined}>
+                      {item.label}
+                    </a>
+                  </li>
+                ))}
+                {c?.config.gateway_url && (
+                  <li>
+                    <a href={`${c.config.gateway_url}/docs`} target="_blank" rel="noopener noreferrer">
+                      API reference
+                    </a>
+                  </li>
+                )}
+              </ul>
+            </nav>
+            <span class="who">{c?.user.email}</span>
+            <button type="button" onClick={() => void c?.signOut()}>
+              Sign out
+            </button>
+          </header>
+          <main id="main" tabIndex={-1}>
+            {children}
+          </main>
+        </div>
+      )}
+    </ConsoleContext.Consumer>
+  );
+}
+
+function NotFound() {
+  return (
+    <section>
+      <h1>Page not found</h1>
+      <p>
+        <a href="/">Back to the dashboard</a>
+      </p>
+    </section>
+  );
+}

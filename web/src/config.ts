@@ -1,0 +1,17 @@
+/**
+ * The site's runtime setting, `config.json` beside index.html: fetched at load, so one build
+ * serves any gateway. `api_base`: the origin of the console API ('' = this site's own origin,
+ * which forwards /api/v1); `gateway_url`: where API keys are used (shown to the user, and the
+ * API reference link).
+ */
+export interface SiteConfig {
+  api_base: string;
+  gateway_url: string;
+}
+
+export async function loadConfig(): Promise<SiteConfig> {
+  const res = await fetch('/config.json', { cache: 'no-store' });
+  if (!res.ok) throw new Error(`config.json: ${res.status}`);
+  const raw = (await res.json()) as Partial<SiteConfig>;
+  return { api_base: (raw.api_base ?? '').replace(/\/+$/, ''), gateway_url: (raw.gateway_url ?? '').replace(/\/+$/, '') };
+}

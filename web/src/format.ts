@@ -1,0 +1,44 @@
+/**
+ * Formatting for the profile's locale. Money arrives as integer micro-USD (1 USD = 1,000,000) and
+ * is shown exactly: the decimal string is built with integer arithmetic and handed to
+ * Intl.NumberFormat as a string, which formats decimal strings without passing through a float.
+ */
+const MICRO = 1_000_000n;
+
+/** `1234500` → `"1.2345"`: the exact decimal USD amount of a micro-USD integer. */
+export function microUsdToDecimal(micro: number | bigint | string): string {
+  const value = BigInt(micro);
+  const sign = value < 0n ? '-' : '';
+  const abs = value < 0n ? -value : value;
+  const fraction = (abs % MICRO).toString().padStart(6, '0').replace(/0+$/, '');
+  return `${sign}${abs / MICRO}${fraction ? `.${fraction}` : ''}`;
+}
+
+/** A micro-USD amount as USD in the locale: at least cents, every non-zero micro digit kept. */
+export function formatMoney(micro: number | bigint | string, locale: string): string {
+  const format = new Intl.NumberFormat(locale, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 6 });
+  return format.format(microUsdToDecimal(micro) as Intl.StringNumericLiteral);
+}
+
+/** A typed USD amount (`12`, `0.5`, `3.141592`) as integer micro-USD; undefined when it is not one. */
+export function parseUsd(text: string): number | undefined {
+  const match = /^\s*(\d{1,9})(?:[.,](\d{0,6}))?\s*$/.exec(text);
+  if (!match) return undefined;
+  const micro = BigInt(match[1] ?? '0') * MICRO + BigInt((match[2] ?? '').padEnd(6, '0'));
+  return Number(micro);
+}
+
+/** Integer micro-USD as the text of a USD input field (no grouping, `.` decimal). */
+export const usdField = (micro: number | null | undefined): string => (micro === null || micro === undefined ? '' : microUsdToDecimal(micro));
+
+export const formatNumber = (n: number, locale: string) => new Intl.NumberFormat(locale).format(n);
+
+export const formatDateTime = (iso: string, locale: string) => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
+
+/** A `YYYY-MM-DD` day (UTC, as the API groups days) in the locale. */
+export const formatDay = (day: string, locale: string) => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
+
+/** Today (UTC) minus `days`, as `YYYY-MM-DD`. */
+export function utcDay(daysAgo = 0, from = new Date()): string {
+  return new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate() - daysAgo)).toISOString().slice(0, 10);
+}

@@ -1,0 +1,191 @@
+import { useState } from 'preact/hooks';
+import { unwrap } from '../api/client';
+import type { Group, Key, NewKey, Page, Preset } from '../api/models';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { Empty, LoadError, Loading } from '../components/States';
+import { messageOf, useLoad } from '../components/use-load';
+import { useConsole } from '../context';
+import { formatDateTime, formatMoney } from '../format';
+import { KeyForm } from './keys/KeyForm';
+import { NewKeySecret } from './keys/NewKeySecret';
+
+const PAGE_SIZE = 20;
+
+type Mode = { kind: 'list' } | { kind: 'create' } | { kind: 'edit'; key: Key } | { kind: 'created'; key: NewKey };
+
+/** Keys: the list, create (with every setting), the new secret once, edit, revoke with confirmation. */
+export function KeysPage() {
+  const { api, locale } = useConsole();
+  const [page, setPage] = useState(1);
+  const [mode, setMode] = useState<Mode>({ kind: 'list' });
+  const [revoking, setRevoking] = useState<Key | null>(null);
+  const [revokeError, setRevokeError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const keys = useLoad(() => unwrap<Page<Key>>(api.GET('/api/v1/keys', { params: { query: { page: String(page), page_size: String(PAGE_SIZE) } } })), [page]);
+  const choices = useLoad(
+    () =>
+      Promise.all([
+        unwrap<Group[]>(api.GET('/api/v1/keys/groups')),
+        unwrap<Page<Preset>>(api.GET('/api/v1/presets', { params: { query: { page: '1', page_size: '100' } } })).then((p) => p.list),
+      ]),
+    [],
+  );
+
+  async function revoke(key: Key) {
+    setBusy(true);
+    setRevokeError(undefined);
+    try {
+      await unwrap(api.POST('/api/v1/keys/{id}/revoke', { params: { path: { id: key.id } } }));
+      setRevoking(null);
+      keys.reload();
+    } catch (err) {
+      setRevokeError(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const [groups, presets] = choices.state === 'ready' ? choices.value : [[], []];
+  return (
+    <section aria-labelledby="keys-title">
+      <div class="page-head">
+        <h1 id="keys-title">API keys</h1>
+        {mode.kind === 'list' && (
+          <button type="button" class="primary" onClick={() => setMode({ kind: 'create' })}>
+            Create key
+          </button>
+        )}
+      </div>
+      {mode.kind === 'created' && (
+        <NewKeySecret
+          created={mode.key}
+          onDone={() => {
+            setMode({ kind: 'list' });
+            keys.reload();
+          }}
+        />
+      )}
+      {(mode.kind === 'create' || mode.kind === 'edit') && (
+        <div class="card">
+          <h2>{mode.kind === 'create' ? 'New key' : `Edit “${mode.key.name || mode.key.prefix}”`}</h2>
+          {choices.state === 'error' && <LoadError error={choices.error} retry={choices.reload} />}
+          <KeyForm
+            editing={mode.kind === 'edit' ? mode.key : undefined}
+            groups={groups.length ? groups : [{ id: 'default', models: '*', discount_percent: 0, rpm_limit: null, tpm_limit: null, concurrency_limit: null }]}
+            presets={presets}
+            submitLabel={mode.kind === 'create' ? 'Create key' : 'Save changes'}
+            onCancel={() => setMode({ kind: 'list' })}
+            onSubmit={async (body) => {
+              if (mode.kind === 'create') {
+                const created = await unwrap<NewKey>(api.POST('/api/v1/keys', { body }));
+                setMode({ kind: 'created', key: created });
+              } else {
+                const { kind: _, ...changes } = body;
+                await unwrap<Key>(api.PATCH('/api/v1/keys/{id}', { params: { path: { id: mode.key.id } }, body: changes }));
+                setMode({ kind: 'list' });
+                keys.reload();
+              }
+            }}
+          />
+        </div>
+      )}
+      {keys.state === 'loading' && <Loading what="your keys" />}
+      {keys.state === 'error' && <LoadError error={keys.error} retry={keys.reload} />}
+      {keys.state === 'ready' && keys.value.total === 0 && <Empty>No keys yet. Create one to call the gateway.</Empty>}
+      {keys.state === 'ready' && keys.value.list.length > 0 && (
+        <>
+          <div class="table-wrap">
+            <table>
+              <caption class="sr-only">Your API keys</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Group</th>
+                  <th scope="col">Caps</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.value.list.map((key) => (
+                  <tr key={key.id}>
+                    <th scope="row">{key.name || <span class="muted">(unnamed)</span>}</th>
+                    <td>
+                      <code>
+                        {key.prefix}…{key.last4}
+                      </code>
+                    </td>
+                    <td>
+                      <span class={`badge ${key.status}`}>{key.status}</span>
+                    </td>
+                    <td>{key.group}</td>
+                    <td>{caps(key, locale)}</td>
+                    <td>{formatDateTime(key.created_at, locale)}</td>
+                    <td>{key.expires_at ? formatDateTime(key.expires_at, locale) : <span class="muted">never</span>}</td>
+                    <td class="row-actions">
+                      {key.status !== 'revoked' && (
+                        <>
+                          <button type="button" aria-label={`Edit ${key.name || key.prefix}`} onClick={() => setMode({ kind: 'edit', key })}>
+                            Edit
+                          </button>
+                          <button type="button" class="danger" aria-label={`Revoke ${key.name || key.prefix}`} onClick={() => setRevoking(key)}>
+                            Revoke
+                          </button>
+                        </>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager page={page} total={keys.value.total} pageSize={PAGE_SIZE} onPage={setPage} />
+        </>
+      )}
+      {revoking && (
+        <ConfirmDialog title="Revoke this key?" confirm="Revoke" busy={busy} onConfirm={() => void revoke(revoking)} onCancel={() => setRevoking(null)}>
+          <p>
+            “{revoking.name || revoking.prefix}” (<code>{revoking.prefix}…{revoking.last4}</code>) stops working at once, everywhere. This cannot be undone.
+          </p>
+          {revokeError && (
+            <p class="error" role="alert">
+              {revokeError}
+            </p>
+          )}
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}
+
+function caps(key: Key, locale: string): string {
+  const parts = [
+    key.total_micro_usd !== null && `total ${formatMoney(key.total_micro_usd, locale)}`,
+    key.daily_micro_usd !== null && `${formatMoney(key.daily_micro_usd, locale)}/day`,
+    key.monthly_micro_usd !== null && `${formatMoney(key.monthly_micro_usd, locale)}/month`,
+  ].filter(Boolean);
+  return parts.length ? parts.join(', ') : '—';
+}
+
+export function Pager({ page, total, pageSize, onPage }: { page: number; total: number; pageSize: number; onPage(page: number): void }) {
+  const pages = Math.max(1, Math.ceil(total / pageSize));
+  if (pages === 1) return null;
+  return (
+    <nav class="pager" aria-label="Pages">
+      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+        Previous
+      </button>
+      <span>
+        Page {page} of {pages}
+      </span>
+      <button type="button" disabled={page >= pages} onClick={() => onPage(page + 1)}>
+        Next
+      </button>
+    </nav>
+  );
+}

@@ -1,0 +1,115 @@
+import { useState } from 'preact/hooks';
+import { unwrap } from '../api/client';
+import type { LogRecord, Logs } from '../api/models';
+import { Field } from '../components/Field';
+import { Empty, LoadError, Loading } from '../components/States';
+import { useLoad } from '../components/use-load';
+import { useConsole } from '../context';
+import { formatDateTime, formatMoney, formatNumber } from '../format';
+
+type Filters = { model: string; status: string; tag: string };
+
+/** Logs: the request records, newest first, filtered, paged by cursor; a record's details. */
+export function LogsPage() {
+  const { api, locale } = useConsole();
+  const [draft, setDraft] = useState<Filters>({ model: '', status: '', tag: '' });
+  const [filters, setFilters] = useState<Filters>(draft);
+  const [cursors, setCursors] = useState<string[]>([]);
+  const [open, setOpen] = useState<LogRecord | null>(null);
+  const cursor = cursors.at(-1);
+  const logs = useLoad(() => {
+    const query = { limit: '50', ...(cursor && { cursor }), ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== '')) };
+    return unwrap<Logs>(api.GET('/api/v1/usage/logs', { params: { query } }));
+  }, [filters, cursor]);
+
+  return (
+    <section aria-labelledby="logs-title">
+      <h1 id="logs-title">Logs</h1>
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setCursors([]);
+          setFilters(draft);
+        }}
+      >
+        <Field label="Model">{(p) => <input {...p} value={draft.model} onInput={(e) => setDraft({ ...draft, model: e.currentTarget.value })} />}</Field>
+        <Field label="Status">{(p) => <input {...p} inputMode="numeric" placeholder="e.g. 429" value={draft.status} onInput={(e) => setDraft({ ...draft, status: e.currentTarget.value })} />}</Field>
+        <Field label="Tag">{(p) => <input {...p} value={draft.tag} onInput={(e) => setDraft({ ...draft, tag: e.currentTarget.value })} />}</Field>
+        <div class="actions">
+          <button type="submit" class="primary">
+            Filter
+          </button>
+        </div>
+      </form>
+      {logs.state === 'loading' && <Loading what="request records" />}
+      {logs.state === 'error' && <LoadError error={logs.error} retry={logs.reload} />}
+      {logs.state === 'ready' && logs.value.data.length === 0 && <Empty>No request records match.</Empty>}
+      {logs.state === 'ready' && logs.value.data.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">Request records, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Model</th>
+                <th scope="col" class="num">Status</th>
+                <th scope="col" class="num">Input</th>
+                <th scope="col" class="num">Output</th>
+                <th scope="col" class="num">Charged</th>
+                <th scope="col">Request id</th>
+                <th scope="col">
+                  <span class="sr-only">Details</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {logs.value.data.map((r) => (
+                <tr key={r.request_id}>
+                  <td>{formatDateTime(r.created_at, locale)}</td>
+                  <td>{r.model}</td>
+                  <td class="num">{r.status_code}</td>
+                  <td class="num">{formatNumber(r.input_tokens, locale)}</td>
+                  <td class="num">{formatNumber(r.output_tokens, locale)}</td>
+                  <td class="num">{formatMoney(r.charged_micro_usd, locale)}</td>
+                  <td>
+                    <code>{r.request_id}</code>
+                  </td>
+                  <td>
+                    <button type="button" class="link" onClick={() => setOpen(r)}>
+                      Details<span class="sr-only"> of {r.request_id}</span>
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <nav class="pager" aria-label="Pages">
+        <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+          Newer
+        </button>
+        <button type="button" disabled={logs.state !== 'ready' || !logs.value.next_cursor} onClick={() => logs.state === 'ready' && logs.value.next_cursor && setCursors([...cursors, logs.value.next_cursor])}>
+          Older
+        </button>
+      </nav>
+      {open && (
+        <section class="card" aria-labelledby="record-title">
+          <h2 id="record-title">Request {open.request_id}</h2>
+          <dl class="details">
+            {Object.entries(open).map(([k, v]) => (
+              <div key={k}>
+                <dt>{k}</dt>
+                <dd>{k === 'charged_micro_usd' && typeof v === 'number' ? formatMoney(v, locale) : typeof v === 'object' ? JSON.stringify(v) : String(v)}</dd>
+              </div>
+            ))}
+          </dl>
+          <button type="button" onClick={() => setOpen(null)}>
+            Close
+          </button>
+        </section>
+      )}
+    </section>
+  );
+}

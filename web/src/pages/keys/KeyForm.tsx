@@ -1,0 +1,141 @@
+import { useState } from 'preact/hooks';
+import { fieldErrors } from '../../api/field-errors';
+import type { Group, Key, Preset } from '../../api/models';
+import { Field, FormError } from '../../components/Field';
+import { KEY_CODES, KEY_PARAMS, formOf, toBody, type KeyCreateBody, type KeyField, type KeyFormState } from '../key-settings';
+
+interface KeyFormProps {
+  /** The key being edited; none = a new key. */
+  editing?: Key;
+  groups: Group[];
+  presets: Preset[];
+  submitLabel: string;
+  onSubmit(body: KeyCreateBody): Promise<void>;
+  onCancel(): void;
+}
+
+/** Every setting of a key: name, group, expiry, IP allowlist, rate limits, caps, tags, access, preset. */
+export function KeyForm({ editing, groups, presets, submitLabel, onSubmit, onCancel }: KeyFormProps) {
+  const [form, setForm] = useState<KeyFormState>(() => formOf(editing));
+  const [errors, setErrors] = useState<Partial<Record<KeyField | 'form', string>>>({});
+  const [busy, setBusy] = useState(false);
+  const set = <F extends keyof KeyFormState>(field: F) => (value: KeyFormState[F]) => setForm((f) => ({ ...f, [field]: value }));
+  const text = (field: KeyField & keyof KeyFormState) => ({ value: form[field] as string, onInput: (e: Event) => set(field)((e.currentTarget as HTMLInputElement).value) });
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    const result = toBody(form);
+    if ('errors' in result) return setErrors(result.errors);
+    setBusy(true);
+    setErrors({});
+    try {
+      await onSubmit(editing ? result.body : { ...result.body, kind: form.kind });
+    } catch (err) {
+      setErrors(fieldErrors(err, KEY_CODES, KEY_PARAMS));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form class="key-form" onSubmit={submit} noValidate>
+      <Field label="Name" error={errors.name}>
+        {(p) => <input {...p} name="name" maxLength={100} {...text('name')} />}
+      </Field>
+      {!editing && (
+        <Field label="Kind" hint="Private keys (ak-) call the private protocol under /server.">
+          {(p) => (
+            <select {...p} value={form.kind} onChange={(e) => set('kind')(e.currentTarget.value as KeyFormState['kind'])}>
+              <option value="standard">Standard (sk-)</option>
+              <option value="private">Private protocol (ak-)</option>
+            </select>
+          )}
+        </Field>
+      )}
+      <Field label="Group" error={errors.group} hint="Which models the key may call, and at what discount.">
+        {(p) => (
+          <select {...p} value={form.group} onChange={(e) => set('group')(e.currentTarget.value)}>
+            {groups.map((g) => (
+              <option key={g.id} value={g.id}>
+                {g.id}
+                {g.discount_percent ? ` (−${g.discount_percent} %)` : ''}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Expires" error={errors.expires_at} hint="Leave empty for a key that never expires.">
+        {(p) => <input {...p} type="datetime-local" {...text('expires_at')} />}
+      </Field>
+      <Field label="IP allowlist" error={errors.ip_allowlist} hint="Addresses or CIDR ranges, one per line; empty = any address.">
+        {(p) => <textarea {...p} rows={3} {...text('ip_allowlist')} />}
+      </Field>
+      <fieldset>
+        <legend>Rate limits (empty = no limit)</legend>
+        <div class="row">
+          <Field label="Requests per minute" error={errors.rpm_limit}>
+            {(p) => <input {...p} inputMode="numeric" {...text('rpm_limit')} />}
+          </Field>
+          <Field label="Tokens per minute" error={errors.tpm_limit}>
+            {(p) => <input {...p} inputMode="numeric" {...text('tpm_limit')} />}
+          </Field>
+          <Field label="Concurrent requests" error={errors.concurrency_limit}>
+            {(p) => <input {...p} inputMode="numeric" {...text('concurrency_limit')} />}
+          </Field>
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Spending caps in USD (empty = no cap)</legend>
+        <div class="row">
+          <Field label="Total budget (USD)" error={errors.total_usd}>
+            {(p) => <input {...p} inputMode="decimal" {...text('total_usd')} />}
+          </Field>
+          <Field label="Daily cap (USD)" error={errors.daily_usd}>
+            {(p) => <input {...p} inputMode="decimal" {...text('daily_usd')} />}
+          </Field>
+          <Field label="Monthly cap (USD)" error={errors.monthly_usd}>
+            {(p) => <input {...p} inputMode="decimal" {...text('monthly_usd')} />}
+          </Field>
+        </div>
+      </fieldset>
+      <Field label="Tags" error={errors.tags} hint="Comma separated, up to 10: they label the key's usage in reports.">
+        {(p) => <input {...p} {...text('tags')} />}
+      </Field>
+      <Field label="Asset access" error={errors.asset_access} hint="Which uploaded assets requests with this key may reference.">
+        {(p) => (
+          <select {...p} value={form.asset_access} onChange={(e) => set('asset_access')(e.currentTarget.value as KeyFormState['asset_access'])}>
+            <option value="own">Its own and the console's uploads</option>
+            <option value="all">Every asset of the account</option>
+            <option value="none">None</option>
+          </select>
+        )}
+      </Field>
+      <Field label="Default preset" error={errors.default_preset} hint="The routing preset used when a request names no model.">
+        {(p) => (
+          <select {...p} value={form.default_preset} onChange={(e) => set('default_preset')(e.currentTarget.value)}>
+            <option value="">None</option>
+            {presets.map((preset) => (
+              <option key={preset.slug} value={preset.slug}>
+                @preset/{preset.slug}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <div class="check">
+        <input id="usage-access" type="checkbox" checked={form.usage_access} onChange={(e) => set('usage_access')(e.currentTarget.checked)} />
+        <label for="usage-access">Usage access: this key may read the whole account's usage reports and logs</label>
+      </div>
+      <p class="hint">Prompt templates are bound to keys on the template itself.</p>
+      <FormError error={errors.form} />
+      <div class="actions">
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" class="primary" disabled={busy}>
+          {submitLabel}
+        </button>
+      </div>
+    </form>
+  );
+}
