@@ -24,6 +24,7 @@ const PROCESS_TESTS = [
   'test/usage/usage-lookup-page.test.ts',
   'test/cli/**/*.test.ts',
   'test/db/**/*.test.ts',
+  'test/security/demo-bind.test.ts',
 ];
 
 export default defineConfig({

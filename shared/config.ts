@@ -8,7 +8,8 @@ const optionalString = z.string().min(1).optional();
 // One schema for the whole environment: every problem is reported at once, then the process stops.
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  HOST: z.string().default('0.0.0.0'),
+  // Unset: 0.0.0.0, or 127.0.0.1 in demo mode (no CATALOG_FILE), whose sign-in is printed for all to read.
+  HOST: optionalString,
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   TRUST_PROXY: z.stringbool().default(false),
   // Unset: 1 when TRUST_PROXY is on, else 0. Set, it wins over TRUST_PROXY.
@@ -112,7 +113,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
   if (issues.length > 0) throw new ConfigError(`invalid environment:\n${issues.map((i) => `  ${i}`).join('\n')}`);
   return deepFreeze({
     env: e.NODE_ENV,
-    http: { host: e.HOST, port: e.PORT, proxyHops: e.TRUST_PROXY_HOPS ?? (e.TRUST_PROXY ? 1 : 0), bodyLimitBytes: e.BODY_LIMIT_BYTES },
+    http: { host: e.HOST ?? (e.CATALOG_FILE ? '0.0.0.0' : '127.0.0.1'), port: e.PORT, proxyHops: e.TRUST_PROXY_HOPS ?? (e.TRUST_PROXY ? 1 : 0), bodyLimitBytes: e.BODY_LIMIT_BYTES },
     log: { level: e.LOG_LEVEL },
     db: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
     redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX },

@@ -26,6 +26,7 @@ export function startBanner({ url, config, local, demo }: BannerInput): string {
       '',
       'Demo mode (no CATALOG_FILE): chat models demo-large, demo-small, demo-free; video model demo-video; image-task model demo-image — all on a built-in simulator.',
       `Console sign-in: ${demo.email} / ${demo.password}`,
+      ...(config.http.host === '127.0.0.1' ? ['Listening on this machine only (127.0.0.1): set HOST=0.0.0.0 to open the demo to the network.'] : []),
       `Demo API key:    ${demo.key}`,
       '',
       `curl ${url}/v1/chat/completions \\`,
