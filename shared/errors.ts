@@ -53,6 +53,7 @@ export type ErrorCode =
   | 'last_sign_in_method'
   | 'csrf_rejected'
   | 'immutable_field'
+  | 'group_not_allowed'
   | 'upstream_error'
   | 'upstream_timeout'
   | 'upstream_rate_limited'

@@ -14,6 +14,7 @@ import { listSessions, revokeSessionRoute } from './auth/sessions.js';
 import { mfaStatus, setTwoFactor } from './auth/two-factor.js';
 import { createKey } from './keys/create-key.js';
 import { getKey } from './keys/get-key.js';
+import { listKeyGroups } from './keys/list-groups.js';
 import { listKeys } from './keys/list-keys.js';
 import { revokeKey } from './keys/revoke-key.js';
 import { updateKey } from './keys/update-key.js';
@@ -66,6 +67,7 @@ export function consoleRouter(services: GatewayServices): Router {
 
   router.get('/keys', session, listKeys(services));
   router.post('/keys', session, createKey(services));
+  router.get('/keys/groups', session, listKeyGroups(services));
   router.get('/keys/:id', session, getKey(services));
   router.patch('/keys/:id', session, updateKey(services));
   router.post('/keys/:id/revoke', session, revokeKey(services));

@@ -11,6 +11,8 @@ export interface Group {
   readonly models: ReadonlySet<string> | '*';
   readonly limits: { readonly rpm: number | null; readonly tpm: number | null; readonly concurrency: number | null };
   readonly discountPercent: number;
+  /** Offered to every user in the console (`self_service: true`); else (absent too) the operator assigns it. */
+  readonly selfService?: boolean;
 }
 
 export class CatalogError extends Error {}
@@ -66,7 +68,7 @@ function index(c: CatalogFile): Catalog {
   const groups = new Map<string, Group>();
   for (const g of c.groups ?? []) groups.set(g.id, toGroup(g));
   if (!groups.has('default')) {
-    groups.set('default', { id: 'default', models: '*', limits: { rpm: null, tpm: null, concurrency: null }, discountPercent: 0 });
+    groups.set('default', { id: 'default', models: '*', limits: { rpm: null, tpm: null, concurrency: null }, discountPercent: 0, selfService: true });
   }
   return {
     providers: new Map(c.providers.map((p) => [p.id, p])),
@@ -81,6 +83,7 @@ function toGroup(g: CatalogGroup): Group {
     models: g.models.includes('*') ? '*' : new Set(g.models),
     limits: { rpm: g.rpm_limit, tpm: g.tpm_limit, concurrency: g.concurrency_limit },
     discountPercent: g.discount_percent,
+    selfService: g.self_service,
   };
 }
 

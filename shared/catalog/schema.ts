@@ -30,6 +30,13 @@ const provider = z.strictObject({
    * and rested when they keep failing; without it the provider is one account, `api_key`.
    */
   accounts: z.array(z.strictObject({ id, api_key: z.string().default(''), weight: z.number().int().min(0).max(1_000_000).default(1) })).min(1).optional(),
+  /**
+   * `openai` providers: the field the upstream reads its output cap from, where the gateway writes
+   * the cap a call was reserved for. Unset: the field(s) the client used, `max_completion_tokens`
+   * when it used none (OpenAI refuses both at once). `max_tokens` for older OpenAI-compatible
+   * servers that ignore `max_completion_tokens`.
+   */
+  max_tokens_field: z.enum(['max_completion_tokens', 'max_tokens']).optional(),
 });
 
 /** A price, or prices by variant (image size such as `1024x1024`, video resolution such as `720p`). */
@@ -79,6 +86,8 @@ const group = z.strictObject({
   tpm_limit: limit,
   concurrency_limit: limit,
   discount_percent: percent.default(0),
+  /** true: any user may put a key in this group from the console; otherwise only the operator assigns it. */
+  self_service: z.boolean().default(false),
 });
 
 export const catalogSchema = z

@@ -5,8 +5,10 @@ import { findKeyById } from '../db/api-keys.js';
 import { badRequest, notFound } from '../errors.js';
 import { keyCreateSchema, keyView, type KeyCreate } from '../keys/key-settings.js';
 import { createKey, setKeyStatus } from '../keys/manage-keys.js';
+import { mailKeyCreated } from '../keys/key-notice.js';
 import { publishOwnerChange } from '../keys/key-cache.js';
-import { updateUserLimits } from '../db/user-limits.js';
+import { setAllowedGroups, updateUserLimits } from '../db/user-limits.js';
+import { selectableGroups } from '../keys/group-access.js';
 import { parseOrThrow } from '../validation.js';
 import type { CliContext } from './context.js';
 import { flag, integerFlag, limitFlag, listFlag, requiredFlag, type Flags } from './flags.js';
@@ -76,6 +78,7 @@ export const commands: Record<string, Command> = {
         default_preset: flag(f, 'preset'),
       });
       const { row, key } = await createKey(await ctx.keyAdmin(), user.id, settings);
+      await mailKeyCreated(await ctx.jobs(), user, row, 'operator');
       return { ...keyView(row), key };
     },
   },
@@ -113,6 +116,21 @@ export const commands: Record<string, Command> = {
       const row = await updateUserLimits(ctx.db, user.id, Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)));
       await publishOwnerChange(await ctx.redis(), ctx.keys.keyInvalidation, user.id);
       return { ...row, discount_percent: Number(row.discount_percent) };
+    },
+  },
+  'user:groups': {
+    usage: 'user:groups --email E [--allow G,G|none]   (groups the user may give keys in the console, beside `default` and self-service ones)',
+    async run(ctx, f) {
+      const user = await ctx.user(requiredFlag(f, 'email'));
+      const catalog = await ctx.catalog();
+      let allowed = user.allowed_groups;
+      if (flag(f, 'allow') !== undefined) {
+        allowed = flag(f, 'allow') === 'none' ? [] : [...new Set(listFlag(f, 'allow'))];
+        const unknown = catalog && allowed.find((g) => !catalog.groups.has(g));
+        if (unknown) throw badRequest(`unknown group '${unknown}'`, 'allow');
+        allowed = await setAllowedGroups(ctx.db, user.id, allowed);
+      }
+      return { email: user.email, allowed_groups: allowed, ...(catalog && { selectable_groups: selectableGroups(catalog, { allowed_groups: allowed }).map((g) => g.id) }) };
     },
   },
   'user:discount': {

@@ -4,6 +4,7 @@ import { defineScripts } from '../redis/scripts.js';
 import { loadCatalogFile, type Catalog } from '../catalog/index.js';
 import type { Config } from '../config.js';
 import { createDb, type Db } from '../db/index.js';
+import { bullPrefix, JobQueues } from '../jobs/queues.js';
 import { findUserByEmail } from '../db/users.js';
 import type { User } from '../db/schema.js';
 import { GatewayError } from '../errors.js';
@@ -15,6 +16,7 @@ import { redisKeys } from '../redis/keys.js';
 export class CliContext {
   private dbInstance: Db | undefined;
   private redisInstance: Redis | undefined;
+  private jobsInstance: JobQueues | undefined;
 
   constructor(readonly config: Config) {}
 
@@ -33,6 +35,12 @@ export class CliContext {
     return this.redisInstance;
   }
 
+  /** Producers for the job queues (the operator's commands mail owners through the `mail` job). */
+  async jobs(): Promise<JobQueues> {
+    this.jobsInstance ??= new JobQueues(await this.redis(), bullPrefix(this.config.redis.prefix));
+    return this.jobsInstance;
+  }
+
   get keys() {
     return redisKeys(this.config.redis.prefix);
   }
@@ -41,9 +49,13 @@ export class CliContext {
     return new BalanceStore(await this.redis(), this.db, this.keys);
   }
 
+  /** The catalog named by CATALOG_FILE, or undefined without one (names are then not checked). */
+  async catalog(): Promise<Catalog | undefined> {
+    return this.config.catalog.file ? loadCatalogFile(this.config.catalog.file) : undefined;
+  }
+
   async keyAdmin(): Promise<KeyAdmin> {
-    const catalog: Catalog | undefined = this.config.catalog.file ? await loadCatalogFile(this.config.catalog.file) : undefined;
-    return { db: this.db, redis: await this.redis(), channel: this.keys.keyInvalidation, catalog };
+    return { db: this.db, redis: await this.redis(), channel: this.keys.keyInvalidation, catalog: await this.catalog() };
   }
 
   async user(email: string): Promise<User> {
@@ -53,6 +65,7 @@ export class CliContext {
   }
 
   async close(): Promise<void> {
+    await this.jobsInstance?.close();
     this.redisInstance?.disconnect();
     await this.dbInstance?.destroy();
   }

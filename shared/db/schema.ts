@@ -27,6 +27,8 @@ export interface UsersTable {
   /** NULL while a console sign-up waits for its e-mailed code. */
   email_verified_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   closed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Catalog groups the operator lets this user choose in the console, beside the self-service ones. */
+  allowed_groups: ColumnType<string[], string[] | undefined, string[]>;
   created_at: CreatedAt;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { runCli as runCliInProcess } from '../../shared/cli/run.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDb, type Db } from '../../shared/db/index.js';
 import { cloneTemplate } from '../support/databases.js';
+import { cliInProcess } from '../support/cli-in-process.js';
 import { cliJson, runCli, writeCatalogFile, type CliResult } from '../support/processes.js';
 
 // A few commands run as the real binary (exit code, one line of JSON on stdout); the rest call the
@@ -33,19 +33,7 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-async function cli(...args: string[]): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  try {
-    const code = await runCliInProcess(args, env);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+const cli = (...args: string[]): Promise<CliResult> => cliInProcess(args, env);
 
 /** Exits non-zero, prints nothing on stdout and an `error:` line matching `message` on stderr. */
 function expectFailure(result: CliResult, message: RegExp) {

@@ -85,7 +85,8 @@ describe('POST /api/v1/keys', () => {
 
   it('refuses an unknown group and a past expiry, naming the field', async () => {
     const s = await userSession(gw);
-    expectFailure(await api(gw, 'POST', '/keys', { token: s.token, body: { group: 'nope' } }), 400, 'invalid_request', /nope/);
+    // An unknown group answers like an operator-only one: the console does not tell which groups exist.
+    expectFailure(await api(gw, 'POST', '/keys', { token: s.token, body: { group: 'nope' } }), 403, 'group_not_allowed', /'nope'/);
     const past = await api(gw, 'POST', '/keys', { token: s.token, body: { expires_at: '2001-01-01T00:00:00Z' } });
     expectFailure(past, 400, 'invalid_request');
     const profile = await api(gw, 'POST', '/keys', { token: s.token, body: { compatibility_profile: 'v9' } });

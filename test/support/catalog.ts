@@ -30,7 +30,8 @@ export function testCatalog(simUrl: string, overrides: Record<string, unknown> =
     ],
     groups: [
       { id: 'default', models: ['*'] },
-      { id: 'basic', models: ['gpt-sim', 'free-sim'] },
+      // Self-service: the console tests choose it for their keys.
+      { id: 'basic', models: ['gpt-sim', 'free-sim'], self_service: true },
     ],
     ...overrides,
   };

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { GatewayError } from '../../../shared/errors.js';
 import type { GatewayServices } from '../../../shared/gateway/services.js';
+import { assertGroupSelectable } from '../../../shared/keys/group-access.js';
 import { keyUpdateSchema, keyView } from '../../../shared/keys/key-settings.js';
 import { updateKey as updateApiKey } from '../../../shared/keys/manage-keys.js';
 import { readConsoleBody } from '../body.js';
@@ -27,7 +28,9 @@ export function updateKey(services: GatewayServices): Middleware {
     }
     const current = await ownKey(services, ctx);
     if (current.status === 'revoked') throw new GatewayError('conflict', 409, 'this key is revoked and can no longer be changed');
-    const row = await updateApiKey(keyAdmin(services), signedIn(ctx).user.id, current.id, changes);
+    const { user } = signedIn(ctx);
+    assertGroupSelectable(services.catalog, user, changes.group, current.group_id);
+    const row = await updateApiKey(keyAdmin(services), user.id, current.id, changes);
     if (!row) throw keyNotFound(); // deleted between the two queries
     sendData(ctx, keyView(row));
   };
