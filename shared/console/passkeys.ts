@@ -13,6 +13,9 @@ interface Ceremony {
   userId?: string;
 }
 
+/** One answer for every refused sign-in (unknown passkey, bad signature, no user verification, closed account). */
+export const PASSKEY_REFUSED = 'the passkey was not accepted: it must be registered here and verify you (PIN, fingerprint or face)';
+
 const invalid = (status: number, message: string) => new GatewayError('passkey_invalid', status, message, { param: 'response' });
 
 export interface PasskeyView {
@@ -50,7 +53,9 @@ export class Passkeys {
       userDisplayName: user.nickname ?? user.email,
       attestationType: 'none',
       excludeCredentials: existing.map((c) => ({ id: c.credential_id, transports: c.transports })),
-      authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+      // A passkey signs in alone (no password, no two-step code): it must verify its user (PIN,
+      // biometric), so one that cannot is refused here rather than at every sign-in.
+      authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
       timeout: CEREMONY_MS,
     });
     const ceremony = await this.ceremonies.issue({ challenge: options.challenge, userId: user.id });
@@ -63,7 +68,7 @@ export class Passkeys {
     if (!ceremony || ceremony.userId !== user.id) throw new GatewayError('passkey_invalid', 400, 'the ceremony is unknown, used or expired: ask for new options', { param: 'ceremony_id' });
     let verification;
     try {
-      verification = await verifyRegistrationResponse({ response, expectedChallenge: ceremony.challenge, expectedOrigin: this.rp.origin, expectedRPID: this.rp.rpId, requireUserVerification: false });
+      verification = await verifyRegistrationResponse({ response, expectedChallenge: ceremony.challenge, expectedOrigin: this.rp.origin, expectedRPID: this.rp.rpId, requireUserVerification: true });
     } catch (err) {
       throw invalid(400, `the authenticator's response was not accepted: ${(err as Error).message}`);
     }
@@ -81,15 +86,15 @@ export class Passkeys {
 
   /** Request options for a sign-in with any passkey of this site (discoverable credentials). */
   async signInOptions() {
-    const options = await generateAuthenticationOptions({ rpID: this.rp.rpId, userVerification: 'preferred', timeout: CEREMONY_MS });
+    const options = await generateAuthenticationOptions({ rpID: this.rp.rpId, userVerification: 'required', timeout: CEREMONY_MS });
     const ceremony = await this.ceremonies.issue({ challenge: options.challenge });
     return { ceremony_id: ceremony.id, expires_at: ceremony.expiresAt.toISOString(), options };
   }
 
-  /** Verifies an assertion → the passkey's user (401 `passkey_invalid` for anything wrong, alike). */
+  /** Verifies an assertion, user verification included → the passkey's user (401 `passkey_invalid` for anything wrong, alike). */
   async signIn(ceremonyId: string, response: AuthenticationResponseJSON): Promise<string> {
     const ceremony = await this.ceremonies.take(ceremonyId);
-    const refused = () => invalid(401, 'the passkey was not accepted');
+    const refused = () => invalid(401, PASSKEY_REFUSED);
     if (!ceremony || ceremony.userId) throw refused();
     const stored = await this.services.db.selectFrom('passkeys').selectAll().where('credential_id', '=', response.id).executeTakeFirst();
     if (!stored) throw refused();
@@ -101,7 +106,8 @@ export class Passkeys {
         expectedOrigin: this.rp.origin,
         expectedRPID: this.rp.rpId,
         credential: { id: stored.credential_id, publicKey: new Uint8Array(stored.public_key), counter: stored.counter, transports: stored.transports },
-        requireUserVerification: false,
+        // Mere possession (a stolen or borrowed unlocked key) is not a sign-in.
+        requireUserVerification: true,
       });
     } catch {
       throw refused();

@@ -1,7 +1,7 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
-import { Passkeys, passkeyView } from '../../../shared/console/passkeys.js';
+import { PASSKEY_REFUSED, Passkeys, passkeyView } from '../../../shared/console/passkeys.js';
 import { confirmSensitive } from '../../../shared/console/sensitive.js';
 import { assertAnotherWayIn } from '../../../shared/console/sign-in-methods.js';
 import { SignInGuard } from '../../../shared/console/sign-in-guard.js';
@@ -103,7 +103,7 @@ export function passkeySignIn(services: GatewayServices): Middleware {
     await guard.throttleIp(ctx.ip);
     const userId = await passkeys.signIn(body.ceremony_id, body.response as unknown as AuthenticationResponseJSON);
     const user = await findUserById(services.db, userId);
-    if (!user || user.closed_at) throw new GatewayError('passkey_invalid', 401, 'the passkey was not accepted');
+    if (!user || user.closed_at) throw new GatewayError('passkey_invalid', 401, PASSKEY_REFUSED);
     await beginSession(services, ctx, user);
   };
 }
