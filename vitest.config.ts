@@ -25,6 +25,10 @@ const PROCESS_TESTS = [
   'test/cli/**/*.test.ts',
   'test/db/**/*.test.ts',
   'test/security/demo-bind.test.ts',
+  'test/console-site/sign-in.test.ts',
+  'test/console-site/keys-usage.test.ts',
+  'test/console-site/passkey-sign-up.test.ts',
+  'test/console-site/oidc.test.ts',
 ];
 
 export default defineConfig({

@@ -14,8 +14,8 @@ export interface ConsoleSiteOptions {
   host: string;
   /** The gateway's request handler: /api/v1/* is handed to it in this process, unchanged. */
   gateway: RequestListener;
-  /** Where API keys are used, shown by the site (config.json `gateway_url`). */
-  gatewayUrl: string;
+  /** Where API keys are used, shown by the site (config.json `gateway_url`); read per request. */
+  gatewayUrl: string | (() => string);
   /** The built site; default dist/console. */
   root?: string;
 }
@@ -38,12 +38,12 @@ export async function startConsoleSite(options: ConsoleSiteOptions): Promise<Con
   const root = path.resolve(options.root ?? CONSOLE_BUILD_DIR);
   if (!existsSync(path.join(root, 'index.html'))) throw new Error(`the console site is not built (${root}/index.html missing): run npm run build`);
   const headers = securityHeaders(consoleCsp());
-  const config = JSON.stringify({ api_base: '', gateway_url: options.gatewayUrl });
+  const gatewayUrl = typeof options.gatewayUrl === 'string' ? () => options.gatewayUrl as string : options.gatewayUrl;
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
     if (url.startsWith('/api/v1/') || url === '/api/v1') return options.gateway(req, res);
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed', { ...headers, allow: 'GET, HEAD' });
-    if (url === '/config.json' || url.startsWith('/config.json?')) return send(res, 200, config, headers, 'application/json; charset=utf-8');
+    if (url === '/config.json' || url.startsWith('/config.json?')) return send(res, 200, JSON.stringify({ api_base: '', gateway_url: gatewayUrl() }), headers, 'application/json; charset=utf-8');
     serveStatic(root, req, res, headers).catch(() => {
       if (!res.headersSent) send(res, 500, 'the file could not be read', headers);
       else res.destroy();

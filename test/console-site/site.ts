@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import type { RequestListener } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,13 +20,17 @@ export interface SiteHarness {
   close(): Promise<void>;
 }
 
-export async function startSiteHarness(): Promise<SiteHarness> {
+/** `env`: more gateway settings; a function of the site's origin when they name it (OpenID providers). */
+export async function startSiteHarness(env: (siteUrl: string) => Record<string, string> = () => ({})): Promise<SiteHarness> {
   if (!existsSync(path.join(BUILT_SITE, 'index.html'))) {
     throw new Error(`the console site is not built (${BUILT_SITE}): run \`npm run build\` (npm test does) before these tests`);
   }
-  const sec = await startSecurityGateway();
-  // The gateway's own handler, as `npm start` hands it /api/v1 (api/console-site/server.ts).
-  const site = await startConsoleSite({ port: 0, host: '127.0.0.1', root: BUILT_SITE, gateway: createRequestListener(sec.gw.services), gatewayUrl: sec.gw.url });
+  // The site listens first: its origin is the gateway's CONSOLE_ORIGIN (and so the passkey
+  // origin), as `npm start` sets it. Then /api/v1 goes to the gateway's own handler, as there.
+  let gatewayHandler: RequestListener | undefined;
+  const site = await startConsoleSite({ port: 0, host: '127.0.0.1', root: BUILT_SITE, gateway: (req, res) => gatewayHandler?.(req, res), gatewayUrl: () => sec.gw.url });
+  const sec: SecurityGateway = await startSecurityGateway({ env: { CONSOLE_ORIGIN: site.url, ...env(site.url) } });
+  gatewayHandler = createRequestListener(sec.gw.services);
   let browser: Browser;
   try {
     browser = await launchChromium();

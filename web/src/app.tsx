@@ -13,13 +13,19 @@ const KeysPage = lazy(() => import('./pages/KeysPage').then((m) => m.KeysPage));
 const UsagePage = lazy(() => import('./pages/UsagePage').then((m) => m.UsagePage));
 const LogsPage = lazy(() => import('./pages/LogsPage').then((m) => m.LogsPage));
 const SecurityPage = lazy(() => import('./pages/SecurityPage').then((m) => m.SecurityPage));
+const ProfilePage = lazy(() => import('./pages/ProfilePage').then((m) => m.ProfilePage));
+const LedgerPage = lazy(() => import('./pages/LedgerPage').then((m) => m.LedgerPage));
+const OAuthCallbackPage = lazy(() => import('./pages/OAuthCallbackPage').then((m) => m.OAuthCallbackPage));
+const SignUpPage = lazy(() => import('./pages/SignUpPage').then((m) => m.SignUpPage));
 
 const NAV = [
   { href: '/', label: 'Dashboard' },
   { href: '/keys', label: 'Keys' },
   { href: '/usage', label: 'Usage' },
   { href: '/logs', label: 'Logs' },
+  { href: '/ledger', label: 'Ledger' },
   { href: '/security', label: 'Security' },
+  { href: '/profile', label: 'Profile' },
 ];
 
 type SessionState = { state: 'checking' } | { state: 'signed-out' } | { state: 'signed-in'; user: User };
@@ -35,29 +41,41 @@ export function App({ config, api }: { config: SiteConfig; api: Api }) {
 
   if (session.state === 'checking') return <Loading what="the console" />;
   return (
-    <LocationProvider>
+    // Links under /api/ (a provider sign-in, a CSV download) leave the app: the browser follows them.
+    <LocationProvider scope={/^\/(?!api\/)/}>
       {session.state === 'signed-out' ? (
-        <SignInPage api={api} onSignedIn={(user) => setSession({ state: 'signed-in', user })} />
+        <SignedOut api={api} apiBase={config.api_base} onSignedIn={(user) => setSession({ state: 'signed-in', user })} />
       ) : (
-        <SignedIn api={api} config={config} user={session.user} onSignedOut={() => setSession({ state: 'signed-out' })} />
+        <SignedIn api={api} config={config} user={session.user} setUser={(user) => setSession({ state: 'signed-in', user })} onSignedOut={() => setSession({ state: 'signed-out' })} />
       )}
     </LocationProvider>
   );
 }
 
-function SignedIn({ api, config, user, onSignedOut }: { api: Api; config: SiteConfig; user: User; onSignedOut(): void }) {
+function SignedOut({ api, apiBase, onSignedIn }: { api: Api; apiBase: string; onSignedIn(user: User): void }) {
+  return (
+    <Router>
+      <Route path="/sign-up" component={() => <SignUpPage api={api} onSignedIn={onSignedIn} />} />
+      <Route path="/oauth/callback" component={() => <OAuthCallbackPage api={api} onSignedIn={onSignedIn} />} />
+      <Route default component={() => <SignInPage api={api} apiBase={apiBase} onSignedIn={onSignedIn} />} />
+    </Router>
+  );
+}
+
+function SignedIn({ api, config, user, setUser, onSignedOut }: { api: Api; config: SiteConfig; user: User; setUser(user: User): void; onSignedOut(): void }) {
   const value = useMemo<Console>(
     () => ({
       api,
       config,
       user,
       locale: user.locale ?? navigator.language,
+      setUser,
       async signOut() {
         await unwrap(api.POST('/api/v1/auth/logout')).catch(() => undefined);
         onSignedOut();
       },
     }),
-    [api, config, user, onSignedOut],
+    [api, config, user, setUser, onSignedOut],
   );
   return (
     <ConsoleContext.Provider value={value}>
@@ -69,6 +87,8 @@ function SignedIn({ api, config, user, onSignedOut }: { api: Api; config: SiteCo
             <Route path="/usage" component={UsagePage} />
             <Route path="/logs" component={LogsPage} />
             <Route path="/security" component={SecurityPage} />
+            <Route path="/profile" component={ProfilePage} />
+            <Route path="/ledger" component={LedgerPage} />
             <Route default component={NotFound} />
           </Router>
         </ErrorBoundary>

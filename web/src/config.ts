@@ -10,7 +10,8 @@ export interface SiteConfig {
 }
 
 export async function loadConfig(): Promise<SiteConfig> {
-  const res = await fetch('/config.json', { cache: 'no-store' });
+  // Same request as index.html's preload (mode, credentials), so the preloaded answer is used.
+  const res = await fetch('/config.json');
   if (!res.ok) throw new Error(`config.json: ${res.status}`);
   const raw = (await res.json()) as Partial<SiteConfig>;
   return { api_base: (raw.api_base ?? '').replace(/\/+$/, ''), gateway_url: (raw.gateway_url ?? '').replace(/\/+$/, '') };

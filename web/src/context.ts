@@ -12,6 +12,8 @@ export interface Console {
   /** The profile's locale, else the browser's. */
   locale: string;
   signOut(): Promise<void>;
+  /** After a profile change: the new user (its locale reformats every page). */
+  setUser(user: User): void;
 }
 
 export const ConsoleContext = createContext<Console | null>(null);

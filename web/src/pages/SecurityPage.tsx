@@ -1,8 +1,9 @@
+import { PasskeyList } from './security/PasskeyList';
 import { PasswordChangeForm } from './security/PasswordChangeForm';
 import { SessionList } from './security/SessionList';
 import { TwoStepForm } from './security/TwoStepForm';
 
-/** Security: password change, two-step verification, sessions. */
+/** Security: password change, two-step verification, passkeys, sessions. */
 export function SecurityPage() {
   return (
     <section aria-labelledby="security-title">
@@ -12,6 +13,9 @@ export function SecurityPage() {
       </div>
       <div class="card">
         <TwoStepForm />
+      </div>
+      <div class="card">
+        <PasskeyList />
       </div>
       <div class="card">
         <SessionList />

@@ -1,6 +1,7 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError, unwrap, type Api } from '../api/client';
 import { fieldErrors, type FieldErrors } from '../api/field-errors';
+import { signInWithPasskey } from '../api/passkeys';
 import type { User } from '../api/models';
 import { Field, FormError } from '../components/Field';
 
@@ -14,13 +15,17 @@ const CODES: Partial<Record<string, Fields>> = {
 };
 
 /** Sign-in: e-mail and password, then the e-mailed code when two-step verification is on. */
-export function SignInPage({ api, onSignedIn }: { api: Api; onSignedIn(user: User): void }) {
+export function SignInPage({ api, apiBase, onSignedIn }: { api: Api; apiBase: string; onSignedIn(user: User): void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const [needsCode, setNeedsCode] = useState(false);
   const [busy, setBusy] = useState(false);
   const [errors, setErrors] = useState<FieldErrors<Fields>>({});
+  const [providers, setProviders] = useState<{ name: string; display_name: string }[]>([]);
+  useEffect(() => {
+    unwrap<{ name: string; display_name: string }[]>(api.GET('/api/v1/auth/oauth/providers')).then(setProviders, () => setProviders([]));
+  }, [api]);
 
   async function submit(event: Event) {
     event.preventDefault();
@@ -37,6 +42,18 @@ export function SignInPage({ api, onSignedIn }: { api: Api; onSignedIn(user: Use
       } else {
         setErrors(fieldErrors(err, CODES, { identifier: 'email', password: 'password', code: 'code' }));
       }
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function passkey() {
+    setBusy(true);
+    setErrors({});
+    try {
+      onSignedIn(await signInWithPasskey(api));
+    } catch (err) {
+      setErrors({ form: err instanceof DOMException ? 'The passkey sign-in was cancelled or is not available here.' : fieldErrors(err, {}).form });
     } finally {
       setBusy(false);
     }
@@ -65,6 +82,27 @@ export function SignInPage({ api, onSignedIn }: { api: Api; onSignedIn(user: Use
           Sign in
         </button>
       </form>
+      {typeof PublicKeyCredential !== 'undefined' && (
+        <p>
+          <button type="button" onClick={passkey} disabled={busy}>
+            Use a passkey
+          </button>
+        </p>
+      )}
+      {providers.length > 0 && (
+        <ul class="plain providers" aria-label="Other ways to sign in">
+          {providers.map((p) => (
+            <li key={p.name}>
+              <a class="button" href={`${apiBase}/api/v1/auth/oauth/${encodeURIComponent(p.name)}/authorize`}>
+                Continue with {p.display_name}
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
+      <p>
+        New here? <a href="/sign-up">Create an account</a>
+      </p>
     </main>
   );
 }

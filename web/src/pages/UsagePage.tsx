@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { unwrap } from '../api/client';
 import { fieldErrors } from '../api/field-errors';
-import type { GroupBy, Report } from '../api/models';
+import type { GroupBy, Key, Page, Report } from '../api/models';
 import { Field, FormError } from '../components/Field';
 import { Empty, Loading } from '../components/States';
 import { useConsole } from '../context';
@@ -26,6 +26,7 @@ export function UsagePage() {
   const [report, setReport] = useState<Report>();
   const [loading, setLoading] = useState(false);
   const [errors, setErrors] = useState<Partial<Record<Fields | 'form', string>>>({});
+  const [keyNames, setKeyNames] = useState<Map<string, string>>(new Map());
 
   async function run(event?: Event) {
     event?.preventDefault();
@@ -35,7 +36,12 @@ export function UsagePage() {
     setLoading(true);
     setErrors({});
     try {
-      setReport(await unwrap<Report>(api.GET('/api/v1/usage/report', { params: { query: draft } })));
+      const next = await unwrap<Report>(api.GET('/api/v1/usage/report', { params: { query: draft } }));
+      if (next.group_by === 'key' && keyNames.size === 0) {
+        const keys = await unwrap<Page<Key>>(api.GET('/api/v1/keys', { params: { query: { page: '1', page_size: '100' } } })).catch(() => undefined);
+        setKeyNames(new Map(keys?.list.map((k) => [k.id, k.name ? `${k.name} (${k.prefix}…${k.last4})` : `${k.prefix}…${k.last4}`])));
+      }
+      setReport(next);
     } catch (err) {
       setErrors(fieldErrors(err, {}, { start: 'start', end: 'end' }));
     } finally {
@@ -48,12 +54,13 @@ export function UsagePage() {
   }, []);
 
   const csv = `${config.api_base}/api/v1/usage/report?${new URLSearchParams({ ...draft, format: 'csv' }).toString()}`;
-  const label = (group: string | null, by: GroupBy) => (group === null ? (by === 'tag' ? '(untagged)' : '—') : by === 'day' ? formatDay(group, locale) : group);
+  const label = (group: string | null, by: GroupBy) =>
+    group === null ? (by === 'tag' ? '(untagged)' : '—') : by === 'day' ? formatDay(group, locale) : by === 'key' ? (keyNames.get(group) ?? group) : group;
   const chart = useMemo(() => {
     if (!report) return undefined;
     const rows = report.group_by === 'day' ? [...report.rows].sort((a, b) => String(a.group).localeCompare(String(b.group))) : report.rows;
     return { labels: rows.map((r) => (report.group_by === 'day' ? String(r.group) : label(r.group, report.group_by))), values: rows.map((r) => r.charged_micro_usd) };
-  }, [report]);
+  }, [report, keyNames]);
 
   return (
     <section aria-labelledby="usage-title">

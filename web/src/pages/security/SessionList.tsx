@@ -42,7 +42,7 @@ export function SessionList() {
               </div>
               {!s.current && (
                 <button type="button" class="danger" onClick={() => void revoke(s.id)}>
-                  Sign out this session
+                  End session
                 </button>
               )}
             </li>
