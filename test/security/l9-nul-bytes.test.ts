@@ -80,10 +80,13 @@ describe('a NUL in a JSON body is a 400 naming the field, in the surface format'
 });
 
 describe('a NUL elsewhere in the request', () => {
-  it('query strings: 400 naming the parameter, on the gateway and the console', async () => {
+  it('query strings and paths: 400 naming the parameter, on the gateway and the console', async () => {
     expectOpenAi(await get('/v1/usage/logs?tag=a%00b', { authorization: `Bearer ${owner.key}` }), 'tag');
     expectOpenAi(await get('/v1/usage/logs?model=%00', { authorization: `Bearer ${owner.key}` }), 'model');
     expectConsole(await api(gw, 'GET', '/usage/logs?session_id=x%00', { token }), 'session_id');
+    const path = await api(gw, 'GET', '/presets/a%00b', { token });
+    expect(path.status).toBe(400);
+    expect(path.json).toMatchObject({ error_code: 'invalid_request', message: expect.stringContaining('path') });
   });
 
   it('X-Service-Tags with a NUL never reaches the database', async () => {
