@@ -14,7 +14,8 @@ afterAll(async () => {
   await h?.close();
 });
 
-describe('console site: keys and usage', () => {
+// A loaded 2-core machine can take tens of seconds over a whole flow: give it room.
+describe('console site: keys and usage', { timeout: 120_000 }, () => {
   it('creates a key, calls the gateway with it, sees the call in usage and logs, revokes it and gets 401', async () => {
     const { email } = await h.sec.gw.account({ balance: 10_000_000 });
     const page = await h.browser.newPage();
@@ -80,6 +81,46 @@ describe('console site: keys and usage', () => {
     await page.locator('form').getByRole('button', { name: 'Create key' }).click();
     await page.locator('textarea[aria-invalid=true]').waitFor();
     expect(await page.locator('.field', { has: page.getByLabel('IP allowlist') }).getByRole('alert').textContent()).toContain('not-an-address');
+    await page.close();
+  });
+
+  it('creates a routing preset and a prompt template bound to a key; ledger and profile pages pass axe', async () => {
+    const { email } = await h.sec.gw.account({ balance: 3_000_000, key: { name: 'bound key' } });
+    const page = await h.browser.newPage();
+    const problems = watchProblems(page);
+    await signIn(page, h.site, email);
+
+    await page.getByRole('link', { name: 'Routing', exact: true }).click();
+    await page.getByRole('button', { name: 'New preset' }).click();
+    const preset = page.getByRole('form', { name: 'New preset' });
+    await preset.getByLabel('Slug').fill('cheap-first');
+    await preset.getByLabel('Models').fill('free-sim\ngpt-sim');
+    await preset.getByRole('button', { name: 'Create preset' }).click();
+    await page.getByText('@preset/cheap-first').waitFor();
+
+    await page.getByRole('button', { name: 'New template' }).click();
+    const template = page.getByRole('form', { name: 'New prompt template' });
+    await template.getByLabel('Template name').fill('tone');
+    await template.getByLabel('Version 1 text').fill('Answer as {{persona|a pirate}}.');
+    await template.getByLabel(/bound key/).check();
+    await template.getByRole('button', { name: 'Create template' }).click();
+    await page.getByText('variables: persona').waitFor();
+    expect(await page.getByText('1 key').count()).toBe(1);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.getByRole('link', { name: 'Ledger', exact: true }).click();
+    await page.getByRole('cell', { name: '$3.00' }).first().waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.getByRole('link', { name: 'Profile', exact: true }).click();
+    await page.getByLabel('Locale').fill('de-DE');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await page.getByText('Profile saved.').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    // The locale formats money from now on: 3,00 $ in German.
+    await page.getByRole('link', { name: 'Ledger', exact: true }).click();
+    await page.getByRole('cell', { name: /3,00\s\$/ }).first().waitFor();
+    expect(problems).toEqual([]);
     await page.close();
   });
 });

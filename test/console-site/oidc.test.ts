@@ -18,7 +18,8 @@ afterAll(async () => {
   await oidc?.close();
 });
 
-describe('console site: OpenID Connect', () => {
+// A loaded 2-core machine can take tens of seconds over a whole flow: give it room.
+describe('console site: OpenID Connect', { timeout: 120_000 }, () => {
   it('signs up and in with the provider button, through the provider login and consent pages', async () => {
     oidc.accounts.set('alice', `alice-${Date.now()}@example.test`);
     const page = await h.browser.newPage();

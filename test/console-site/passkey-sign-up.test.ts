@@ -20,7 +20,8 @@ async function virtualAuthenticator(cdp: CDPSession): Promise<void> {
   });
 }
 
-describe('console site: sign-up and passkeys', () => {
+// A loaded 2-core machine can take tens of seconds over a whole flow: give it room.
+describe('console site: sign-up and passkeys', { timeout: 120_000 }, () => {
   it('signs up with the code e-mailed to the address, and lands signed in', async () => {
     const email = `new-${Date.now()}@example.test`;
     const inbox = h.sec.inbox(email);

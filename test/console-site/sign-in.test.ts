@@ -12,7 +12,8 @@ afterAll(async () => {
   await h?.close();
 });
 
-describe('console site: sign-in', () => {
+// A loaded 2-core machine can take tens of seconds over a whole flow: give it room.
+describe('console site: sign-in', { timeout: 120_000 }, () => {
   it('serves the app under a strict CSP, with its runtime setting, and forwards /api/v1', async () => {
     const res = await fetch(h.site.url);
     const csp = res.headers.get('content-security-policy') ?? '';

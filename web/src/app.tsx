@@ -14,6 +14,7 @@ const UsagePage = lazy(() => import('./pages/UsagePage').then((m) => m.UsagePage
 const LogsPage = lazy(() => import('./pages/LogsPage').then((m) => m.LogsPage));
 const SecurityPage = lazy(() => import('./pages/SecurityPage').then((m) => m.SecurityPage));
 const ProfilePage = lazy(() => import('./pages/ProfilePage').then((m) => m.ProfilePage));
+const RoutingPage = lazy(() => import('./pages/RoutingPage').then((m) => m.RoutingPage));
 const LedgerPage = lazy(() => import('./pages/LedgerPage').then((m) => m.LedgerPage));
 const OAuthCallbackPage = lazy(() => import('./pages/OAuthCallbackPage').then((m) => m.OAuthCallbackPage));
 const SignUpPage = lazy(() => import('./pages/SignUpPage').then((m) => m.SignUpPage));
@@ -23,6 +24,7 @@ const NAV = [
   { href: '/keys', label: 'Keys' },
   { href: '/usage', label: 'Usage' },
   { href: '/logs', label: 'Logs' },
+  { href: '/routing', label: 'Routing' },
   { href: '/ledger', label: 'Ledger' },
   { href: '/security', label: 'Security' },
   { href: '/profile', label: 'Profile' },
@@ -89,6 +91,8 @@ function SignedIn({ api, config, user, setUser, onSignedOut }: { api: Api; confi
             <Route path="/security" component={SecurityPage} />
             <Route path="/profile" component={ProfilePage} />
             <Route path="/ledger" component={LedgerPage} />
+            <Route path="/routing" component={RoutingPage} />
+            <Route path="/oauth/callback" component={() => <OAuthCallbackPage api={api} onSignedIn={setUser} />} />
             <Route default component={NotFound} />
           </Router>
         </ErrorBoundary>

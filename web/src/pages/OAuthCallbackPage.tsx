@@ -16,7 +16,7 @@ export function OAuthCallbackPage({ api, onSignedIn }: { api: Api; onSignedIn(us
   const [error, setError] = useState<{ code?: string; form?: string }>({});
   const [busy, setBusy] = useState(false);
   const done = (user: User) => {
-    route('/', true);
+    route(query.result === 'linked' ? '/security' : '/', true);
     onSignedIn(user);
   };
   useEffect(() => {

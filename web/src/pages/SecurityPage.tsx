@@ -1,9 +1,11 @@
+import { CloseAccount } from './security/CloseAccount';
+import { LinkedProviders } from './security/LinkedProviders';
 import { PasskeyList } from './security/PasskeyList';
 import { PasswordChangeForm } from './security/PasswordChangeForm';
 import { SessionList } from './security/SessionList';
 import { TwoStepForm } from './security/TwoStepForm';
 
-/** Security: password change, two-step verification, passkeys, sessions. */
+/** Security: password, two-step verification, passkeys, sign-in providers, sessions, closing the account. */
 export function SecurityPage() {
   return (
     <section aria-labelledby="security-title">
@@ -18,7 +20,13 @@ export function SecurityPage() {
         <PasskeyList />
       </div>
       <div class="card">
+        <LinkedProviders />
+      </div>
+      <div class="card">
         <SessionList />
+      </div>
+      <div class="card">
+        <CloseAccount />
       </div>
     </section>
   );
