@@ -3,7 +3,7 @@ import type { RouteDoc } from '../route-doc.js';
 
 export const assetRoutes: RouteDoc[] = [
   { method: 'post', path: '/v1/assets', tag: 'Assets', summary: 'Reserve an upload: a short-lived storage URL (15 min) bound to size and type, and the headers the PUT must carry', auth: 'apiKey', body: reserveSchema, responses: { 200: '{upload_id, upload_url, method, headers, expires_at}', 413: 'asset_too_large' } },
-  { method: 'put', path: '/v1/uploads/{token}', tag: 'Assets', summary: "The local driver's storage URL: the file bytes, without the API key", auth: 'none' },
+  { method: 'put', path: '/v1/uploads/{token}', tag: 'Assets', summary: "The local driver's storage URL: the file bytes, without the API key; usable until the upload is completed", auth: 'none', responses: { 200: '{upload_id, size_bytes}', 400: 'upload_mismatch', 404: 'a forged or expired URL', 409: 'conflict: the upload is already completed' } },
   { method: 'post', path: '/v1/assets/uploads/{uploadId}/complete', tag: 'Assets', summary: 'Confirm an upload (verified: size, sha256, JPEG/PNG/WebP, ≤ 40 MP, whole); idempotent', auth: 'apiKey', responses: { 200: 'the asset', 400: 'unsupported_media_type, invalid_image or upload_mismatch', 409: 'upload_incomplete' } },
   { method: 'get', path: '/v1/assets', tag: 'Assets', summary: "The assets in the key's scope, newest first (cursor paging)", auth: 'apiKey' },
   { method: 'get', path: '/v1/assets/{id}', tag: 'Assets', summary: 'One asset', auth: 'apiKey' },
