@@ -3,7 +3,7 @@ import Koa from 'koa';
 import { GatewayError } from '../shared/errors.js';
 import type { GatewayServices } from '../shared/gateway/services.js';
 import { consoleRouter } from './console/router.js';
-import { consoleOriginGuard } from './console/origin-guard.js';
+import { consoleCors } from './console/origin-guard.js';
 import { siteRouter } from './site.js';
 import { errorBoundary } from './middleware/errors.js';
 import { rateLimitHeaders } from './middleware/rate-limit-headers.js';
@@ -36,7 +36,7 @@ export function createApp(services: GatewayServices): Koa {
   app.use(errorBoundary(services.log));
   app.use(refuseNulUrl);
   app.use(rateLimitHeaders(services));
-  app.use(consoleOriginGuard(services));
+  app.use(consoleCors(services));
   for (const middleware of queueDashboard(services)) app.use(middleware);
   for (const router of gatewayRouters(services)) {
     app.use(router.routes());

@@ -1,11 +1,12 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from './http/router.js';
 import { sql } from 'kysely';
 import type { GatewayServices } from '../shared/gateway/services.js';
 import { usageLookupPage, usageLookupScript, usageLookupStyle } from './usage/usage-lookup-page.js';
 
 /** Health probes and the pages served without an API prefix. Readiness: Postgres and Redis answer. */
 export function siteRouter(services: GatewayServices): Router {
-  const router = new Router();
+  const router = apiRouter();
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });

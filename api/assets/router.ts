@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../http/router.js';
 import type { Middleware } from 'koa';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { keySurface, type AssetSurface } from './asset-surface.js';
@@ -19,7 +20,7 @@ export function assetRoutes(router: Router, services: GatewayServices, surface: 
 
 /** Private assets under /v1: the upload sequence (reserve → PUT → complete) and reads. */
 export function assetRouter(services: GatewayServices): Router {
-  const router = new Router({ prefix: '/v1' });
+  const router = apiRouter('/v1');
   assetRoutes(router, services, keySurface(services));
   router.put('/uploads/:token', putUpload(services));
   return router;

@@ -1,4 +1,4 @@
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { z } from 'zod';
 import { GatewayError } from '../../shared/errors.js';
 import { fieldPath, parseOrThrow } from '../../shared/validation.js';
@@ -28,6 +28,19 @@ export function parseConsoleBody<S extends z.ZodType>(schema: S, value: unknown)
   }
   return parseOrThrow(schema, value);
 }
+
+/**
+ * Every console request that carries a body must declare it JSON, or is refused with 415
+ * `unsupported_media_type` before any handler runs. An HTML form can only send urlencoded,
+ * multipart or text/plain bodies without a preflight, so a cross-site form (`enctype=text/plain`
+ * shaped like JSON) cannot reach a console route even where a cookie would not be needed.
+ */
+export const jsonBodiesOnly: Middleware = async (ctx, next) => {
+  if (hasBody(ctx) && !ctx.is('application/json')) {
+    throw new GatewayError('unsupported_media_type', 415, 'console request bodies must be JSON: send `Content-Type: application/json`', { param: 'Content-Type' });
+  }
+  await next();
+};
 
 /** Node's own rule (as `type-is` applies it): a body exists when it is chunked or has a non-zero length. */
 function hasBody(ctx: Context): boolean {

@@ -1,19 +1,41 @@
 import type { Context } from 'koa';
+import type { GatewayServices } from '../../shared/gateway/services.js';
 
-export const SESSION_COOKIE = 'gw_session';
+type CookieServices = Pick<GatewayServices, 'config'>;
 
-// HttpOnly keeps the token from page scripts; Lax keeps it off cross-site POSTs; Secure whenever the
-// request came over HTTPS (Koa reads X-Forwarded-Proto when TRUST_PROXY is on).
-const attributes = (ctx: Context) => ({ path: '/', httpOnly: true, sameSite: 'lax' as const, secure: ctx.secure, overwrite: true });
+const PLAIN_NAME = 'gw_session';
+// Only a Secure cookie for `/`, set by this very host, may bear the `__Host-` prefix: neither a
+// sibling subdomain nor a plain-HTTP page on the network can plant or overwrite the session.
+const HOST_NAME = '__Host-gw_session';
 
-export function setSessionCookie(ctx: Context, token: string, expiresAt: Date): void {
-  ctx.cookies.set(SESSION_COOKIE, token, { ...attributes(ctx), expires: expiresAt });
+const isHttps = (url: string | undefined) => url !== undefined && url.startsWith('https:');
+
+/**
+ * Secure whenever the deployment is served over HTTPS — CONSOLE_ORIGIN or PUBLIC_BASE_URL says so,
+ * or this request came that way (Koa reads X-Forwarded-Proto behind a trusted proxy) — so that a
+ * TLS proxy that does not say it terminated TLS still gets a cookie a browser never sends in clear.
+ */
+export function secureCookies(services: CookieServices, ctx: Context): boolean {
+  return ctx.secure || isHttps(services.config.console.origin) || isHttps(services.config.publicBaseUrl);
 }
 
-export function clearSessionCookie(ctx: Context): void {
-  ctx.cookies.set(SESSION_COOKIE, '', { ...attributes(ctx), expires: new Date(0) });
+/** `__Host-gw_session` when the cookie is Secure, else `gw_session`; only that name is read. */
+export function sessionCookieName(services: CookieServices, ctx: Context): string {
+  return secureCookies(services, ctx) ? HOST_NAME : PLAIN_NAME;
 }
 
-export function readSessionCookie(ctx: Context): string | undefined {
-  return ctx.cookies.get(SESSION_COOKIE) || undefined;
+// HttpOnly keeps the token from page scripts; Lax keeps it off cross-site POSTs.
+export function setSessionCookie(services: CookieServices, ctx: Context, token: string, expires: Date): void {
+  const secure = secureCookies(services, ctx);
+  // Koa refuses a Secure cookie on a request it saw as plain HTTP; the deployment's URL vouches for HTTPS.
+  if (secure) ctx.cookies.secure = true;
+  ctx.cookies.set(secure ? HOST_NAME : PLAIN_NAME, token, { path: '/', httpOnly: true, sameSite: 'lax', secure, overwrite: true, expires });
+}
+
+export function clearSessionCookie(services: CookieServices, ctx: Context): void {
+  setSessionCookie(services, ctx, '', new Date(0));
+}
+
+export function readSessionCookie(services: CookieServices, ctx: Context): string | undefined {
+  return ctx.cookies.get(sessionCookieName(services, ctx)) || undefined;
 }

@@ -5,25 +5,24 @@ import { baseUrl } from '../http/base-url.js';
 import { readSessionCookie } from './cookie.js';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+const CONSOLE_PREFIX = '/api/v1/';
 const ALLOWED_HEADERS = 'authorization, content-type, x-request-id';
 const EXPOSED_HEADERS = 'x-request-id, retry-after, x-ratelimit-limit-requests, x-ratelimit-remaining-requests, x-ratelimit-reset-requests';
 
 const rejected = () => new GatewayError('csrf_rejected', 403, 'this request did not come from the console: its Origin is missing or not allowed');
 
 /**
- * CORS and CSRF for the console API (/api/v1). Cross-origin reads and preflights are allowed for
- * the console's own origin (CONSOLE_ORIGIN) only, with credentials. A state-changing request that
- * a cookie authenticates must carry an allowed Origin (browsers always send one on such requests);
- * one with `Authorization: Bearer` needs none — a page on another site cannot attach the token.
- * An Origin that is present and foreign is refused on every state-changing request, sign-ins
- * included (login CSRF). The gateway's own origin counts as allowed for same-origin pages.
+ * CORS for the console API (/api/v1): cross-origin reads and preflights are allowed for the
+ * console's own origin (CONSOLE_ORIGIN) only, with credentials. Mounted on the app, not the
+ * router, because a preflight matches no route; the routers are case-sensitive, so this prefix
+ * test sees every console path. It only adds headers: refusing is `consoleOriginGuard`'s job.
  */
-export function consoleOriginGuard(services: GatewayServices): Middleware {
+export function consoleCors(services: GatewayServices): Middleware {
   const consoleOrigin = services.config.console.origin;
   return async (ctx, next) => {
-    if (!ctx.path.startsWith('/api/v1/')) return next();
+    if (!ctx.path.startsWith(CONSOLE_PREFIX)) return next();
     const origin = ctx.get('origin');
-    const allowed = origin !== '' && (origin === consoleOrigin || origin === ownOrigin(services, ctx));
+    const allowed = allowedOrigin(services, ctx, origin);
     if (allowed && consoleOrigin && origin === consoleOrigin) {
       ctx.vary('Origin');
       ctx.set('Access-Control-Allow-Origin', origin);
@@ -39,16 +38,35 @@ export function consoleOriginGuard(services: GatewayServices): Middleware {
       ctx.status = 204;
       return;
     }
+    await next();
+  };
+}
+
+/**
+ * CSRF for the console API, mounted on the console router itself so that it runs for every
+ * console route however its path is spelled. A state-changing request that a cookie authenticates
+ * must carry an allowed Origin (browsers always send one on such requests); one with
+ * `Authorization: Bearer` needs none — a page on another site cannot attach the token. An Origin
+ * that is present and foreign is refused on every state-changing request, sign-ins included
+ * (login CSRF). The gateway's own origin counts as allowed for same-origin pages.
+ */
+export function consoleOriginGuard(services: GatewayServices): Middleware {
+  return async (ctx, next) => {
     if (!SAFE.has(ctx.method)) {
-      if (origin !== '' && !allowed) throw rejected();
-      if (origin === '' && cookieAuthenticated(ctx)) throw rejected();
+      const origin = ctx.get('origin');
+      if (origin !== '' && !allowedOrigin(services, ctx, origin)) throw rejected();
+      if (origin === '' && cookieAuthenticated(services, ctx)) throw rejected();
     }
     await next();
   };
 }
 
-function cookieAuthenticated(ctx: Context): boolean {
-  return !/^\s*bearer\s+\S/i.test(ctx.get('authorization')) && readSessionCookie(ctx) !== undefined;
+function allowedOrigin(services: GatewayServices, ctx: Context, origin: string): boolean {
+  return origin !== '' && (origin === services.config.console.origin || origin === ownOrigin(services, ctx));
+}
+
+function cookieAuthenticated(services: GatewayServices, ctx: Context): boolean {
+  return !/^\s*bearer\s+\S/i.test(ctx.get('authorization')) && readSessionCookie(services, ctx) !== undefined;
 }
 
 function ownOrigin(services: GatewayServices, ctx: Context): string {

@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../http/router.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { login } from './auth/login.js';
 import { logout } from './auth/logout.js';
@@ -24,14 +25,17 @@ import { consoleSurface } from '../assets/asset-surface.js';
 import { assetRoutes } from '../assets/router.js';
 import { getAccountSettings, patchAccountSettings } from './account/settings.js';
 import { createExport, getExport, listExports } from './datasets/exports.js';
+import { jsonBodiesOnly } from './body.js';
+import { consoleOriginGuard } from './origin-guard.js';
 import { refuseApiKeys, requireSession } from './session.js';
 import { consoleLedger, consoleUsageLogs, consoleUsageReport } from './usage/console-usage.js';
 
 /** The console API under /api/v1 (session credential; API keys are refused on every route). */
 export function consoleRouter(services: GatewayServices): Router {
-  const router = new Router({ prefix: '/api/v1' });
+  const router = apiRouter('/api/v1');
   const session = requireSession(services);
-  router.use(refuseApiKeys);
+  // Before every route: a console route never runs for a foreign Origin or a non-JSON body.
+  router.use(consoleOriginGuard(services), jsonBodiesOnly, refuseApiKeys);
 
   router.post('/auth/register', register(services));
   router.post('/auth/register/confirm', confirmRegistration(services));

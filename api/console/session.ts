@@ -26,7 +26,7 @@ export const refuseApiKeys: Middleware = async (ctx, next) => {
  */
 export function requireSession(services: GatewayServices): Middleware {
   return async (ctx, next) => {
-    const token = bearerToken(ctx) ?? readSessionCookie(ctx);
+    const token = bearerToken(ctx) ?? readSessionCookie(services, ctx);
     if (!token) throw unauthorized('sign in first: send the session cookie or `Authorization: Bearer <session token>`');
     const session = await findSession(services.db, token);
     if (!session) throw unauthorized('the session is invalid, expired or signed out');

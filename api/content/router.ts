@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../http/router.js';
 import type { Context } from 'koa';
 import { groupAllows, type CatalogModel } from '../../shared/catalog/index.js';
 import { structuredTokenCount } from '../../shared/billing/prompt-tokens.js';
@@ -49,7 +50,7 @@ function pathRest(ctx: Context): string {
  * method (embedContent, batchEmbedContents, …) answers 501 in this protocol's format.
  */
 export function contentRouter(services: GatewayServices): Router {
-  const router = new Router();
+  const router = apiRouter();
   const generate = generationHandler(services, generateContentSurface);
   const embedOne = embeddingsHandler(services, embedContent);
   const embedBatch = embeddingsHandler(services, batchEmbedContents);

@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../http/router.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { generationHandler } from '../generation/handler.js';
 import { exchangeFromKoa } from '../http/exchange.js';
@@ -11,7 +12,7 @@ import { messagesSurface } from './surface.js';
  * it is registered here too for the route list.
  */
 export function messagesRouter(services: GatewayServices): Router {
-  const router = new Router();
+  const router = apiRouter();
   const messages = generationHandler(services, messagesSurface);
   const count = countMessageTokens(services);
   for (const prefix of ['/native-messages/v1', '/v1']) {

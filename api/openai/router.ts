@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../http/router.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { createEstimate } from '../estimates/create-estimate.js';
 import { createScore } from '../usage/create-score.js';
@@ -15,7 +16,7 @@ import { getModel, listModels } from './models.js';
 
 /** The OpenAI-compatible surface under /v1. */
 export function openAiRouter(services: GatewayServices): Router {
-  const router = new Router({ prefix: '/v1' });
+  const router = apiRouter('/v1');
   // Answered before Koa by the route table (api/http/route-table.ts); kept here for the route list.
   const chat = generationHandler(services, chatCompletionsSurface);
   router.post('/chat/completions', (ctx) => chat(exchangeFromKoa(ctx), {}));

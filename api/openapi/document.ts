@@ -6,7 +6,7 @@ const SECURITY: Record<Exclude<RouteAuth, 'none'>, { name: string; scheme: Recor
   messagesKey: { name: 'messagesKey', scheme: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Messages-style routes also take `Authorization: Bearer`' } },
   contentKey: { name: 'contentKey', scheme: { type: 'apiKey', in: 'header', name: 'x-vendor-api-key', description: 'Also `x-goog-api-key` or `?key=`' } },
   bodyKey: { name: 'bodyKey', scheme: { type: 'apiKey', in: 'header', name: 'apiKey', description: 'The private protocol: an `ak-` key in the JSON body field `apiKey` (OpenAPI cannot say "body"; no header is read)' } },
-  session: { name: 'session', scheme: { type: 'apiKey', in: 'cookie', name: 'gw_session', description: 'The console session cookie, or the same token as `Authorization: Bearer`' } },
+  session: { name: 'session', scheme: { type: 'apiKey', in: 'cookie', name: 'gw_session', description: 'The console session cookie (named `__Host-gw_session` where the console or public URL is HTTPS), or the same token as `Authorization: Bearer`' } },
   operator: { name: 'operator', scheme: { type: 'http', scheme: 'bearer', description: 'The `OPERATOR_TOKEN`' } },
 };
 

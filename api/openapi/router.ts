@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../http/router.js';
 import { renderDocsPage, DOCS_CSP } from './docs-page.js';
 import { buildOpenApiDocument } from './document.js';
 import { documentedRoutes } from './routes/index.js';
@@ -8,7 +9,7 @@ export function openApiRouter(version: string): Router {
   const document = buildOpenApiDocument(documentedRoutes, version);
   const json = JSON.stringify(document);
   const page = renderDocsPage(document as Parameters<typeof renderDocsPage>[0]);
-  const router = new Router();
+  const router = apiRouter();
   router.get('/openapi.json', (ctx) => {
     ctx.type = 'application/json';
     ctx.body = json;

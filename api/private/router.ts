@@ -1,5 +1,6 @@
 import type { CallEnded } from '../../shared/private/call-waiter.js';
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../http/router.js';
 import type { Context } from 'koa';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import type { PrivateCallRow, TaskKind } from '../../shared/db/schema.js';
@@ -54,7 +55,7 @@ function kindOf(services: GatewayServices, model: string): 'chat' | TaskKind {
  * for through Redis, task calls as the standard tasks.
  */
 export function privateRouter(services: GatewayServices): Router {
-  const router = new Router({ prefix: '/server/v1' });
+  const router = apiRouter('/server/v1');
   const log = (err: unknown) => services.log.error({ err }, 'unhandled error');
 
   router.post('/call', async (ctx) => {

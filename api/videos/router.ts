@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../http/router.js';
 import { serveStoredFile } from '../files/serve-stored-file.js';
 import { createImageTask } from '../images/create-image-task.js';
 import { cancelTask } from './cancel-task.js';
@@ -8,7 +9,7 @@ import type { TaskApiServices } from './task-api-services.js';
 
 /** Video tasks, image tasks and the stored files they produce. */
 export function taskRouter(services: TaskApiServices): Router {
-  const router = new Router({ prefix: '/v1' });
+  const router = apiRouter('/v1');
   router.post('/videos', createVideoTask(services));
   router.get('/videos', listTasks(services, 'video'));
   router.get('/videos/:id', getTask(services, 'video'));

@@ -48,8 +48,9 @@ export async function signIn(gw: TestGateway, email: string, password = 'passwor
   const reply = await api(gw, 'POST', '/auth/login', { body: { identifier: email, password }, headers });
   expect(reply.status, JSON.stringify(reply.json)).toBe(200);
   const setCookie = reply.headers.get('set-cookie') ?? '';
-  const value = /gw_session=([^;]*)/.exec(setCookie)?.[1] ?? '';
-  return { token: reply.json.data.token, cookie: `gw_session=${value}`, setCookie, reply };
+  // `__Host-gw_session` where the deployment is HTTPS (CONSOLE_ORIGIN, PUBLIC_BASE_URL or the request).
+  const [, name = 'gw_session', value = ''] = /((?:__Host-)?gw_session)=([^;]*)/.exec(setCookie) ?? [];
+  return { token: reply.json.data.token, cookie: `${name}=${value}`, setCookie, reply };
 }
 
 /** A fresh user (password `password123`, one key) and a signed-in session of theirs. */

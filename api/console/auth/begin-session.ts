@@ -18,7 +18,7 @@ export async function openSession(services: GatewayServices, ctx: Context, user:
     ip: ctx.ip || null,
     userAgent: ctx.get('user-agent') || null,
   });
-  setSessionCookie(ctx, session.token, session.expiresAt);
+  setSessionCookie(services, ctx, session.token, session.expiresAt);
   ctx.set('Cache-Control', 'no-store');
   return session;
 }

@@ -14,7 +14,7 @@ export function closeAccountRoute(services: GatewayServices): Middleware {
     const { user } = signedIn(ctx);
     await confirmSensitive(services, user, 'close_account', body);
     await closeAccount(services, user.id);
-    clearSessionCookie(ctx);
+    clearSessionCookie(services, ctx);
     ctx.status = 204;
   };
 }

@@ -12,7 +12,7 @@ export function logout(services: GatewayServices): Middleware {
   return async (ctx) => {
     await readConsoleBody(ctx, z.strictObject({}));
     await endSession(services.db, signedIn(ctx).session.sessionId);
-    clearSessionCookie(ctx);
+    clearSessionCookie(services, ctx);
     sendData(ctx, null);
   };
 }

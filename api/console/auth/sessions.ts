@@ -29,7 +29,7 @@ export function revokeSessionRoute(services: GatewayServices): Middleware {
     await readConsoleBody(ctx, z.strictObject({}));
     const { user, session } = signedIn(ctx);
     if (!(await revokeOwnSession(services.db, user.id, id))) throw notFound('no such session');
-    if (id === session.sessionId) clearSessionCookie(ctx);
+    if (id === session.sessionId) clearSessionCookie(services, ctx);
     ctx.status = 204;
   };
 }
