@@ -1,3 +1,4 @@
+import { revokeUserKeys } from '../db/api-keys.js';
 import type { GatewayServices } from '../gateway/services.js';
 import { publishOwnerChange } from '../keys/key-cache.js';
 
@@ -10,7 +11,7 @@ import { publishOwnerChange } from '../keys/key-cache.js';
 export async function closeAccount(services: GatewayServices, userId: string): Promise<void> {
   const now = new Date();
   await services.db.transaction().execute(async (trx) => {
-    await trx.updateTable('api_keys').set({ status: 'revoked', revoked_at: now, updated_at: now }).where('user_id', '=', userId).where('status', '<>', 'revoked').execute();
+    await revokeUserKeys(trx, userId, now);
     await trx.updateTable('console_sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
     await trx.deleteFrom('user_identities').where('user_id', '=', userId).execute();
     await trx.deleteFrom('passkeys').where('user_id', '=', userId).execute();

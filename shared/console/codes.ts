@@ -94,30 +94,44 @@ export async function sendMail(services: GatewayServices, mail: { to: string; su
 }
 
 /**
- * Consumes the code for (user, action): true once, for the latest live code of that action. A wrong
- * code counts against that code (the caller also counts it toward the account lock); past
- * CODE_MAX_ATTEMPTS the code is dead: 400 `verification_exhausted`, a fresh code is needed.
- * A missing, expired, used or wrong code, or one of another action, answers 400 `verification_invalid`.
+ * Consumes the code for (user, action): true once, for the latest live code of that action. Each
+ * try (right or wrong) is taken from the code's CODE_MAX_ATTEMPTS atomically before the comparison,
+ * so parallel guesses cannot test more codes than that; a wrong one also counts toward the account
+ * lock (the caller's guard). Past the last try the code is dead: 400 `verification_exhausted`, a
+ * fresh code is needed. A missing, expired, used or wrong code, or one of another action, answers
+ * 400 `verification_invalid`. `anonymous` (flows of someone not signed in, whose address may have
+ * no account): every failure answers the same `verification_invalid`, so that "exhausted" does
+ * not tell an account with a pending code from an address without one.
  */
-export async function consumeCode(services: GatewayServices, userId: string, action: CodeAction, code: string): Promise<void> {
+export async function consumeCode(services: GatewayServices, userId: string, action: CodeAction, code: string, options: { anonymous?: boolean } = {}): Promise<void> {
   const now = new Date(services.clock.now());
-  const live = await services.db
+  const invalid = () =>
+    new GatewayError('verification_invalid', 400, options.anonymous ? 'the code is wrong, has expired or was tried too often: ask for a fresh one if it keeps failing' : 'the code is wrong or has expired', { param: 'code' });
+  const exhausted = () => (options.anonymous ? invalid() : new GatewayError('verification_exhausted', 400, 'too many wrong codes: ask for a fresh one', { param: 'code' }));
+  const latest = services.db
     .selectFrom('verification_codes')
-    .select(['id', 'code_hash', 'attempts', 'expires_at'])
+    .select('id')
     .where('user_id', '=', userId)
     .where('action', '=', action)
     .where('used_at', 'is', null)
     .orderBy('created_at', 'desc')
-    .limit(1)
+    .limit(1);
+  const live = await services.db
+    .updateTable('verification_codes')
+    .set({ attempts: sql<number>`attempts + 1` })
+    .where('id', '=', latest)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .where('attempts', '<', CODE_MAX_ATTEMPTS)
+    .returning(['id', 'code_hash', 'attempts'])
     .executeTakeFirst();
-  const invalid = () => new GatewayError('verification_invalid', 400, 'the code is wrong or has expired', { param: 'code' });
-  if (!live || live.expires_at <= now) throw invalid();
-  if (live.attempts >= CODE_MAX_ATTEMPTS) throw new GatewayError('verification_exhausted', 400, 'too many wrong codes: ask for a fresh one', { param: 'code' });
-  const expected = codeHash(services.linkSecret, userId, action, code);
-  if (!timingSafeEqual(expected, live.code_hash)) {
-    await services.db.updateTable('verification_codes').set({ attempts: sql<number>`attempts + 1` }).where('id', '=', live.id).execute();
-    throw live.attempts + 1 >= CODE_MAX_ATTEMPTS ? new GatewayError('verification_exhausted', 400, 'too many wrong codes: ask for a fresh one', { param: 'code' }) : invalid();
+  if (!live) {
+    if (options.anonymous) throw invalid();
+    const dead = await services.db.selectFrom('verification_codes').select(['attempts', 'expires_at']).where('id', '=', latest).executeTakeFirst();
+    throw dead && dead.expires_at > now && dead.attempts >= CODE_MAX_ATTEMPTS ? exhausted() : invalid();
   }
+  const expected = codeHash(services.linkSecret, userId, action, code);
+  if (!timingSafeEqual(expected, live.code_hash)) throw live.attempts >= CODE_MAX_ATTEMPTS ? exhausted() : invalid();
   // Single use, also against a concurrent second use of the same code.
   const used = await services.db.updateTable('verification_codes').set({ used_at: now }).where('id', '=', live.id).where('used_at', 'is', null).executeTakeFirst();
   if (Number(used.numUpdatedRows) !== 1) throw invalid();

@@ -36,42 +36,54 @@ export class SignInGuard {
     ]);
   }
 
-  /** 429 `account_locked` while the e-mail is locked; else whether failures are counted against it. */
-  async assertOpen(email: string): Promise<{ failures: boolean }> {
-    const keys = this.keys(email);
-    const replies = await this.services.redis.multi().pttl(keys.lock).exists(keys.failures).exec();
-    const ttl = Number(replies?.[0]?.[1] ?? -2);
-    if (ttl > 0) throw locked(Math.ceil(ttl / 1000));
-    return { failures: Number(replies?.[1]?.[1] ?? 0) > 0 };
-  }
-
-  /** Counts one wrong password or code; the one that reaches the threshold locks the e-mail. */
-  async recordFailure(email: string): Promise<void> {
-    const { threshold, windowMs, durationMs } = this.services.config.console.lock;
-    const keys = this.keys(email);
-    const replies = await this.services.redis.multi().incr(keys.failures).pexpire(keys.failures, windowMs, 'NX').exec();
-    const count = Number(replies?.[0]?.[1] ?? 0);
-    if (count >= threshold) await this.services.redis.multi().set(keys.lock, '1', 'PX', durationMs).del(keys.failures).exec();
-  }
-
   /**
    * Runs a check that may fail with a wrong password or code: a failure is counted (and may lock),
-   * a success clears the count. The lock is checked first, so a locked account learns nothing.
+   * a success clears the count. The try is counted before the check, atomically with the lock test
+   * (gwSignInAttempt), so parallel guesses cannot run more checks than the threshold allows: once
+   * the tries in flight would reach it, the next waits as a locked account does. A locked account
+   * learns nothing, and an error that is not a wrong guess gives its try back.
    */
   async guard<T>(email: string, attempt: () => Promise<T>, counts: (err: unknown) => boolean = isGuessFailure): Promise<T> {
-    const { failures } = await this.assertOpen(email);
+    const { threshold, windowMs, durationMs } = this.services.config.console.lock;
+    const keys = this.keys(email);
+    const [state, value] = (await this.services.redis.gwSignInAttempt(keys.failures, keys.lock, windowMs, threshold)) as [number, number];
+    if (state === LOCKED) throw locked(Math.max(1, Math.ceil(value / 1000)));
     let result: T;
     try {
       result = await attempt();
     } catch (err) {
-      if (counts(err)) await this.recordFailure(email);
+      if (!counts(err)) await this.services.redis.gwSignInRelease(keys.failures);
+      else if (value >= threshold) await this.services.redis.multi().set(keys.lock, '1', 'PX', durationMs).del(keys.failures).exec();
       throw err;
     }
-    // Only a count that exists is cleared: the common sign-in costs one Redis round trip here.
-    if (failures) await this.services.redis.del(this.keys(email).failures);
+    await this.services.redis.del(keys.failures);
     return result;
   }
 }
+
+const LOCKED = 1;
+
+/**
+ * KEYS: failures, lock; ARGV: window ms, threshold. → {1, ms until retry} while locked or while
+ * the tries in flight already reach the threshold; else {0, n}: this try is the n-th in the window.
+ */
+export const SIGN_IN_ATTEMPT = `
+local ttl = redis.call('PTTL', KEYS[2])
+if ttl > 0 then return {1, ttl} end
+local n = redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[1], 'NX')
+if n > tonumber(ARGV[2]) then
+  redis.call('DECR', KEYS[1])
+  return {1, 1000}
+end
+return {0, n}
+`;
+
+/** KEYS: failures. Gives back a try that was not a guess (never below zero: a success may have cleared the count meanwhile). */
+export const SIGN_IN_RELEASE = `
+if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end
+return 0
+`;
 
 const GUESS_FAILURES = new Set(['invalid_credentials', 'invalid_password', 'mfa_invalid', 'verification_invalid', 'verification_exhausted']);
 export const isGuessFailure = (err: unknown) => err instanceof GatewayError && GUESS_FAILURES.has(err.code);

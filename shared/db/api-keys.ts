@@ -46,6 +46,11 @@ export function insertKey(db: Db | Trx, key: NewApiKey): Promise<ApiKeyRow> {
   return db.insertInto('api_keys').values(key).returningAll().executeTakeFirstOrThrow();
 }
 
+/** Revokes every key of an account; the caller then publishes the owner change (publishOwnerChange) so every process drops them. */
+export function revokeUserKeys(db: Db | Trx, userId: string, now: Date) {
+  return db.updateTable('api_keys').set({ status: 'revoked', revoked_at: now, updated_at: now }).where('user_id', '=', userId).where('status', '<>', 'revoked').executeTakeFirst();
+}
+
 export function updateUserKey(db: Db | Trx, userId: string, keyId: string, patch: ApiKeyUpdate): Promise<ApiKeyRow | undefined> {
   return db
     .updateTable('api_keys')

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { CREDIT, LOAD_BALANCE, LOAD_QUOTA } from '../billing/scripts.js';
+import { SIGN_IN_ATTEMPT, SIGN_IN_RELEASE } from '../console/sign-in-guard.js';
 import { CONSUME, PEEK, RENEW } from '../limits/scripts.js';
 import { STEP } from '../limits/step-script.js';
 import { ACK_USAGE, CLAIM_USAGE, MOVE_LEGACY_USAGE } from '../usage/scripts.js';
@@ -19,6 +20,8 @@ declare module 'ioredis' {
     gwClaimUsageBuffer(queue: string, lock: string, token: string, lockTtlMs: number, count: number): Promise<Buffer[] | null>;
     gwAckUsage(queue: string, lock: string, deadList: string, token: string, count: number, deadCount: number, ...rest: (string | number | Buffer)[]): Reply;
     gwMoveLegacyUsage(stream: string, queue: string, count: number): Reply;
+    gwSignInAttempt(failures: string, lock: string, windowMs: number, threshold: number): Reply;
+    gwSignInRelease(failures: string): Reply;
   }
 }
 
@@ -34,4 +37,6 @@ export function defineScripts(redis: Redis): void {
   redis.defineCommand('gwClaimUsage', { numberOfKeys: 2, lua: CLAIM_USAGE });
   redis.defineCommand('gwAckUsage', { numberOfKeys: 3, lua: ACK_USAGE });
   redis.defineCommand('gwMoveLegacyUsage', { numberOfKeys: 2, lua: MOVE_LEGACY_USAGE });
+  redis.defineCommand('gwSignInAttempt', { numberOfKeys: 2, lua: SIGN_IN_ATTEMPT });
+  redis.defineCommand('gwSignInRelease', { numberOfKeys: 1, lua: SIGN_IN_RELEASE });
 }

@@ -25,12 +25,12 @@ describe('sign-up', () => {
     expect(Object.keys(reply.json.data).sort()).toEqual(['cooldown_seconds', 'expires_at']);
     const code = await inbox.nextCode();
     expectFailure(await api(sg.gw, 'POST', '/auth/login', { body: { identifier: email, password: STRONG } }), 403, 'email_unverified');
-    expectFailure(await api(sg.gw, 'POST', '/auth/register/confirm', { body: { email, code: wrongCode(code) } }), 400, 'verification_invalid');
-    const confirmed = await api(sg.gw, 'POST', '/auth/register/confirm', { body: { email, code } });
+    expectFailure(await api(sg.gw, 'POST', '/auth/register/confirm', { body: { email, code: wrongCode(code), password: STRONG } }), 400, 'verification_invalid');
+    const confirmed = await api(sg.gw, 'POST', '/auth/register/confirm', { body: { email, code, password: STRONG } });
     expect(confirmed.status, JSON.stringify(confirmed.json)).toBe(201);
     expect(confirmed.json.data.user).toMatchObject({ email, nickname: 'Newcomer', has_password: true });
     expect((await signIn(sg.gw, email, STRONG)).token).toMatch(/^gws_/);
-    expectFailure(await api(sg.gw, 'POST', '/auth/register/confirm', { body: { email, code } }), 400, 'verification_invalid');
+    expectFailure(await api(sg.gw, 'POST', '/auth/register/confirm', { body: { email, code, password: STRONG } }), 400, 'verification_invalid');
   });
 
   it('answers a taken e-mail the same way, mailing its owner a notice instead of a code', async () => {

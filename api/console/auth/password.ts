@@ -6,10 +6,12 @@ import { verifyCaptcha } from '../../../shared/console/captcha.js';
 import { codeTerms, consumeCode, sendCodeUnlessCooling } from '../../../shared/console/codes.js';
 import { confirmSensitive } from '../../../shared/console/sensitive.js';
 import { SignInGuard } from '../../../shared/console/sign-in-guard.js';
+import { revokeUserKeys } from '../../../shared/db/api-keys.js';
 import { revokeUserSessions } from '../../../shared/db/sessions.js';
 import { findUserByEmail } from '../../../shared/db/users.js';
 import { GatewayError } from '../../../shared/errors.js';
 import type { GatewayServices } from '../../../shared/gateway/services.js';
+import { publishOwnerChange } from '../../../shared/keys/key-cache.js';
 import { readConsoleBody } from '../body.js';
 import { sendData } from '../envelope.js';
 import { signedIn } from '../session.js';
@@ -21,7 +23,13 @@ const reused = () => new GatewayError('password_reused', 400, '`new_password` is
 
 export const passwordChangeSchema = z.strictObject({ current_password: z.string().min(1).max(1024).optional(), new_password: newPassword, code: codeField });
 export const resetRequestSchema = z.strictObject({ email: emailField, captcha_token: z.string().min(1).max(4096) });
-export const resetConfirmSchema = z.strictObject({ email: emailField, code: codeField, new_password: newPassword });
+export const resetConfirmSchema = z.strictObject({
+  email: emailField,
+  code: codeField,
+  new_password: newPassword,
+  /** Whoever took the password may have made keys with it: revoked unless the owner says otherwise. */
+  revoke_api_keys: z.boolean().default(true),
+});
 
 /**
  * POST /api/v1/auth/password/change `{current_password, new_password, code}` → 204. A
@@ -54,8 +62,9 @@ export function requestPasswordReset(services: GatewayServices): Middleware {
   const guard = new SignInGuard(services);
   return async (ctx) => {
     const body = await readConsoleBody(ctx, resetRequestSchema);
-    await verifyCaptcha(services, body.captcha_token, ctx.ip);
+    // Throttled first: every captcha check is an outbound call, and must not be one an attacker can repeat at will.
     await guard.throttleIp(ctx.ip);
+    await verifyCaptcha(services, body.captcha_token, ctx.ip);
     inBackground(services, 'password reset mail', async () => {
       const user = await findUserByEmail(services.db, body.email);
       if (!user || !user.email_verified_at) return;
@@ -67,8 +76,9 @@ export function requestPasswordReset(services: GatewayServices): Middleware {
 }
 
 /**
- * POST /api/v1/auth/password/reset/confirm `{email, code, new_password}` → 204; every session of
- * the account is revoked. An unknown e-mail answers exactly as a wrong code does.
+ * POST /api/v1/auth/password/reset/confirm `{email, code, new_password, revoke_api_keys?}` → 204;
+ * every session of the account is revoked, and every API key too unless `revoke_api_keys` is
+ * false (dropped by every process at once). An unknown e-mail answers exactly as a wrong code does.
  */
 export function confirmPasswordReset(services: GatewayServices): Middleware {
   const guard = new SignInGuard(services);
@@ -78,12 +88,18 @@ export function confirmPasswordReset(services: GatewayServices): Middleware {
     assertStrongPassword(body.new_password, body.email);
     const user = await guard.guard(body.email, async () => {
       const user = await findUserByEmail(services.db, body.email);
-      await consumeCode(services, user?.email_verified_at ? user.id : NOBODY, 'reset_password', body.code);
+      await consumeCode(services, user?.email_verified_at ? user.id : NOBODY, 'reset_password', body.code, { anonymous: true });
       return user!;
     });
     if (await verifyPassword(user.password_hash, body.new_password)) throw reused();
-    await services.db.updateTable('users').set({ password_hash: await hashPassword(body.new_password), updated_at: new Date() }).where('id', '=', user.id).execute();
-    await revokeUserSessions(services.db, user.id);
+    const passwordHash = await hashPassword(body.new_password);
+    const now = new Date();
+    await services.db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', user.id).execute();
+      await revokeUserSessions(trx, user.id);
+      if (body.revoke_api_keys) await revokeUserKeys(trx, user.id, now);
+    });
+    if (body.revoke_api_keys) await publishOwnerChange(services.redis, services.redisKeys.keyInvalidation, user.id);
     ctx.status = 204;
   };
 }
