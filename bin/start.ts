@@ -43,7 +43,7 @@ const api = await startApiServer(services);
 log.info({ url: api.url }, 'gateway listening');
 const demo = sim ? { key: await ensureDemoAccount(services), email: DEMO_EMAIL, password: DEMO_PASSWORD } : undefined;
 process.stdout.write(startBanner({ url: api.url, config, local, ...(demo && { demo }) }));
-const site = await startConsoleSiteOrWarn(consoleSetting, api, { host: config.http.host, gatewayUrl: config.publicBaseUrl });
+const site = await startConsoleSiteOrWarn(consoleSetting, api, { host: config.http.host, gatewayUrl: config.publicBaseUrl, captchaTestToken: config.console.captcha.testToken });
 if (site) process.stdout.write(`console: ${site.url}\n\n`);
 
 installShutdown(log, [

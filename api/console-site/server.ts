@@ -3,6 +3,8 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closeGracefully, listen } from '../../shared/lifecycle/http-server.js';
+import { captchaOrigins, siteCaptcha, type SiteCaptcha } from './captcha.js';
+import type { ConsoleSiteSetting } from './setting.js';
 import { consoleCsp, securityHeaders } from './csp.js';
 import { send, serveStatic } from './static-files.js';
 
@@ -16,6 +18,8 @@ export interface ConsoleSiteOptions {
   gateway: RequestListener;
   /** Where API keys are used, shown by the site (config.json `gateway_url`); read per request. */
   gatewayUrl: string | (() => string);
+  /** The password-reset page's captcha (./captcha.ts); none = resets cannot be asked for here. */
+  captcha?: SiteCaptcha | undefined;
   /** The built site; default dist/console. */
   root?: string;
 }
@@ -37,13 +41,13 @@ export interface ConsoleSite {
 export async function startConsoleSite(options: ConsoleSiteOptions): Promise<ConsoleSite> {
   const root = path.resolve(options.root ?? CONSOLE_BUILD_DIR);
   if (!existsSync(path.join(root, 'index.html'))) throw new Error(`the console site is not built (${root}/index.html missing): run npm run build`);
-  const headers = securityHeaders(consoleCsp());
+  const headers = securityHeaders(consoleCsp({ extraOrigins: captchaOrigins(options.captcha) }));
   const gatewayUrl = typeof options.gatewayUrl === 'string' ? () => options.gatewayUrl as string : options.gatewayUrl;
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
     if (url.startsWith('/api/v1/') || url === '/api/v1') return options.gateway(req, res);
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed', { ...headers, allow: 'GET, HEAD' });
-    if (url === '/config.json' || url.startsWith('/config.json?')) return send(res, 200, JSON.stringify({ api_base: '', gateway_url: gatewayUrl() }), headers, 'application/json; charset=utf-8');
+    if (url === '/config.json' || url.startsWith('/config.json?')) return send(res, 200, JSON.stringify({ api_base: '', gateway_url: gatewayUrl(), captcha: options.captcha ?? null }), headers, 'application/json; charset=utf-8');
     serveStatic(root, req, res, headers).catch(() => {
       if (!res.headersSent) send(res, 500, 'the file could not be read', headers);
       else res.destroy();
@@ -58,11 +62,16 @@ export async function startConsoleSite(options: ConsoleSiteOptions): Promise<Con
  * `npm start`'s console site: beside the API, handing /api/v1 to the API server's own handler.
  * A port that is taken costs the site, not the gateway: one line says so and the start goes on.
  */
-export async function startConsoleSiteOrWarn(setting: { port: number } | undefined, api: { server: Server; url: string }, options: { host: string; gatewayUrl?: string | undefined }): Promise<ConsoleSite | undefined> {
+export async function startConsoleSiteOrWarn(
+  setting: ConsoleSiteSetting | undefined,
+  api: { server: Server; url: string },
+  options: { host: string; gatewayUrl?: string | undefined; captchaTestToken?: string | undefined },
+): Promise<ConsoleSite | undefined> {
   if (!setting) return undefined;
   const gateway = api.server.listeners('request')[0] as RequestListener;
   try {
-    return await startConsoleSite({ port: setting.port, host: options.host, gateway, gatewayUrl: options.gatewayUrl ?? api.url });
+    const captcha = siteCaptcha(setting.captcha, options.captchaTestToken);
+    return await startConsoleSite({ port: setting.port, host: options.host, gateway, gatewayUrl: options.gatewayUrl ?? api.url, captcha });
   } catch (err) {
     const reason = (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `port ${setting.port} is in use` : (err as Error).message;
     process.stderr.write(`console: not started — ${reason} (set CONSOLE_PORT to another port, or 0 for no console site)\n`);

@@ -6,7 +6,7 @@ import { startSiteHarness, seriousViolations, signIn, watchProblems, type SiteHa
 let h: SiteHarness;
 
 beforeAll(async () => {
-  h = await startSiteHarness();
+  h = await startSiteHarness({ captchaTestToken: 'captcha-test-token-for-the-site' });
 });
 afterAll(async () => {
   await h?.close();
@@ -22,7 +22,7 @@ describe('console site: sign-in', { timeout: 120_000 }, () => {
     expect(csp).toContain("frame-ancestors 'none'");
     const html = await res.text();
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
-    expect(await (await fetch(`${h.site.url}/config.json`)).json()).toEqual({ api_base: '', gateway_url: h.sec.gw.url });
+    expect(await (await fetch(`${h.site.url}/config.json`)).json()).toEqual({ api_base: '', gateway_url: h.sec.gw.url, captcha: { provider: 'test', token: 'captcha-test-token-for-the-site' } });
     const me = await fetch(`${h.site.url}/api/v1/auth/me`);
     expect(me.status).toBe(401);
     expect(((await me.json()) as { error_code: string }).error_code).toBeTruthy();
@@ -97,6 +97,25 @@ describe('console site: sign-in', { timeout: 120_000 }, () => {
     await page.getByLabel('Code').fill(signInCode);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('resets a forgotten password with the e-mailed code, then signs in with the new one', async () => {
+    const { email } = await h.sec.gw.account();
+    const inbox = h.sec.inbox(email);
+    const page = await h.browser.newPage();
+    const problems = watchProblems(page);
+    await page.goto(h.site.url);
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByLabel('Email').fill(email);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Send reset code' }).click();
+    await page.getByLabel('Code').fill(await inbox.nextCode());
+    await page.getByLabel('New password').fill('a brand new passphrase 7');
+    await page.getByRole('button', { name: 'Set new password' }).click();
+    await page.getByRole('link', { name: 'Sign in' }).click();
+    await signIn(page, h.site, email, 'a brand new passphrase 7');
     expect(problems).toEqual([]);
     await page.close();
   });

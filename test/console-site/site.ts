@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { createRequestListener } from '../../api/app.js';
+import { siteCaptcha } from '../../api/console-site/captcha.js';
 import { startConsoleSite, type ConsoleSite } from '../../api/console-site/server.js';
 import { launchChromium } from '../support/browser.js';
 import { startSecurityGateway, type SecurityGateway } from '../console/security-gateway.js';
@@ -20,16 +21,24 @@ export interface SiteHarness {
   close(): Promise<void>;
 }
 
-/** `env`: more gateway settings; a function of the site's origin when they name it (OpenID providers). */
-export async function startSiteHarness(env: (siteUrl: string) => Record<string, string> = () => ({})): Promise<SiteHarness> {
+export interface SiteHarnessOptions {
+  /** More gateway settings; a function of the site's origin, as some name it (OpenID providers). */
+  env?: (siteUrl: string) => Record<string, string>;
+  /** The gateway's CAPTCHA_TEST_TOKEN, handed to the site as its development captcha. */
+  captchaTestToken?: string;
+}
+
+export async function startSiteHarness(options: SiteHarnessOptions = {}): Promise<SiteHarness> {
+  const env = options.env ?? (() => ({}));
+  const token = options.captchaTestToken;
   if (!existsSync(path.join(BUILT_SITE, 'index.html'))) {
     throw new Error(`the console site is not built (${BUILT_SITE}): run \`npm run build\` (npm test does) before these tests`);
   }
   // The site listens first: its origin is the gateway's CONSOLE_ORIGIN (and so the passkey
   // origin), as `npm start` sets it. Then /api/v1 goes to the gateway's own handler, as there.
   let gatewayHandler: RequestListener | undefined;
-  const site = await startConsoleSite({ port: 0, host: '127.0.0.1', root: BUILT_SITE, gateway: (req, res) => gatewayHandler?.(req, res), gatewayUrl: () => sec.gw.url });
-  const sec: SecurityGateway = await startSecurityGateway({ env: { CONSOLE_ORIGIN: site.url, ...env(site.url) } });
+  const site = await startConsoleSite({ port: 0, host: '127.0.0.1', root: BUILT_SITE, gateway: (req, res) => gatewayHandler?.(req, res), gatewayUrl: () => sec.gw.url, captcha: siteCaptcha(undefined, token) });
+  const sec: SecurityGateway = await startSecurityGateway({ env: { CONSOLE_ORIGIN: site.url, ...(token && { CAPTCHA_TEST_TOKEN: token }), ...env(site.url) } });
   gatewayHandler = createRequestListener(sec.gw.services);
   let browser: Browser;
   try {

@@ -17,6 +17,7 @@ const ProfilePage = lazy(() => import('./pages/ProfilePage').then((m) => m.Profi
 const RoutingPage = lazy(() => import('./pages/RoutingPage').then((m) => m.RoutingPage));
 const LedgerPage = lazy(() => import('./pages/LedgerPage').then((m) => m.LedgerPage));
 const OAuthCallbackPage = lazy(() => import('./pages/OAuthCallbackPage').then((m) => m.OAuthCallbackPage));
+const ResetPasswordPage = lazy(() => import('./pages/ResetPasswordPage').then((m) => m.ResetPasswordPage));
 const SignUpPage = lazy(() => import('./pages/SignUpPage').then((m) => m.SignUpPage));
 
 const NAV = [
@@ -46,7 +47,7 @@ export function App({ config, api }: { config: SiteConfig; api: Api }) {
     // Links under /api/ (a provider sign-in, a CSV download) leave the app: the browser follows them.
     <LocationProvider scope={/^\/(?!api\/)/}>
       {session.state === 'signed-out' ? (
-        <SignedOut api={api} apiBase={config.api_base} onSignedIn={(user) => setSession({ state: 'signed-in', user })} />
+        <SignedOut api={api} apiBase={config.api_base} captcha={config.captcha} onSignedIn={(user) => setSession({ state: 'signed-in', user })} />
       ) : (
         <SignedIn api={api} config={config} user={session.user} setUser={(user) => setSession({ state: 'signed-in', user })} onSignedOut={() => setSession({ state: 'signed-out' })} />
       )}
@@ -54,11 +55,12 @@ export function App({ config, api }: { config: SiteConfig; api: Api }) {
   );
 }
 
-function SignedOut({ api, apiBase, onSignedIn }: { api: Api; apiBase: string; onSignedIn(user: User): void }) {
+function SignedOut({ api, apiBase, captcha, onSignedIn }: { api: Api; apiBase: string; captcha: SiteConfig['captcha']; onSignedIn(user: User): void }) {
   return (
     <Router>
       <Route path="/sign-up" component={() => <SignUpPage api={api} onSignedIn={onSignedIn} />} />
       <Route path="/oauth/callback" component={() => <OAuthCallbackPage api={api} onSignedIn={onSignedIn} />} />
+      <Route path="/reset-password" component={() => <ResetPasswordPage api={api} captcha={captcha} />} />
       <Route default component={() => <SignInPage api={api} apiBase={apiBase} onSignedIn={onSignedIn} />} />
     </Router>
   );

@@ -101,7 +101,7 @@ export function SignInPage({ api, apiBase, onSignedIn }: { api: Api; apiBase: st
         </ul>
       )}
       <p>
-        New here? <a href="/sign-up">Create an account</a>
+        New here? <a href="/sign-up">Create an account</a> · <a href="/reset-password">Forgot your password?</a>
       </p>
     </main>
   );
