@@ -42,8 +42,7 @@ async function providerSignIn(login: string) {
 }
 
 /** The provider's return, fetched by a client asking for JSON → status and body. */
-async function returnAsJson(startUrl: string, login: string) {
-  const browser = new Browser();
+async function returnAsJson(startUrl: string, login: string, browser = new Browser()) {
   const callback = await browser.signInAtProvider(startUrl, login, atCallback);
   const res = await browser.request(callback.href, { headers: { accept: 'application/json' } });
   return { status: res.status, json: (await res.json()) as Json, headers: res.headers };
@@ -54,10 +53,19 @@ async function meWithCookie(browser: Browser) {
   return { status: res.status, json: (await res.json()) as Json };
 }
 
-async function linkUrl(s: { token: string; email: string }, password: string | undefined = 'password123') {
+/** A browser signed in to the console as `s` (a link is finished in the browser and session that started it). */
+async function consoleBrowser(s: { email: string }): Promise<Browser> {
+  const browser = new Browser();
+  const reply = await browser.consoleCall(`${sg.gw.url}/api/v1/auth/login`, 'POST', { identifier: s.email, password: 'password123' });
+  expect(reply.status, JSON.stringify(reply.json)).toBe(200);
+  return browser;
+}
+
+/** Starts a link in `browser` (signed in as `s`) → the provider URL to follow in that browser. */
+async function linkUrl(s: { token: string; email: string }, browser: Browser, password: string | undefined = 'password123') {
   const inbox = sg.inbox(s.email);
   expect((await api(sg.gw, 'POST', '/auth/sensitive-code', { token: s.token, body: { action: 'link_provider' } })).status).toBe(202);
-  const reply = await api(sg.gw, 'POST', '/auth/oauth/acme/link', { token: s.token, body: { password, code: await inbox.nextCode() } });
+  const reply = await browser.consoleCall(`${sg.gw.url}/api/v1/auth/oauth/acme/link`, 'POST', { password, code: await inbox.nextCode() });
   expect(reply.status, JSON.stringify(reply.json)).toBe(200);
   return reply.json.data as { url: string; expires_at: string };
 }
@@ -150,10 +158,11 @@ describe('OpenID Connect sign-in providers', () => {
   it('links with password + code, refuses a second account of the provider and a third-party account of another user', async () => {
     const s = await userSession(sg.gw);
     const who = providerUser();
-    const { url, expires_at } = await linkUrl(s);
+    const browser = await consoleBrowser(s);
+    const { url, expires_at } = await linkUrl(s, browser);
     expect(new URL(url).origin).toBe(oidc.issuer);
     expect(Date.parse(expires_at)).toBeGreaterThan(Date.now());
-    const linked = await new Browser().signInAtProvider(url, who.login, atConsole);
+    const linked = await browser.signInAtProvider(url, who.login, atConsole);
     expect(linked.searchParams.get('result')).toBe('linked');
     const identities = await api(sg.gw, 'GET', '/auth/identities', { token: s.token });
     expect(identities.json.data).toEqual([{ provider: 'acme', email: who.email, linked_at: expect.any(String) }]);
@@ -166,8 +175,9 @@ describe('OpenID Connect sign-in providers', () => {
 
     // Another user trying to link the same third-party account.
     const other = await userSession(sg.gw);
-    const otherLink = await linkUrl(other);
-    const conflict = await returnAsJson(otherLink.url, who.login);
+    const otherBrowser = await consoleBrowser(other);
+    const otherLink = await linkUrl(other, otherBrowser);
+    const conflict = await returnAsJson(otherLink.url, who.login, otherBrowser);
     expect(conflict.status).toBe(409);
     expect(conflict.json).toEqual({ code: 409, error_code: 'identity_already_linked', message: expect.any(String), request_id: expect.any(String) });
     expect((await api(sg.gw, 'GET', '/auth/identities', { token: other.token })).json.data).toEqual([]);
@@ -176,7 +186,8 @@ describe('OpenID Connect sign-in providers', () => {
   it('unlinks with password + code; refuses to remove the last way in; 404 for what is not linked', async () => {
     const s = await userSession(sg.gw);
     const who = providerUser();
-    await new Browser().signInAtProvider((await linkUrl(s)).url, who.login, atConsole);
+    const browser = await consoleBrowser(s);
+    await browser.signInAtProvider((await linkUrl(s, browser)).url, who.login, atConsole);
     const other = await userSession(sg.gw);
     expectFailure(await api(sg.gw, 'POST', '/auth/identities/acme/unlink', { token: other.token, body: { password: 'password123', code: '12345678' } }), 404, 'not_found');
 

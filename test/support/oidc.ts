@@ -79,6 +79,15 @@ export class Browser {
     return res;
   }
 
+  /** A console API call as a page of `origin` makes it: JSON, with this browser's cookies → status and body (any JSON: the tests' expectations are the type check). */
+  async consoleCall(url: string, method: string, body?: unknown, origin = new URL(url).origin): Promise<{ status: number; json: any }> {
+    const headers: Record<string, string> = { origin, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await this.request(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, json: text ? JSON.parse(text) : undefined };
+  }
+
   /**
    * Follows redirects from `url`, signing in at the provider as `login` and consenting on its pages,
    * until a redirect leads to a URL `stop` accepts (which is not fetched) → that URL.

@@ -16,6 +16,7 @@ import { sendData } from '../envelope.js';
 import { signedIn } from '../session.js';
 import { beginSession, openSession } from './begin-session.js';
 import { codeField, confirmation } from './fields.js';
+import { returningBrowser, setBindingCookie } from './oauth-binding.js';
 
 export const providerTwoStepSchema = z.strictObject({ ticket: z.string().min(1).max(64), code: codeField });
 
@@ -36,36 +37,43 @@ export function listProviders(services: GatewayServices): Middleware {
   };
 }
 
-/** GET /api/v1/auth/oauth/{provider}/authorize → 302 to the provider, for a sign-in or sign-up. */
+/** GET /api/v1/auth/oauth/{provider}/authorize → 302 to the provider, for a sign-in or sign-up, with this browser's binding cookie. */
 export function authorize(services: GatewayServices): Middleware {
   const providers = new OidcProviders(services);
   const guard = new SignInGuard(services);
   return async (ctx) => {
     const provider = String(ctx.params.provider);
     await guard.throttleIp(ctx.ip);
-    const { url } = await providers.authorizationUrl(provider, 'sign_in', callbackUri(services, ctx, provider));
+    const returnTo = callbackUri(services, ctx, provider);
+    const { url, expiresAt, binding } = await providers.authorizationUrl(provider, 'sign_in', returnTo);
+    setBindingCookie(services, ctx, returnTo, binding, expiresAt);
     ctx.set('Cache-Control', 'no-store');
     ctx.redirect(url);
   };
 }
 
 /**
- * GET /api/v1/auth/oauth/{provider}/callback: where the provider sends the browser back. Completes
- * a sign-in (session cookie set; two-step rules apply), a sign-up or a link, then redirects to the
- * console's `/oauth/callback?provider=…&result=signed_in|mfa_required|linked|error` (with `ticket`
- * for `mfa_required`, `error_code` and `message` for `error`). A client that asks for JSON
- * (`Accept: application/json`) gets `{data: {provider, result, ticket?}}` or the error itself
- * (e.g. 409 `identity_already_linked`) instead of the redirect.
+ * GET /api/v1/auth/oauth/{provider}/callback: where the provider sends the browser back. Only the
+ * browser that started the flow (its binding cookie) can finish it, and a link only in the console
+ * session that started it. Completes a sign-in (session cookie set; two-step rules apply), a sign-up
+ * or a link, then redirects to the console's
+ * `/oauth/callback?provider=…&result=signed_in|mfa_required|linked|error` (with `ticket` for
+ * `mfa_required`, `error_code` and `message` for `error`: always our own words, never the query's).
+ * A client that asks for JSON (`Accept: application/json`) gets `{data: {provider, result, ticket?}}`
+ * or the error itself (e.g. 409 `identity_already_linked`) instead of the redirect.
  */
 export function callback(services: GatewayServices): Middleware {
   const providers = new OidcProviders(services);
   const pending = pendingSignIns(services);
   return async (ctx) => {
-    const provider = String(ctx.params.provider);
+    const name = String(ctx.params.provider);
+    // The path is anyone's to write: an unknown name is not echoed back to the console.
+    const provider = providers.list().some((p) => p.name === name) ? name : undefined;
     const wantsJson = ctx.get('accept').includes('application/json');
     ctx.set('Cache-Control', 'no-store');
     let outcome: { result: string; ticket?: string };
     try {
+      if (!provider) throw notFound('no such sign-in provider');
       outcome = await completeProviderReturn(services, ctx, providers, pending, provider);
     } catch (err) {
       if (wantsJson) throw err;
@@ -80,7 +88,8 @@ export function callback(services: GatewayServices): Middleware {
 }
 
 async function completeProviderReturn(services: GatewayServices, ctx: Context, providers: OidcProviders, pending: Tickets<PendingSignIn>, provider: string) {
-  const identity = await providers.complete(provider, new URLSearchParams(ctx.querystring));
+  const browser = await returningBrowser(services, ctx, callbackUri(services, ctx, provider));
+  const identity = await providers.complete(provider, new URLSearchParams(ctx.querystring), browser);
   if (identity.purpose === 'link') {
     await linkIdentity(services.db, identity.userId!, identity);
     return { result: 'linked' };
@@ -121,7 +130,10 @@ export function providerTwoStep(services: GatewayServices): Middleware {
   };
 }
 
-/** POST /api/v1/auth/oauth/{provider}/link `{password, code}` (a `link_provider` code) → `{url, expires_at}`. */
+/**
+ * POST /api/v1/auth/oauth/{provider}/link `{password, code}` (a `link_provider` code) → `{url, expires_at}`,
+ * with this browser's binding cookie: the link finishes only here, in this console session.
+ */
 export function linkProvider(services: GatewayServices): Middleware {
   const providers = new OidcProviders(services);
   return async (ctx) => {
@@ -131,7 +143,9 @@ export function linkProvider(services: GatewayServices): Middleware {
     if (!providers.list().some((p) => p.name === provider)) throw notFound(`no sign-in provider named '${provider}'`);
     await assertProviderFree(services.db, user.id, provider);
     await confirmSensitive(services, user, 'link_provider', body);
-    const { url, expiresAt } = await providers.authorizationUrl(provider, 'link', callbackUri(services, ctx, provider), user.id);
+    const returnTo = callbackUri(services, ctx, provider);
+    const { url, expiresAt, binding } = await providers.authorizationUrl(provider, 'link', returnTo, user.id);
+    setBindingCookie(services, ctx, returnTo, binding, expiresAt);
     sendData(ctx, { url, expires_at: expiresAt.toISOString() });
   };
 }
