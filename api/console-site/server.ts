@@ -11,6 +11,13 @@ import { send, serveStatic } from './static-files.js';
 /** dist/console, built from web/ by `npm run build` (this file runs from dist/api/console-site/). */
 export const CONSOLE_BUILD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../console');
 
+/**
+ * What the gateway answers here: the console API, and the signed links it hands out with this
+ * origin (PUBLIC_BASE_URL unset): dataset downloads and asset files (`/v1/files/`), upload PUTs
+ * (`/v1/uploads/`). The links carry their own signature; nothing else of the gateway is reachable.
+ */
+const FORWARDED = ['/api/v1/', '/v1/files/', '/v1/uploads/'];
+
 export interface ConsoleSiteOptions {
   port: number;
   host: string;
@@ -45,7 +52,7 @@ export async function startConsoleSite(options: ConsoleSiteOptions): Promise<Con
   const gatewayUrl = typeof options.gatewayUrl === 'string' ? () => options.gatewayUrl as string : options.gatewayUrl;
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
-    if (url.startsWith('/api/v1/') || url === '/api/v1') return options.gateway(req, res);
+    if (FORWARDED.some((prefix) => url.startsWith(prefix)) || url === '/api/v1') return options.gateway(req, res);
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed', { ...headers, allow: 'GET, HEAD' });
     if (url === '/config.json' || url.startsWith('/config.json?')) return send(res, 200, JSON.stringify({ api_base: '', gateway_url: gatewayUrl(), captcha: options.captcha ?? null }), headers, 'application/json; charset=utf-8');
     serveStatic(root, req, res, headers).catch(() => {

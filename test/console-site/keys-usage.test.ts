@@ -123,4 +123,25 @@ describe('console site: keys and usage', { timeout: 120_000 }, () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it('uploads an image asset with progress and shows it as a thumbnail; starts a dataset export', async () => {
+    const { email } = await h.sec.gw.account();
+    const page = await h.browser.newPage();
+    const problems = watchProblems(page);
+    await signIn(page, h.site, email);
+    await page.getByRole('link', { name: 'Assets', exact: true }).click();
+    // A 1×1 PNG.
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+    await page.getByLabel('Upload images').setInputFiles({ name: 'pixel.png', mimeType: 'image/png', buffer: png });
+    await page.getByRole('img', { name: 'pixel.png' }).waitFor();
+    expect(await page.locator(".thumbs code", { hasText: /^asset:\/\// }).count()).toBe(1);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.getByRole('link', { name: 'Datasets', exact: true }).click();
+    await page.getByRole('button', { name: 'Start export' }).click();
+    await page.getByText(/^(queued|running)…$|^succeeded$/).first().waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });

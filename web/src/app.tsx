@@ -15,6 +15,8 @@ const LogsPage = lazy(() => import('./pages/LogsPage').then((m) => m.LogsPage));
 const SecurityPage = lazy(() => import('./pages/SecurityPage').then((m) => m.SecurityPage));
 const ProfilePage = lazy(() => import('./pages/ProfilePage').then((m) => m.ProfilePage));
 const RoutingPage = lazy(() => import('./pages/RoutingPage').then((m) => m.RoutingPage));
+const DatasetsPage = lazy(() => import('./pages/DatasetsPage').then((m) => m.DatasetsPage));
+const AssetsPage = lazy(() => import('./pages/AssetsPage').then((m) => m.AssetsPage));
 const LedgerPage = lazy(() => import('./pages/LedgerPage').then((m) => m.LedgerPage));
 const OAuthCallbackPage = lazy(() => import('./pages/OAuthCallbackPage').then((m) => m.OAuthCallbackPage));
 const ResetPasswordPage = lazy(() => import('./pages/ResetPasswordPage').then((m) => m.ResetPasswordPage));
@@ -26,6 +28,8 @@ const NAV = [
   { href: '/usage', label: 'Usage' },
   { href: '/logs', label: 'Logs' },
   { href: '/routing', label: 'Routing' },
+  { href: '/assets', label: 'Assets' },
+  { href: '/datasets', label: 'Datasets' },
   { href: '/ledger', label: 'Ledger' },
   { href: '/security', label: 'Security' },
   { href: '/profile', label: 'Profile' },
@@ -94,6 +98,8 @@ function SignedIn({ api, config, user, setUser, onSignedOut }: { api: Api; confi
             <Route path="/profile" component={ProfilePage} />
             <Route path="/ledger" component={LedgerPage} />
             <Route path="/routing" component={RoutingPage} />
+            <Route path="/datasets" component={DatasetsPage} />
+            <Route path="/assets" component={AssetsPage} />
             <Route path="/oauth/callback" component={() => <OAuthCallbackPage api={api} onSignedIn={setUser} />} />
             <Route default component={NotFound} />
           </Router>
