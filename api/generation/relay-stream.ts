@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { estimateTokensFromBytes } from '../../shared/billing/estimate.js';
+import { streamUsage } from '../../shared/billing/estimate.js';
 import type { CallMeter } from '../../shared/gateway/call-meter.js';
 import type { StreamScanner } from '../../shared/providers/stream-scanner.js';
 import type { RoutedResponse } from '../../shared/routing/fallback.js';
@@ -35,17 +35,20 @@ export async function relayStream(res: ServerResponse, meter: CallMeter, routed:
 
   const scanner = options.scanner;
   let ttftMs: number | null = null;
-  const settle = (errorCode: string | null): Promise<number> =>
-    meter.finish({
+  const settle = (errorCode: string | null): Promise<number> => {
+    // An early end is charged at least what was relayed: message_start's output_tokens is no count.
+    const { usage, estimated } = streamUsage(scanner, options.promptBytes);
+    return meter.finish({
       statusCode: errorCode === 'client_closed' ? 499 : 200,
       errorCode,
       provider: routed.upstream.provider.id,
       account: routed.account,
-      usage: scanner.usage ?? { inputTokens: estimateTokensFromBytes(options.promptBytes), outputTokens: scanner.events, cachedTokens: 0 },
-      usageEstimated: scanner.usage === undefined,
+      usage,
+      usageEstimated: estimated,
       stream: true,
       ttftMs,
     });
+  };
   const complete = () => scanner.done && !scanner.upstreamError && !options.clientGone();
   // A slow client pauses the upstream until its socket drains (no timer, no buffering without bound).
   const onDrain = () => upstream.resume();

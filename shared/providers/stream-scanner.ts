@@ -8,11 +8,14 @@ import type { TokenUsage } from '../billing/pricing.js';
  * (bytes pass through), and one translating scanner for every other pair.
  */
 export interface StreamScanner {
+  /** The latest usage the upstream reported, interim ones included (`message_start`'s, generateContent's running counts). */
   readonly usage: TokenUsage | undefined;
+  /** Whether `usage` is the upstream's final count; until then a stream is charged with the estimate too (shared/billing/estimate.ts). */
+  readonly usageFinal: boolean;
   readonly done: boolean;
   readonly upstreamError: boolean;
-  /** Events relayed; the output-token estimate when usage never arrives. */
-  readonly events: number;
+  /** Bytes of text (content, reasoning, tool arguments) in the events relayed: the output estimate of a stream that ends early. */
+  readonly textBytes: number;
   push(chunk: Buffer): Buffer | undefined;
   /** A trailing event that had no blank line after it when the stream ended. */
   flush(): Buffer | undefined;
@@ -30,10 +33,11 @@ export interface StreamScanner {
  * unchanged. Searches run on a latin1 copy (see the chat scanner).
  */
 export abstract class FrameScanner implements StreamScanner {
-  usage: TokenUsage | undefined;
+  abstract readonly usage: TokenUsage | undefined;
+  usageFinal = false;
   done = false;
   upstreamError = false;
-  events = 0;
+  textBytes = 0;
   /** The blank line that ends a frame in this stream (decided by the first one). */
   protected boundary: string | undefined;
   private pending: Buffer | undefined;
@@ -42,6 +46,8 @@ export abstract class FrameScanner implements StreamScanner {
   protected abstract wants(text: string, start: number, end: number): boolean;
   /** Looks at one frame (utf8, without its blank line); returns what to forward in its place (undefined: nothing). */
   protected abstract inspect(frame: string): string | undefined;
+  /** Looks at a chunk's complete frames (latin1 text[0, length)) at once: counts their text (`textBytes`). */
+  protected abstract scan(text: string, length: number): void;
   abstract endMarker(): string | Buffer;
 
   push(chunk: Buffer): Buffer | undefined {
@@ -77,6 +83,7 @@ export abstract class FrameScanner implements StreamScanner {
 
   private forward(frames: Buffer, text: string, length: number): Buffer | undefined {
     const boundary = this.boundary!;
+    this.scan(text, length);
     const out: Buffer[] = [];
     let plainFrom = 0;
     let start = 0;
@@ -89,7 +96,6 @@ export abstract class FrameScanner implements StreamScanner {
         if (replaced !== undefined) out.push(Buffer.from(replaced + boundary));
         plainFrom = end + boundary.length;
       }
-      this.events++;
       start = end + boundary.length;
     }
     // What trails the terminal event is not forwarded.

@@ -14,7 +14,8 @@ import type { StreamScanner } from './stream-scanner.js';
 export class TranslatingScanner implements StreamScanner {
   done = false;
   upstreamError = false;
-  events = 0;
+  usageFinal = false;
+  textBytes = 0;
   private readonly splitter = new SseSplitter();
   private counted: CanonicalUsage | undefined;
   private stopReason: StopReason = 'stop';
@@ -52,6 +53,7 @@ export class TranslatingScanner implements StreamScanner {
         switch (event.type) {
           case 'usage':
             this.counted = mergeUsage(this.counted ?? NO_USAGE, event.usage);
+            this.usageFinal ||= event.final === true;
             break;
           case 'finish':
             this.stopReason = event.stopReason;
@@ -63,8 +65,10 @@ export class TranslatingScanner implements StreamScanner {
             this.upstreamError = true;
             break;
           case 'text':
+            this.textBytes += Buffer.byteLength(event.text);
+            break;
           case 'tool_call_args':
-            this.events++;
+            this.textBytes += Buffer.byteLength(event.fragment);
             break;
           default:
             break;

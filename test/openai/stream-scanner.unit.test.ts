@@ -25,13 +25,14 @@ describe('the SSE scanner', () => {
     expect(out).toBe(chunk(1) + chunk(2) + chunk(3, ',"finish_reason":"stop"'));
     expect(scanner.usage).toEqual({ inputTokens: 7, outputTokens: 3, cachedTokens: 0 });
     expect(scanner.done).toBe(true);
-    expect(scanner.events).toBe(3);
+    expect(scanner.usageFinal).toBe(true);
+    expect(scanner.textBytes).toBe(6); // w1 w2 w3: the text relayed, the estimate of a stream that ends early
   });
 
   it('passes the usage event through, byte for byte, when the client asked for it', () => {
     const { out, scanner } = run(stream, true, 13);
     expect(out).toBe(chunk(1) + chunk(2) + chunk(3, ',"finish_reason":"stop"') + usageOnly);
-    expect(scanner.events).toBe(4);
+    expect(scanner.textBytes).toBe(6);
   });
 
   it('captures usage that arrives with the finish event and strips it there when not asked for', () => {
@@ -66,6 +67,6 @@ describe('the SSE scanner', () => {
   it('normalises CRLF line endings and forwards a last event that had no blank line after it', () => {
     const { out, scanner } = run(`${chunk(1).replace(/\n/g, '\r\n')}data: {"choices":[]}`, false, 5);
     expect(out).toBe(`${chunk(1)}data: {"choices":[]}\n\n`);
-    expect(scanner.events).toBe(2);
+    expect(scanner.textBytes).toBe(2);
   });
 });

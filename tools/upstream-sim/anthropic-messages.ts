@@ -120,6 +120,7 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
       return sendJson(res, 200, { id: `msg_sim${plan.seq.toString(36)}`, type: 'message', role: 'assistant', model, content: content(plan), stop_reason: stopReason(plan), stop_sequence: null, usage: usage(plan, plan.completionTokens) });
     }
     const { frames, faultAt } = streamFrames(plan, model);
-    writeFrames(res, frames, behaviour, clock, faultAt + Math.min(behaviour.faultAfterChunks, frames.length - faultAt - 4), MID_STREAM_ERROR);
+    // The last three frames close the stream: content_block_stop, message_delta (the usage), message_stop.
+    writeFrames(res, frames, behaviour, clock, faultAt + Math.min(behaviour.faultAfterChunks, frames.length - faultAt - 4), MID_STREAM_ERROR, frames.length - 3);
   });
 }

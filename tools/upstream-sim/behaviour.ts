@@ -1,6 +1,7 @@
 // How the simulator behaves per request: defaults ← per-model settings ← directives in the prompt.
 
-export const SIM_FAULTS = ['none', 'error500', 'error429', 'disconnect', 'hang', 'errorMidStream'] as const;
+/** `stallBeforeEnd`: a stream sends all its content, then nothing more (no finish, usage or end marker) until the client hangs up; a whole answer is unaffected. */
+export const SIM_FAULTS = ['none', 'error500', 'error429', 'disconnect', 'hang', 'errorMidStream', 'stallBeforeEnd'] as const;
 export type SimFault = (typeof SIM_FAULTS)[number];
 
 /** Faults of the asynchronous task protocols; a task's settings are fixed when it is created. */

@@ -130,7 +130,8 @@ export async function handleContent(req: IncomingMessage, res: ServerResponse, s
       // Without alt=sse the method answers one JSON array of the same responses.
       return sendJson(res, 200, frames.map((f) => JSON.parse(f.slice(6)) as unknown));
     }
-    writeFrames(res, frames, behaviour, clock, Math.min(behaviour.faultAfterChunks, frames.length - 1), MID_STREAM_ERROR);
+    // The last frame closes the stream (its finishReason and final usage).
+    writeFrames(res, frames, behaviour, clock, Math.min(behaviour.faultAfterChunks, frames.length - 1), MID_STREAM_ERROR, frames.length - 1);
   });
 }
 

@@ -57,10 +57,13 @@ export function streamCompletion(
 ): void {
   const events = streamEvents(plan, includeUsage, behaviour.usageInLastChoiceChunk);
   const faultAt = faultIndex(plan, behaviour);
+  // stallBeforeEnd: every content chunk, then nothing (no finish, usage or [DONE]) until the client leaves.
+  const stallAt = behaviour.fault === 'stallBeforeEnd' ? events.findIndex((e) => e.includes('"finish_reason":"')) : -1;
   let next = 0;
   const writeDue = (): void => {
     while (next < events.length && !res.destroyed) {
       if (next === faultAt) return injectFault(res, behaviour.fault);
+      if (next === stallAt) return;
       res.write(events[next++]);
       if (behaviour.chunkDelayMs > 0 && next < events.length) return clock.after(behaviour.chunkDelayMs, writeDue);
     }

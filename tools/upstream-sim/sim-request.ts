@@ -67,13 +67,17 @@ export function answeredByFault(res: ServerResponse, behaviour: ResolvedBehaviou
   }
 }
 
-/** Writes stream frames as they fall due, with the mid-stream faults at `faultAt` (a frame index). */
-export function writeFrames(res: ServerResponse, frames: string[], behaviour: ResolvedBehaviour, clock: ResponseClock, faultAt: number, errorFrame: string): void {
+/**
+ * Writes stream frames as they fall due, with the mid-stream faults at `faultAt` (a frame index);
+ * `endAt` is the first of the closing frames (finish, usage, end marker), where stallBeforeEnd stops.
+ */
+export function writeFrames(res: ServerResponse, frames: string[], behaviour: ResolvedBehaviour, clock: ResponseClock, faultAt: number, errorFrame: string, endAt: number): void {
   let next = 0;
   const writeDue = (): void => {
     while (next < frames.length && !res.destroyed) {
       if (next === faultAt && behaviour.fault === 'errorMidStream') return void res.end(errorFrame);
       if (next === faultAt && behaviour.fault === 'disconnect') return void setImmediate(() => res.destroy());
+      if (next === endAt && behaviour.fault === 'stallBeforeEnd') return; // the clock lets go when the client closes
       res.write(frames[next++]);
       if (behaviour.chunkDelayMs > 0 && next < frames.length) return clock.after(behaviour.chunkDelayMs, writeDue);
     }

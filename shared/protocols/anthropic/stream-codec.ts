@@ -25,6 +25,7 @@ export class MessagesStreamDecoder implements StreamDecoder {
       case 'message_start': {
         const message = isRecord(data.message) ? data.message : {};
         const events: CanonicalEvent[] = [{ type: 'start', id: String(message.id ?? ''), model: String(message.model ?? '') }];
+        // Its input count is real; its output_tokens (1 or so) is no count at all: message_delta's is final.
         const usage = messagesUsageToCanonical(message.usage);
         if (usage) events.push({ type: 'usage', usage });
         return events;
@@ -54,7 +55,7 @@ export class MessagesStreamDecoder implements StreamDecoder {
         const delta = isRecord(data.delta) ? data.delta : {};
         if (delta.stop_reason != null) events.push({ type: 'finish', stopReason: messagesStopReason(delta.stop_reason) });
         const usage = messagesUsageToCanonical(data.usage);
-        if (usage) events.push({ type: 'usage', usage });
+        if (usage) events.push({ type: 'usage', usage, final: true });
         return events;
       }
       case 'message_stop':

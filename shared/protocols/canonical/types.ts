@@ -85,8 +85,8 @@ export type CanonicalEvent =
   | { type: 'tool_call_start'; index: number; id: string; name: string }
   | { type: 'tool_call_args'; index: number; fragment: string }
   | { type: 'finish'; stopReason: StopReason }
-  /** Cumulative: a later usage event replaces an earlier one field by field. */
-  | { type: 'usage'; usage: Partial<CanonicalUsage> }
+  /** Cumulative: a later usage event replaces an earlier one field by field. `final`: the upstream's last count, not a running or opening one. */
+  | { type: 'usage'; usage: Partial<CanonicalUsage>; final?: boolean }
   /** The upstream reported a failure inside the stream. */
   | { type: 'error' }
   /** The upstream's terminal marker: the stream is complete. */

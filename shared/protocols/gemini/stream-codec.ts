@@ -33,9 +33,11 @@ export class ContentStreamDecoder implements StreamDecoder {
         events.push({ type: 'tool_call_start', index, id: part.id, name: part.name }, { type: 'tool_call_args', index, fragment: part.arguments });
       }
     }
+    const finished = finishReason !== undefined && finishReason !== null;
+    // Frames before the end carry the running count so far; the finishing frame's is the final one.
     const usage = contentUsageToCanonical(field(body, 'usageMetadata'));
-    if (usage) events.push({ type: 'usage', usage });
-    if (finishReason !== undefined && finishReason !== null) {
+    if (usage) events.push({ type: 'usage', usage, final: finished });
+    if (finished) {
       events.push({ type: 'finish', stopReason: contentStopReason(finishReason, this.tools > 0) }, { type: 'done' });
     }
     return events;

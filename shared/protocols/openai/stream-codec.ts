@@ -39,9 +39,16 @@ export class OpenAiStreamDecoder implements StreamDecoder {
     }
     if (choice && typeof choice.finish_reason === 'string') events.push({ type: 'finish', stopReason: openAiStopReason(choice.finish_reason) });
     const usage = openAiUsageToCanonical(chunk.usage);
-    if (usage) events.push({ type: 'usage', usage });
+    if (usage) events.push({ type: 'usage', usage, final: isFinalChunk(chunk.choices) });
     return events;
   }
+}
+
+/** A chunk with no choices, or whose choice finished: where the final usage comes (some upstreams send a running count on others). */
+export function isFinalChunk(choices: unknown): boolean {
+  if (!Array.isArray(choices) || choices.length === 0) return true;
+  const first: unknown = choices[0];
+  return isRecord(first) && typeof first.finish_reason === 'string';
 }
 
 /** Canonical events as a chat-completions stream, for a client of that protocol. */

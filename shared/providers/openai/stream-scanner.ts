@@ -1,5 +1,7 @@
 import type { TokenUsage } from '../../billing/pricing.js';
 import { parseOpenAiUsage } from './chat.js';
+import { isFinalChunk } from '../../protocols/openai/stream-codec.js';
+import { stringValueBytes } from '../relayed-text.js';
 import type { StreamScanner } from '../stream-scanner.js';
 
 const BOUNDARY = '\n\n';
@@ -8,6 +10,8 @@ const DONE = 'data: [DONE]\n\n';
 // string (their quotes would be escaped), and an event merely containing `[DONE]` is looked at and
 // passed on unchanged.
 const MARKERS = ['"usage":{', '[DONE]', '{"error"'];
+/** Where deltas carry text: `content` (and `reasoning_content`), `reasoning`, tool-call `arguments`. */
+const TEXT_KEYS = ['content":"', 'reasoning":"', 'arguments":"'];
 
 /**
  * Finds what billing needs in an OpenAI chat SSE stream without parsing every event: complete
@@ -20,10 +24,10 @@ const MARKERS = ['"usage":{', '[DONE]', '{"error"'];
  */
 export class ChatStreamScanner implements StreamScanner {
   usage: TokenUsage | undefined;
+  usageFinal = false;
   done = false;
   upstreamError = false;
-  /** Events relayed; the output-token estimate when usage never arrives. */
-  events = 0;
+  textBytes = 0;
   private pending: Buffer | undefined;
 
   constructor(private readonly clientWantsUsage: boolean) {}
@@ -65,33 +69,22 @@ export class ChatStreamScanner implements StreamScanner {
    */
   private forward(events: Buffer, text: string): Buffer | undefined {
     const length = events.length;
+    this.textBytes += stringValueBytes(text, TEXT_KEYS, length);
     let marker = nextMarker(text, 0, length);
-    if (marker === -1) {
-      this.events += countBoundaries(text, 0, length);
-      return events;
-    }
+    if (marker === -1) return events;
     const out: Buffer[] = [];
     let plainFrom = 0;
     while (marker !== -1) {
       const before = text.lastIndexOf(BOUNDARY, marker);
       const start = before < plainFrom ? plainFrom : before + 2;
       const end = text.indexOf(BOUNDARY, marker);
-      if (start > plainFrom) {
-        out.push(events.subarray(plainFrom, start));
-        this.events += countBoundaries(text, plainFrom, start);
-      }
+      if (start > plainFrom) out.push(events.subarray(plainFrom, start));
       const forwarded = this.inspect(events.toString('utf8', start, end));
-      if (forwarded !== undefined) {
-        out.push(Buffer.from(`${forwarded}\n\n`));
-        this.events++;
-      }
+      if (forwarded !== undefined) out.push(Buffer.from(`${forwarded}\n\n`));
       plainFrom = end + 2;
       marker = nextMarker(text, plainFrom, length);
     }
-    if (plainFrom < length) {
-      out.push(events.subarray(plainFrom));
-      this.events += countBoundaries(text, plainFrom, length);
-    }
+    if (plainFrom < length) out.push(events.subarray(plainFrom));
     return out.length === 0 ? undefined : out.length === 1 ? out[0] : Buffer.concat(out);
   }
 
@@ -113,7 +106,12 @@ export class ChatStreamScanner implements StreamScanner {
     } catch {
       return event;
     }
-    this.usage = parseOpenAiUsage(parsed.usage) ?? this.usage;
+    const usage = parseOpenAiUsage(parsed.usage);
+    if (usage) {
+      this.usage = usage;
+      // OpenAI sends its count once, in a last chunk without choices; others put it on the finish chunk.
+      this.usageFinal = isFinalChunk(parsed.choices);
+    }
     if (this.clientWantsUsage) return event;
     if (!Array.isArray(parsed.choices) || parsed.choices.length === 0) return undefined;
     delete parsed.usage;
@@ -129,10 +127,4 @@ function nextMarker(text: string, from: number, to: number): number {
     if (at !== -1 && at < to && (next === -1 || at < next)) next = at;
   }
   return next;
-}
-
-function countBoundaries(text: string, from: number, to: number): number {
-  let n = 0;
-  for (let i = text.indexOf(BOUNDARY, from); i !== -1 && i < to; i = text.indexOf(BOUNDARY, i + 2)) n++;
-  return n;
 }
