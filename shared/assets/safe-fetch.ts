@@ -3,31 +3,33 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
 import { GatewayError } from '../errors.js';
 
-// Private, loopback, link-local (cloud metadata), CGNAT, multicast, documentation and reserved ranges.
+// IPv4: private, loopback, link-local (cloud metadata), CGNAT, multicast, documentation, benchmarking,
+// the 6to4 relay anycast (192.88.99.0/24, which forwards to whatever IPv6 host) and reserved ranges.
 const BLOCKED = new BlockList();
 for (const [net, prefix] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24],
-  ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) BLOCKED.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [['::', 127], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['64:ff9b::', 96], ['100::', 64]] as const) {
-  BLOCKED.addSubnet(net, prefix, 'ipv6');
-}
-
-/** The IPv4 address inside an IPv4-mapped IPv6 one (`::ffff:127.0.0.1` or `::ffff:7f00:1`). */
-function mappedV4(ip: string): string | undefined {
-  const dotted = /^(?:0{0,4}:){0,5}:?ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (dotted) return dotted[1];
-  const hex = /^(?:0{0,4}:){0,5}:?ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(ip);
-  if (!hex) return undefined;
-  const [hi, lo] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)];
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-}
+// IPv6: only global unicast (2000::/3) can be public. That leaves out, among the rest, every form
+// that embeds an IPv4 address a gateway or tunnel would deliver to (IPv4-compatible ::/96,
+// IPv4-translated ::ffff:0:0:0/96, NAT64 64:ff9b::/96 and the local-use 64:ff9b:1::/48), unique and
+// link- or site-local addresses (fc00::/7, fe80::/10, fec0::/10) and multicast. Inside 2000::/3:
+// Teredo and the other IETF protocol assignments (2001::/23), 6to4 (2002::/16) and documentation.
+// IPv4-mapped addresses (::ffff:a.b.c.d) are the IPv4 address itself: BlockList judges them by the
+// IPv4 rules.
+const GLOBAL_UNICAST = new BlockList();
+GLOBAL_UNICAST.addSubnet('2000::', 3, 'ipv6');
+for (const [net, prefix] of [['2001::', 23], ['2001:db8::', 32], ['2002::', 16], ['3fff::', 20]] as const) BLOCKED.addSubnet(net, prefix, 'ipv6');
+const MAPPED = new BlockList();
+MAPPED.addSubnet('::ffff:0:0', 96, 'ipv6');
 
 /** Whether the gateway may connect to this address on a client's behalf. */
 export function isPublicAddress(ip: string): boolean {
-  const v4 = isIP(ip) === 6 ? mappedV4(ip) : ip;
-  if (v4 && isIP(v4) === 4) return !BLOCKED.check(v4, 'ipv4');
-  return isIP(ip) === 6 && !BLOCKED.check(ip, 'ipv6');
+  const family = isIP(ip);
+  if (family === 4) return !BLOCKED.check(ip, 'ipv4');
+  if (family !== 6) return false;
+  if (MAPPED.check(ip, 'ipv6')) return !BLOCKED.check(ip, 'ipv6');
+  return GLOBAL_UNICAST.check(ip, 'ipv6') && !BLOCKED.check(ip, 'ipv6');
 }
 
 export interface SafeFetchOptions {
