@@ -1,7 +1,8 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
-import { GatewayError } from '../errors.js';
+import { GatewayError, isGatewayError } from '../errors.js';
 
 // IPv4: private, loopback, link-local (cloud metadata), CGNAT, multicast, documentation, benchmarking,
 // the 6to4 relay anycast (192.88.99.0/24, which forwards to whatever IPv6 host) and reserved ranges.
@@ -37,25 +38,45 @@ export interface SafeFetchOptions {
   timeoutMs: number;
   /** Redirects followed, each checked like the first URL. Default 3. */
   maxRedirects?: number;
-  /** Content types accepted (prefix match, e.g. `image/`). */
-  accept: string[];
+  /** Content types accepted (prefix match, e.g. `image/`); absent: any. */
+  accept?: string[];
   /** Tests: a resolver of their own, plain http, and addresses to treat as public. */
   lookup?: (host: string) => Promise<string[]>;
   allowHttp?: boolean;
   trusted?: readonly string[];
 }
 
+export interface SafeStream {
+  /** Fails with `reference_fetch_failed` past `maxBytes` or `timeoutMs`. */
+  body: Readable;
+  contentType: string;
+  /** The declared Content-Length, when there is one. */
+  size: number | undefined;
+  /** Where the body came from, redirects followed. */
+  url: string;
+}
+
 const blocked = (message: string) => new GatewayError('reference_url_blocked', 400, message);
 const failed = (message: string) => new GatewayError('reference_fetch_failed', 400, message);
 
 /**
- * The one way the gateway fetches an external URL for a client: https only; the host resolved
- * once, every address checked, and the connection pinned to the checked address (no second DNS
- * answer can point it elsewhere); every redirect checked the same way; size, time and content
- * type capped. A refused address never receives a connection.
+ * The one way the gateway fetches a URL it was handed (a client's, or a provider's link off its own
+ * origin: shared/providers/tasks/http.ts): https only; the host resolved once, every address
+ * checked, and the connection pinned to the checked address (no second DNS answer can point it
+ * elsewhere); every redirect checked the same way; size, time and content type capped. A refused
+ * address never receives a connection.
  */
 export async function safeFetch(url: string, options: SafeFetchOptions): Promise<{ bytes: Buffer; contentType: string; url: string }> {
+  const fetched = await safeStream(url, options);
+  const chunks: Buffer[] = [];
+  for await (const chunk of fetched.body) chunks.push(chunk as Buffer);
+  return { bytes: Buffer.concat(chunks), contentType: fetched.contentType, url: fetched.url };
+}
+
+/** safeFetch with the body left to stream (large results): the same checks, the size cap applied as it arrives. */
+export async function safeStream(url: string, options: SafeFetchOptions): Promise<SafeStream> {
   const signal = AbortSignal.timeout(options.timeoutMs);
+  const accept = options.accept;
   let current = url;
   for (let hop = 0; hop <= (options.maxRedirects ?? 3); hop++) {
     let parsed: URL;
@@ -78,8 +99,10 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
           opts.all ? cb(null, [{ address: pinned, family: isIP(pinned) }]) : cb(null, pinned, isIP(pinned))) as unknown as LookupFunction,
       },
     });
+    const close = () => agent.close().catch(() => undefined);
+    let streaming = false;
     try {
-      const res = await request(parsed, { dispatcher: agent, method: 'GET', signal, headers: { accept: options.accept.join(', ') } }).catch((err: Error) => {
+      const res = await request(parsed, { dispatcher: agent, method: 'GET', signal, headers: { accept: accept?.join(', ') ?? '*/*' } }).catch((err: Error) => {
         throw failed(`fetching ${host} failed: ${err.message}`);
       });
       if (res.statusCode >= 300 && res.statusCode < 400 && res.headers.location) {
@@ -92,24 +115,40 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
         throw failed(`fetching ${host} answered ${res.statusCode}`);
       }
       const contentType = String(res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      if (!options.accept.some((a) => contentType.startsWith(a))) {
+      if (accept && !accept.some((a) => contentType.startsWith(a))) {
         await res.body.dump();
-        throw failed(`${host} answered ${contentType || 'no content type'}, not ${options.accept.join(' or ')}`);
+        throw failed(`${host} answered ${contentType || 'no content type'}, not ${accept.join(' or ')}`);
       }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of res.body) {
-        size += (chunk as Buffer).length;
-        if (size > options.maxBytes) {
-          res.body.destroy();
-          throw failed(`${host} sent more than ${options.maxBytes} bytes`);
-        }
-        chunks.push(chunk as Buffer);
+      const declared = Number(res.headers['content-length'] ?? NaN);
+      if (declared > options.maxBytes) {
+        res.body.destroy();
+        throw failed(`${host} sent more than ${options.maxBytes} bytes`);
       }
-      return { bytes: Buffer.concat(chunks), contentType, url: current };
+      streaming = true;
+      return { body: capped(res.body, options.maxBytes, host, close), contentType, size: Number.isFinite(declared) ? declared : undefined, url: current };
     } finally {
-      await agent.close().catch(() => undefined);
+      if (!streaming) await close();
     }
   }
   throw blocked(`more than ${options.maxRedirects ?? 3} redirects`);
+}
+
+/** The body, failing once it passes `maxBytes`; the pinned connection closes when it ends, fails or is dropped. */
+function capped(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number, host: string, close: () => Promise<unknown>): Readable {
+  async function* read(): AsyncGenerator<Buffer> {
+    let size = 0;
+    try {
+      for await (const chunk of body) {
+        size += chunk.length;
+        if (size > maxBytes) throw failed(`${host} sent more than ${maxBytes} bytes`);
+        yield chunk;
+      }
+    } catch (err) {
+      throw isGatewayError(err) ? err : failed(`fetching ${host} failed: ${(err as Error).message}`);
+    } finally {
+      body.destroy();
+      await close();
+    }
+  }
+  return Readable.from(read(), { objectMode: false });
 }

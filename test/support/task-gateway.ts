@@ -238,6 +238,18 @@ export async function promoteDelayed(gw: TestGateway, queue: JobName, taskId: st
   return n;
 }
 
+/** Waits until the task is done while its mirroring fails every time: the retries run without their backoff. */
+export async function doneAfterMirrorRetries(gw: TestGateway, taskId: string, timeoutMs = 25_000): Promise<TaskRow> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const row = await taskRow(gw, taskId);
+    if (row?.stage === 'done') return row;
+    if (Date.now() > deadline) throw new Error(`task ${taskId} still ${row?.stage}`);
+    if (row?.stage === 'mirror') await promoteDelayed(gw, 'task-mirror', taskId);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** A Redis reservation of this call id still held by the account (money set aside). */
 export async function reservationHeld(gw: TestGateway, userId: string, callId: string): Promise<boolean> {
   return (await gw.services.redis.hexists(gw.services.redisKeys.reservations(userId), callId)) === 1;

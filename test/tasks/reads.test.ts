@@ -11,11 +11,10 @@ import { errorOf } from '../support/limits.js';
 import {
   chargeRows,
   createVideo,
+  doneAfterMirrorRetries,
   getJson,
-  promoteDelayed,
   readTask,
   startTaskGateway,
-  taskRow,
   videoBody,
   VIDEO_PER_SECOND,
   waitSettled,
@@ -199,15 +198,8 @@ describe('stored_url and provider_url', () => {
     // The provider's link is dead the moment the task succeeds.
     const created = await createVideo(gw, a.key, videoBody('[[sim:resultUrlTtlMs=0]] gone fast'));
     const id = created.json.id as string;
-    // Every mirror attempt fails; run the retries without their backoff.
-    const deadline = Date.now() + 25_000;
-    for (;;) {
-      const row = await taskRow(gw, id);
-      if (row?.stage === 'done') break;
-      if (Date.now() > deadline) throw new Error(`task ${id} still ${row?.stage}`);
-      if (row?.stage === 'mirror') await promoteDelayed(gw, 'task-mirror', id);
-      await sleep(100);
-    }
+    // Every mirror attempt fails.
+    await doneAfterMirrorRetries(gw, id);
     const row = await waitSettled(gw, id);
     expect(row.status).toBe('succeeded');
     expect(row.stored_keys).toBeNull();

@@ -29,6 +29,12 @@ export interface UpstreamSimOptions {
   apiKey?: string;
   /** The clock tasks run on, epoch ms; tests may pass a controllable one. Default Date.now. */
   now?: () => number;
+  /**
+   * Where task result URLs and image URLs point, e.g. `https://cdn.example` (a CDN in front of the
+   * files; whatever serves there must serve `/_sim/files/...` itself). Default: the simulator as the
+   * client reached it.
+   */
+  resultOrigin?: string;
 }
 
 export interface UpstreamSim {
@@ -54,7 +60,7 @@ export async function startUpstreamSim(options: UpstreamSimOptions = {}): Promis
   const behaviours = new BehaviourStore(options.defaults, options.models);
   const stats = new StatsTracker();
   const store = new TaskStore(options.now ?? Date.now);
-  const server = createSimServer({ behaviours, stats, apiKey: options.apiKey, tasks: store });
+  const server = createSimServer({ behaviours, stats, apiKey: options.apiKey, tasks: store, resultOrigin: options.resultOrigin });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
@@ -69,7 +75,7 @@ export async function startUpstreamSim(options: UpstreamSimOptions = {}): Promis
     const task = store.get(id);
     if (task === undefined) throw new Error(`upstream sim: no task ${id}`);
     store.force(task, status, error);
-    return taskView(task, store, url);
+    return taskView(task, store, options.resultOrigin ?? url);
   };
   let closing: Promise<void> | undefined;
   return {
@@ -86,7 +92,7 @@ export async function startUpstreamSim(options: UpstreamSimOptions = {}): Promis
     setDefaults: (behaviour) => behaviours.setDefaults(behaviour),
     stats: () => stats.snapshot(),
     resetStats: () => stats.reset(),
-    tasks: () => store.list().map((task) => taskView(task, store, url)),
+    tasks: () => store.list().map((task) => taskView(task, store, options.resultOrigin ?? url)),
     finishTask: (id) => forced(id, 'succeeded'),
     failTask: (id, error) => forced(id, 'failed', error),
   };

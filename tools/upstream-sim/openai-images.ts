@@ -5,7 +5,7 @@ import { sendJson } from './http-io.js';
 import { invalidRequest, openAiError, rateLimited, sendOpenAiError, serverError, unauthorized } from './openai-errors.js';
 import { answeredByFault, readSimRequest, type ProtocolErrors } from './sim-request.js';
 import type { SimContext } from './sim-context.js';
-import { originOf } from './tasks/result-files.js';
+import { resultOrigin } from './tasks/result-files.js';
 
 export const IMAGES_PREFIX = '/_sim/images/';
 const PNG_MAGIC = Buffer.from('89504e470d0a1a0a', 'hex');
@@ -47,7 +47,7 @@ export async function handleImages(req: IncomingMessage, res: ServerResponse, si
     if (answeredByFault(res, behaviour, false, ERRORS)) return;
     const id = `img${(++seq).toString(36)}`;
     const names = Array.from({ length: n }, (_, i) => `${id}-${i}.png`);
-    const data = names.map((name) => (body.response_format === 'b64_json' ? { b64_json: simImageBytes(name).toString('base64') } : { url: `${originOf(req)}${IMAGES_PREFIX}${name}`, revised_prompt: body.prompt }));
+    const data = names.map((name) => (body.response_format === 'b64_json' ? { b64_json: simImageBytes(name).toString('base64') } : { url: `${resultOrigin(req, sim)}${IMAGES_PREFIX}${name}`, revised_prompt: body.prompt }));
     sendJson(res, 200, { created: Math.floor(Date.now() / 1000), data });
   });
 }

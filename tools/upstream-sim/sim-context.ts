@@ -10,4 +10,6 @@ export interface SimContext {
   apiKey: string | undefined;
   /** The asynchronous tasks of both task protocols; its clock is the simulator's clock. */
   tasks: TaskStore;
+  /** Where result URLs point when not at the simulator itself (a CDN's origin). */
+  resultOrigin?: string | undefined;
 }

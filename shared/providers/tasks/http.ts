@@ -1,4 +1,6 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { safeStream } from '../../assets/safe-fetch.js';
+import { isGatewayError } from '../../errors.js';
 import type { Upstream } from '../registry.js';
 import { UpstreamTaskError, type DownloadedResult } from './task-provider.js';
 
@@ -42,18 +44,29 @@ export async function callJson<T>(upstream: Upstream, call: JsonCall): Promise<{
   return { status: res.statusCode, body: (await res.body.json()) as T };
 }
 
+/** A result on another origin can be a long video; the cap still bounds what a hostile link can make a worker store. */
+const RESULT_MAX_BYTES = 2 * 1024 ** 3;
+const RESULT_TIMEOUT_MS = 30 * 60_000;
+
 /**
- * Streams a result. A URL on the provider's own origin is fetched with its credentials; any other
- * URL (a CDN link) without them.
+ * Streams a result. A URL on the provider's own origin is fetched with its credentials. Any other
+ * URL (a CDN link) is only the provider's word: it is fetched without them, through the safe
+ * fetcher (https, public addresses only, pinned, redirects checked, at most RESULT_MAX_BYTES), as a
+ * client's URL would be.
  */
 export async function streamResult(upstream: Upstream, url: string): Promise<DownloadedResult> {
   const target = new URL(url, upstream.provider.base_url);
-  const sameOrigin = target.origin === new URL(upstream.provider.base_url).origin;
+  if (target.origin !== new URL(upstream.provider.base_url).origin) {
+    const fetched = await safeStream(target.href, { maxBytes: RESULT_MAX_BYTES, timeoutMs: RESULT_TIMEOUT_MS }).catch((err: unknown) => {
+      // A refused address stays refused; a failed fetch may work later.
+      const refused = isGatewayError(err) && err.code === 'reference_url_blocked';
+      throw new UpstreamTaskError(0, !refused, `result download ${refused ? 'refused' : 'failed'}: ${(err as Error).message}`);
+    });
+    return { body: fetched.body, contentType: fetched.contentType || 'application/octet-stream', size: fetched.size };
+  }
   let res: Dispatcher.ResponseData;
   try {
-    res = sameOrigin
-      ? await upstream.pool.request({ method: 'GET', path: target.pathname + target.search, headers: authHeaders(upstream) })
-      : await request(target, { method: 'GET' });
+    res = await upstream.pool.request({ method: 'GET', path: target.pathname + target.search, headers: authHeaders(upstream) });
   } catch (err) {
     throw new UpstreamTaskError(0, true, `result unreachable: ${(err as Error).message}`);
   }

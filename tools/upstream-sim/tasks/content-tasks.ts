@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJsonBody, sendJson } from '../http-io.js';
 import type { SimContext } from '../sim-context.js';
 import { parseContentTaskCreate, RESOLUTIONS } from './content-tasks-request.js';
-import { originOf, resultUrls } from './result-files.js';
+import { resultOrigin, resultUrls } from './result-files.js';
 import { bearerAuth, createTask, pollFails, type CreateAnswers } from './task-create.js';
 import { unixSeconds, type TaskRecord, type TaskState } from './task-record.js';
 
@@ -84,7 +84,7 @@ export async function getContentTask(req: IncomingMessage, res: ServerResponse, 
   const task = sim.tasks.get(id, PROTOCOL);
   if (task === undefined) return notFound(res, id);
   if (pollFails(task)) return answers.serverError(res);
-  sendJson(res, 200, contentTaskView(task, sim.tasks.state(task), originOf(req)));
+  sendJson(res, 200, contentTaskView(task, sim.tasks.state(task), resultOrigin(req, sim)));
 }
 
 /** Cancels a queued or running task (it stays readable as cancelled); deletes a finished one. */

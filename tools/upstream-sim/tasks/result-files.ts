@@ -19,6 +19,11 @@ export function originOf(req: IncomingMessage): string {
   return `http://${req.headers.host ?? '127.0.0.1'}`;
 }
 
+/** The origin result URLs are given on: the simulator's `resultOrigin` (a CDN), else the simulator as reached. */
+export function resultOrigin(req: IncomingMessage, sim: SimContext): string {
+  return sim.resultOrigin ?? originOf(req);
+}
+
 function s3Error(res: ServerResponse, status: number, code: string, message: string): void {
   const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`;
   res.writeHead(status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body) });

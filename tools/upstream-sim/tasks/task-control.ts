@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJsonBody, sendJson } from '../http-io.js';
 import { openAiError, sendOpenAiError, unknownRoute } from '../openai-errors.js';
 import type { SimContext } from '../sim-context.js';
-import { originOf, resultUrls } from './result-files.js';
+import { resultOrigin, resultUrls } from './result-files.js';
 import type { TaskError, TaskKind, TaskProtocol, TaskRecord, TaskStatus } from './task-record.js';
 import type { TaskStore } from './task-store.js';
 
@@ -62,7 +62,7 @@ async function forcedError(req: IncomingMessage): Promise<TaskError | undefined>
 }
 
 export async function handleTaskControl(req: IncomingMessage, res: ServerResponse, path: string, sim: SimContext): Promise<void> {
-  const origin = originOf(req);
+  const origin = resultOrigin(req, sim);
   if (path === TASKS_PATH || path === `${TASKS_PATH}/`) {
     req.resume();
     if (req.method === 'GET') return sendJson(res, 200, { data: sim.tasks.list().map((task) => taskView(task, sim.tasks, origin)) });
