@@ -29,6 +29,8 @@ describe('console site: sign-up and passkeys', { timeout: 120_000 }, () => {
     const problems = watchProblems(page);
     await page.goto(h.site.url);
     await page.getByRole('link', { name: 'Create an account' }).click();
+    // The sign-in page stays until the sign-up page's code arrives: both have an Email field.
+    await page.getByRole('heading', { name: 'Create an account' }).waitFor();
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill('a long enough passphrase 42');
     expect(await seriousViolations(page)).toEqual([]);

@@ -108,6 +108,7 @@ describe('console site: sign-in', { timeout: 120_000 }, () => {
     const problems = watchProblems(page);
     await page.goto(h.site.url);
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByRole('heading', { name: 'Reset your password' }).waitFor(); // not the sign-in page's Email
     await page.getByLabel('Email').fill(email);
     expect(await seriousViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Send reset code' }).click();

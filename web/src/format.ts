@@ -42,3 +42,17 @@ export const formatDay = (day: string, locale: string) => new Intl.DateTimeForma
 export function utcDay(daysAgo = 0, from = new Date()): string {
   return new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate() - daysAgo)).toISOString().slice(0, 10);
 }
+
+/** Every `YYYY-MM-DD` day from `start` up to, not including, the instant `end` (UTC). */
+export function daysBetween(start: string, end: string): string[] {
+  const days: string[] = [];
+  for (let t = Date.parse(`${start.slice(0, 10)}T00:00:00Z`); t < Date.parse(end) && days.length < 400; t += 86_400_000) days.push(new Date(t).toISOString().slice(0, 10));
+  return days;
+}
+
+/** A day report's rows as one value per day of its range, days without calls at 0. */
+export function spendByDay(report: { start: string; end: string; rows: { group: string | null; charged_micro_usd: number }[] }): { labels: string[]; values: number[] } {
+  const spend = new Map(report.rows.map((r) => [r.group, r.charged_micro_usd]));
+  const labels = daysBetween(report.start, report.end);
+  return { labels, values: labels.map((d) => spend.get(d) ?? 0) };
+}

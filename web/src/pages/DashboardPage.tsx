@@ -3,7 +3,7 @@ import type { LedgerEntry, Logs, Page, Report } from '../api/models';
 import { Empty, LoadError, Loading } from '../components/States';
 import { useLoad } from '../components/use-load';
 import { useConsole } from '../context';
-import { formatDateTime, formatMoney, formatNumber, utcDay } from '../format';
+import { formatDateTime, formatMoney, formatNumber, spendByDay, utcDay } from '../format';
 import { UsageChart } from './usage/UsageChart';
 
 /** Dashboard: balance, this month's spend by day, top models, recent errors. */
@@ -46,13 +46,7 @@ export function DashboardPage() {
           {data.value.byDay.rows.length === 0 ? (
             <Empty>No calls this month yet.</Empty>
           ) : (
-            <UsageChart
-              labels={[...data.value.byDay.rows].map((r) => String(r.group)).sort()}
-              values={[...data.value.byDay.rows].sort((a, b) => String(a.group).localeCompare(String(b.group))).map((r) => r.charged_micro_usd)}
-              days
-              locale={locale}
-              title="Spend by day this month"
-            />
+            <UsageChart {...spendByDay(data.value.byDay)} days locale={locale} title="Spend by day this month" />
           )}
           <div class="two">
             <div>
@@ -66,7 +60,7 @@ export function DashboardPage() {
                     .slice(0, 5)
                     .map((r) => (
                       <li key={String(r.group)}>
-                        <strong>{r.group}</strong> — {formatMoney(r.charged_micro_usd, locale)}, {formatNumber(r.requests, locale)} requests
+                        <strong>{r.group}</strong> — {formatMoney(r.charged_micro_usd, locale)}, {formatNumber(r.requests, locale)} {r.requests === 1 ? "request" : "requests"}
                       </li>
                     ))}
                 </ol>

@@ -5,7 +5,7 @@ import type { GroupBy, Key, Page, Report } from '../api/models';
 import { Field, FormError } from '../components/Field';
 import { Empty, Loading } from '../components/States';
 import { useConsole } from '../context';
-import { formatDay, formatMoney, formatNumber, utcDay } from '../format';
+import { formatDay, formatMoney, formatNumber, spendByDay, utcDay } from '../format';
 import { UsageChart } from './usage/UsageChart';
 
 const MAX_DAYS = 93;
@@ -58,8 +58,8 @@ export function UsagePage() {
     group === null ? (by === 'tag' ? '(untagged)' : '—') : by === 'day' ? formatDay(group, locale) : by === 'key' ? (keyNames.get(group) ?? group) : group;
   const chart = useMemo(() => {
     if (!report) return undefined;
-    const rows = report.group_by === 'day' ? [...report.rows].sort((a, b) => String(a.group).localeCompare(String(b.group))) : report.rows;
-    return { labels: rows.map((r) => (report.group_by === 'day' ? String(r.group) : label(r.group, report.group_by))), values: rows.map((r) => r.charged_micro_usd) };
+    if (report.group_by === 'day') return spendByDay(report);
+    return { labels: report.rows.map((r) => label(r.group, report.group_by)), values: report.rows.map((r) => r.charged_micro_usd) };
   }, [report, keyNames]);
 
   return (

@@ -1,10 +1,10 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { formatDay, formatMoney } from '../../format';
+import { formatMoney } from '../../format';
 
 interface UsageChartProps {
-  /** `YYYY-MM-DD` days (a time axis) or group names (bars). */
+  /** `YYYY-MM-DD` days or group names: one bar each. */
   labels: string[];
   /** Spend per label, integer micro-USD: plotted as is, ticks formatted exactly. */
   values: number[];
@@ -19,7 +19,10 @@ export function UsageChart({ labels, values, days, locale, title }: UsageChartPr
   useEffect(() => {
     const el = host.current;
     if (!el) return;
-    const xs = days ? labels.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000) : labels.map((_, i) => i);
+    // Bars over categories, days included: a time axis ranges oddly over one or two days.
+    const xs = labels.map((_, i) => i);
+    const names = days ? labels.map((d) => new Intl.DateTimeFormat(locale, { month: 'short', day: 'numeric', timeZone: 'UTC' }).format(new Date(`${d}T00:00:00Z`))) : labels;
+    const every = Math.max(1, Math.ceil(labels.length / Math.max(2, Math.floor(el.clientWidth / 90)))); // labels that fit
     const style = getComputedStyle(el);
     const ink = style.getPropertyValue('--ink').trim() || '#222';
     const accent = style.getPropertyValue('--accent').trim() || '#2563eb';
@@ -31,14 +34,13 @@ export function UsageChart({ labels, values, days, locale, title }: UsageChartPr
         height: 240,
         legend: { show: false },
         cursor: { show: true, drag: { x: false, y: false } },
-        scales: { x: { time: days, ...(days ? {} : { range: [-0.5, labels.length - 0.5] }) } },
+        scales: { x: { time: false, range: [-0.5, labels.length - 0.5] } },
         axes: [
           {
             stroke: ink,
-            grid: { stroke: grid },
-            ...(days
-              ? { values: (_u: uPlot, ticks: number[]) => ticks.map((t) => formatDay(new Date(t * 1000).toISOString().slice(0, 10), locale)) }
-              : { values: (_u: uPlot, ticks: number[]) => ticks.map((t) => (Number.isInteger(t) ? (labels[t] ?? '') : '')), splits: () => labels.map((_, i) => i) }),
+            grid: { show: false },
+            splits: () => xs.filter((i) => i % every === 0),
+            values: (_u: uPlot, ticks: number[]) => ticks.map((t) => names[t] ?? ''),
           },
           { stroke: ink, grid: { stroke: grid }, size: 80, values: (_u: uPlot, ticks: number[]) => ticks.map(money) },
         ],
@@ -49,7 +51,8 @@ export function UsageChart({ labels, values, days, locale, title }: UsageChartPr
             stroke: accent,
             fill: `${accent}55`,
             width: 2,
-            ...(days && labels.length > 1 ? {} : { paths: uPlot.paths.bars!({ size: [0.6, 64] }), points: { show: false } }),
+            paths: uPlot.paths.bars!({ size: [0.6, 64] }),
+            points: { show: false },
           },
         ],
       },
