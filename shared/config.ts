@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { checkStorageEnv, storageConfig, storageEnvShape, type StorageConfig } from './storage/config.js';
 import { consoleConfig, consoleEnvIssues, type ConsoleConfig } from './console/config.js';
+import type { ImageFetchLimits } from './assets/fetch-images.js';
 
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
 const optionalString = z.string().min(1).optional();
@@ -64,6 +65,11 @@ const envSchema = z.object({
   ROUTING_BREAKER_WINDOW_MS: z.coerce.number().int().min(100).default(30_000),
   ROUTING_BREAKER_COOLDOWN_MS: z.coerce.number().int().min(100).default(15_000),
   ROUTING_BREAKER_MAX_COOLDOWN_MS: z.coerce.number().int().min(100).default(300_000),
+  IMAGE_FETCH_MAX_IMAGES: z.coerce.number().int().min(0).max(1_000).default(20),
+  IMAGE_FETCH_MAX_BYTES: z.coerce.number().int().min(1).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
+  IMAGE_FETCH_TOTAL_BYTES: z.coerce.number().int().min(1).max(1024 * 1024 * 1024).default(20 * 1024 * 1024),
+  IMAGE_FETCH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  IMAGE_FETCH_TRUSTED_ADDRESSES: z.string().default(''),
   ...storageEnvShape,
 }).superRefine(checkStorageEnv);
 
@@ -98,6 +104,8 @@ export interface Config {
   readonly publicBaseUrl: string | undefined;
   /** Bearer token of the operator endpoints (queue dashboard); unset = they are off. */
   readonly operatorToken: string | undefined;
+  /** Image URLs the gateway fetches itself (generateContent upstreams, `accepts_urls: false` models). */
+  readonly imageFetch: Readonly<ImageFetchLimits>;
 }
 
 export class ConfigError extends Error {}
@@ -148,6 +156,13 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
     },
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     operatorToken: e.OPERATOR_TOKEN,
+    imageFetch: {
+      maxImages: e.IMAGE_FETCH_MAX_IMAGES,
+      maxBytes: e.IMAGE_FETCH_MAX_BYTES,
+      totalBytes: e.IMAGE_FETCH_TOTAL_BYTES,
+      concurrency: e.IMAGE_FETCH_CONCURRENCY,
+      trusted: e.IMAGE_FETCH_TRUSTED_ADDRESSES.split(',').map((a) => a.trim()).filter((a) => a !== ''),
+    },
   });
 }
 

@@ -11,6 +11,12 @@ export const usageRecordsDrained = new Counter({
   registers: [workerRegistry],
 });
 
+export const usageOverReservation = new Counter({
+  name: 'gateway_usage_over_reservation_total',
+  help: 'Calls whose upstream delivered more than was reserved (the excess charged from the balance as far as it goes)',
+  registers: [workerRegistry],
+});
+
 export const jobOutcomes = new Counter({
   name: 'gateway_jobs_total',
   help: 'Job attempts by queue and outcome',

@@ -5,7 +5,7 @@ import type { Logger } from '../shared/log.js';
 import { createRedis, connectRedis } from '../shared/redis/client.js';
 import { defineScripts } from '../shared/redis/scripts.js';
 import type { RedisKeys } from '../shared/redis/keys.js';
-import { usageRecordsDrained } from './metrics.js';
+import { usageOverReservation, usageRecordsDrained } from './metrics.js';
 import { drainUsageBatch, moveLegacyUsage, usageDrained } from '../shared/usage/drain.js';
 
 const LEGACY_CHECK_MS = 5_000;
@@ -62,7 +62,7 @@ export async function startUsageDrainer(options: UsageDrainOptions): Promise<Usa
           const moved = await moveLegacyUsage(redis, options.keys);
           if (moved > 0) options.log.info({ moved }, 'usage records moved from the earlier release\'s stream');
         }
-        const drained = await drainUsageBatch(options.db, redis, options.keys, token, options.batch);
+        const drained = await drainUsageBatch(options.db, redis, options.keys, token, options.batch, (n) => usageOverReservation.inc(n));
         usageRecordsDrained.inc(drained);
         // Under load, wait a moment for a fuller batch: one Postgres statement per many records is
         // what keeps the cost per call low.

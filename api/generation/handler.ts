@@ -24,7 +24,6 @@ import { answerFailure } from '../http/answer-failure.js';
 import { headerOf, type Exchange } from '../http/exchange.js';
 import { readJsonBody, type JsonBody } from '../middleware/read-json.js';
 import { answerJson } from './answer-json.js';
-import { fetchInlineImage } from '../../shared/assets/inline-image.js';
 import { relayStream } from './relay-stream.js';
 import type { RouteParams, Surface } from './surface.js';
 
@@ -149,7 +148,7 @@ export async function serveGeneration(services: GatewayServices, surface: Surfac
         for (const name in headers) res.setHeader(name, headers[name]!);
       },
       onModel: (model: CatalogModel) => res.setHeader('X-Service-Model', model.id),
-      fetchImage: fetchInlineImage,
+      images: services.config.imageFetch,
     };
     let routed: RoutedResponse;
     let model: CatalogModel;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { rehostExternalImages } from '../../shared/assets/rehost.js';
+import { checkImageCount } from '../../shared/assets/fetch-images.js';
+import { externalImageUrls, rehostExternalImages } from '../../shared/assets/rehost.js';
 import { resolveAssetReferences } from '../../shared/assets/resolve-references.js';
 import { finalizeCost } from '../../shared/billing/pricing.js';
 import { imagePrice } from '../../shared/billing/quote.js';
@@ -62,7 +63,7 @@ export function jsonImages(services: GatewayServices, operation: ImageCall['oper
       const { provider, ...fields } = withDefaultModel(body.value, key);
       const request: JsonImageGeneration = parseOrThrow(operation === 'edits' ? jsonImageEditSchema : jsonImageGenerationSchema, fields);
       const plan = await planModels(services.routing, key, request.model, endpoint, parseProviderPreferences(provider, services.catalog));
-      const links = { db: services.db, storage: services.storage, linkSecret: services.linkSecret, baseUrl: baseUrl(services, ctx), ttlMs: LINK_TTL_MS, now: services.clock.now() };
+      const links = { db: services.db, storage: services.storage, linkSecret: services.linkSecret, baseUrl: baseUrl(services, ctx), ttlMs: LINK_TTL_MS, now: services.clock.now(), limits: services.config.imageFetch };
       const discount = discountOf(services, key);
       const price = (model: CatalogModel, images: number) => finalizeCost((imagePrice(model, request.size, request.quality) * images + model.pricing.per_request) * 1_000_000, discount);
       const { routed, model, meter } = await tryModels(
@@ -70,7 +71,11 @@ export function jsonImages(services: GatewayServices, operation: ImageCall['oper
         chain,
         state,
         async (model, attemptMeter) => {
-          // The upstream gets signed links for asset references, and the gateway's copies of external URLs where it cannot fetch them.
+          if (!model.accepts_urls) checkImageCount(externalImageUrls(request), links.limits);
+          const routes = await routesFor(services.routing, model, plan.preferences);
+          ctx.set(await attemptMeter.admit(model, price(model, request.n), 0));
+          // Admitted: the upstream gets signed links for asset references, and the gateway's copies of
+          // external URLs where it cannot fetch them (a refused fetch gives the reservation back).
           const external = model.accepts_urls ? request : await rehostExternalImages(links, key.userId, request);
           const upstreamBody = await resolveAssetReferences(links, key, external);
           // Images always come back to the gateway first (it keeps them and answers with its own links),
@@ -78,8 +83,6 @@ export function jsonImages(services: GatewayServices, operation: ImageCall['oper
           const forwarded: Record<string, unknown> = Object.assign({}, upstreamBody as Record<string, unknown>);
           delete forwarded.response_format;
           const call: ImageCall = { operation, body: forwarded };
-          const routes = await routesFor(services.routing, model, plan.preferences);
-          ctx.set(await attemptMeter.admit(model, price(model, request.n), 0));
           return sendWithFallback(services.routing.health, routes, 'whole', sendImages, call, state);
         },
         (model) => ctx.set('X-Service-Model', model.id),

@@ -14,7 +14,8 @@ import { readJsonObject } from '../middleware/read-json.js';
 import { authenticateRequest } from '../openai/credential.js';
 import type { TaskApiServices } from './task-api-services.js';
 import { answerCreated, baseUrl } from './task-responses.js';
-import { rehostExternalImages } from '../../shared/assets/rehost.js';
+import { checkImageCount } from '../../shared/assets/fetch-images.js';
+import { externalImageUrls, rehostExternalImages } from '../../shared/assets/rehost.js';
 import { resolveAssetReferences } from '../../shared/assets/resolve-references.js';
 
 export interface TaskRoute<R extends { model: string }> {
@@ -57,16 +58,15 @@ export async function createRouteTask<R extends { model: string }>(services: Tas
   const prepared = route.prepare(parsed, model, key, discountOf(services, key));
   const { cost } = prepared;
   // After pricing (which reads the request as the client wrote it): the upstream gets signed links.
-  const links = { db: services.db, storage: services.storage, linkSecret: services.linkSecret, baseUrl: call.baseUrl, ttlMs: services.config.tasks.deadlineMs, now: services.clock.now() };
-  // External image URLs first (for a model that cannot fetch them), then asset references.
-  const external = model.accepts_urls ? prepared.request : await rehostExternalImages(links, key.userId, prepared.request);
-  const request = await resolveAssetReferences(links, key, external);
+  const links = { db: services.db, storage: services.storage, linkSecret: services.linkSecret, baseUrl: call.baseUrl, ttlMs: services.config.tasks.deadlineMs, now: services.clock.now(), limits: services.config.imageFetch };
+  if (!model.accepts_urls) checkImageCount(externalImageUrls(prepared.request), links.limits);
   const created = await createTask(services, services.jobs, {
     kind: route.kind,
     key,
     model,
     route: upstreamRoute!,
-    request,
+    // Once admitted: external image URLs first (for a model that cannot fetch them), then asset references.
+    request: async () => resolveAssetReferences(links, key, model.accepts_urls ? prepared.request : await rehostExternalImages(links, key.userId, prepared.request)),
     rawBody: bodyValue,
     requestId: call.requestId,
     tags: call.tags,

@@ -1,52 +1,75 @@
-import { createHash } from 'node:crypto';
-import { GatewayError, isGatewayError } from '../errors.js';
+import type { Db } from '../db/index.js';
+import { randomBase62 } from '../ids.js';
 import { fieldPath } from '../validation.js';
 import { linkUrl, signLink } from '../storage/signed-links.js';
 import type { ObjectStore } from '../storage/object-store.js';
-import { FORWARD_MAX_BYTES } from './forwarded.js';
-import { safeFetch, type SafeFetchOptions } from './safe-fetch.js';
+import { fetchImages, type ImageFetchLimits, type ImageRef } from './fetch-images.js';
+import type { SafeFetchOptions } from './safe-fetch.js';
 
 export interface RehostContext {
+  db: Db;
   storage: ObjectStore;
   linkSecret: Buffer;
   baseUrl: string;
   ttlMs: number;
   now: number;
+  limits: ImageFetchLimits;
   /** Tests only: the fetcher's options beyond the defaults. */
   fetchOptions?: Partial<SafeFetchOptions>;
 }
 
-function urls(value: unknown, path: (string | number)[], found: Array<(string | number)[]>): void {
+type Path = (string | number)[];
+
+// Where a request names an image by URL: `{url}` (chat-style parts, video references) or a plain
+// `image_url` string (JSON image edits).
+const URL_FIELDS = new Set(['url', 'image_url']);
+
+function urls(value: unknown, path: Path, found: Path[]): void {
   if (Array.isArray(value)) value.forEach((v, i) => urls(v, [...path, i], found));
   else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
-      if (k === 'url' && typeof v === 'string' && /^https?:\/\//i.test(v)) found.push([...path, k]);
+      if (URL_FIELDS.has(k) && typeof v === 'string' && /^https?:\/\//i.test(v)) found.push([...path, k]);
       else urls(v, [...path, k], found);
     }
   }
 }
 
+function at(root: unknown, path: Path): Record<string | number, unknown> {
+  let parent = root as Record<string | number, unknown>;
+  for (const step of path.slice(0, -1)) parent = parent[step] as Record<string | number, unknown>;
+  return parent;
+}
+
+/** The external image URLs of a request: what rehosting would fetch. */
+export function externalImageUrls(request: unknown): ImageRef[] {
+  const found: Path[] = [];
+  urls(request, [], found);
+  return found.map((path) => ({ url: String(at(request, path)[path.at(-1)!]), field: fieldPath(path) }));
+}
+
 /**
  * For a model whose catalog entry says it does not fetch URLs itself (`accepts_urls: false`):
- * every external image URL of the request (a `url` field) is fetched by the gateway through the
- * safe fetcher (at most 10 MiB, images only), kept in object storage, and replaced by a signed
- * link of the gateway's. A URL the fetcher refuses answers 400 naming the field.
+ * every external image URL of the request (see URL_FIELDS) is fetched by the gateway through the
+ * safe fetcher (within the IMAGE_FETCH_* limits, images only), kept in object storage, and
+ * replaced by a signed link of the gateway's. Run only for an admitted call. Each kept object is
+ * recorded with its link's expiry and swept after it (sweep-fetched.ts). A URL the fetcher refuses
+ * answers 400 naming the field.
  */
 export async function rehostExternalImages<T>(ctx: RehostContext, userId: string, request: T): Promise<T> {
-  const found: Array<(string | number)[]> = [];
+  const found: Path[] = [];
   urls(request, [], found);
   if (found.length === 0) return request;
+  const fetched = await fetchImages(externalImageUrls(request), ctx.limits, ctx.fetchOptions);
   const out = structuredClone(request) as T;
-  for (const path of found) {
-    let parent = out as Record<string | number, unknown>;
-    for (const step of path.slice(0, -1)) parent = parent[step] as Record<string | number, unknown>;
-    const last = path.at(-1)!;
-    const fetched = await safeFetch(String(parent[last]), { maxBytes: FORWARD_MAX_BYTES, timeoutMs: 15_000, accept: ['image/'], ...ctx.fetchOptions }).catch((err: unknown) => {
-      throw isGatewayError(err) ? new GatewayError(err.code, err.status, err.message, { param: fieldPath(path) }) : err;
-    });
-    const key = `fetched/${userId}/${createHash('sha256').update(fetched.bytes).digest('hex')}`;
-    await ctx.storage.put(key, fetched.bytes, { contentType: fetched.contentType });
-    parent[last] = linkUrl(ctx.baseUrl, signLink({ objectKey: key, userId, expiresAt: ctx.now + ctx.ttlMs, contentType: fetched.contentType }, ctx.linkSecret));
+  const expiresAt = ctx.now + ctx.ttlMs;
+  for (const [i, path] of found.entries()) {
+    const image = fetched[i]!;
+    // One object per fetch, never shared: the sweep can remove it once its own link expired.
+    const key = `fetched/${userId}/${randomBase62(24)}`;
+    // Recorded before it is stored: a process that dies in between leaves a row to sweep, never an object nobody knows of.
+    await ctx.db.insertInto('fetched_objects').values({ object_key: key, user_id: userId, expires_at: new Date(expiresAt) }).execute();
+    await ctx.storage.put(key, image.bytes, { contentType: image.contentType });
+    at(out, path)[path.at(-1)!] = linkUrl(ctx.baseUrl, signLink({ objectKey: key, userId, expiresAt, contentType: image.contentType }, ctx.linkSecret));
   }
   return out;
 }

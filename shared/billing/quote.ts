@@ -20,7 +20,7 @@ export function payloadModel(endpoint: QuotableEndpoint, payload: unknown): stri
 
 /**
  * The price of a call before it is made, in scaled micro-USD (see finalizeCost): for chat, the
- * prompt's token bound (the same as the reservation's, prompt-tokens.ts) and the most output the call allows; for images, per image
+ * prompt's token bound (the same as the reservation's, prompt-tokens.ts) and the most output the call allows (every answer of `n`); for images, per image
  * of the size; for videos, per second of the resolution (with or without audio).
  */
 export function scaledQuote(endpoint: QuotableEndpoint, model: CatalogModel, payload: unknown): number {
@@ -29,7 +29,7 @@ export function scaledQuote(endpoint: QuotableEndpoint, model: CatalogModel, pay
     case 'chat/completions': {
       const req = parseWithPrefix(chatRequestSchema, payload);
       const inputTokens = promptTokenBound(req, model, Buffer.byteLength(JSON.stringify(req)));
-      return scaledTokenPrice(model, { inputTokens, outputTokens: maxOutputTokens(req, model.max_output_tokens), cachedTokens: 0 });
+      return scaledTokenPrice(model, { inputTokens, outputTokens: maxOutputTokens(req, model.max_output_tokens) * (req.n ?? 1), cachedTokens: 0 });
     }
     case 'images/generations': {
       const req = parseWithPrefix(imageGenerationSchema, payload);

@@ -103,6 +103,8 @@ export interface UsageRecordsTable {
   output_tokens: number;
   cached_tokens: number;
   usage_estimated: boolean;
+  /** The priced usage exceeded the reservation (the excess was charged from the balance as far as it went). */
+  over_reservation: ColumnType<boolean, boolean | undefined, boolean>;
   charged_micro_usd: Money;
   tags: string[];
   latency_ms: number | null;
@@ -226,6 +228,14 @@ export interface AssetsTable {
   created_at: CreatedAt;
 }
 
+/** An image the gateway fetched and keeps behind signed links until `expires_at` (migrations/0025_fetched_objects.sql). */
+export interface FetchedObjectsTable {
+  object_key: string;
+  user_id: string;
+  expires_at: Timestamp;
+  created_at: CreatedAt;
+}
+
 export interface Database extends RoutingTables, ConsoleTables {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -239,6 +249,7 @@ export interface Database extends RoutingTables, ConsoleTables {
   dataset_exports: DatasetExportsTable;
   asset_uploads: AssetUploadsTable;
   assets: AssetsTable;
+  fetched_objects: FetchedObjectsTable;
 }
 
 export type TaskRow = Selectable<TasksTable>;

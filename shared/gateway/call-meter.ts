@@ -24,7 +24,8 @@ export interface CallOutcome {
 
 /**
  * One metered call: takes the reservation and leases (steps 5-6), and at the end writes exactly one
- * usage record with its charge. `close` in a finally releases what a call that never finished held.
+ * usage record with its charge: the priced usage, also where it exceeds the reservation (what the
+ * reservation does not cover is taken from the balance as far as it goes, and the record flagged). `close` in a finally releases what a call that never finished held.
  */
 export class CallMeter {
   private readonly startedAt = performance.now();
@@ -88,6 +89,8 @@ export class CallMeter {
       stream: outcome.stream ?? false,
       ...usageFields(outcome.usage),
       usage_estimated: outcome.usageEstimated ?? false,
+      // The upstream delivered more than was reserved: charged from the balance beyond it (STEP's finish).
+      over_reservation: this.admitted !== undefined && cost > this.admitted.reserved,
       tags: this.tags,
       latency_ms: this.elapsedMs(),
       ttft_ms: outcome.ttftMs ?? null,

@@ -48,7 +48,7 @@ export interface FinishInput {
   owner: { userId: string; keyId: string };
   callId: string;
   now: number;
-  /** Priced cost; the charge is at most what was reserved. */
+  /** Priced cost: what was reserved is charged first, the rest from the balance as far as it goes. */
   cost: number;
   admitted: Admitted | undefined;
   actualTokens: number;
@@ -231,9 +231,9 @@ export class Admissions {
     // The fields in the order the STEP script's finish reads them. Without the admission at hand (a
     // task settling later, an admission that got no answer) the script looks the reservation up.
     const held = a && a.reserved >= 0 ? a.reserved : '';
-    // Never more than was reserved; the script charges less only if the reservation ran out (and then
-    // rewrites the record's charge).
-    const cost = held === '' ? input.cost : Math.min(input.cost, held);
+    // The script charges less only when the reservation and the balance ran out (and then rewrites
+    // the record's charge).
+    const cost = input.cost;
     const op: (string | number)[] = ['F', now, input.callId, cost, held, a?.quotaReserved ?? '', acct.bal, acct.resv, acct.und, acct.epoch];
     op.push(owner.keyId ? this.keySpendPrefix(owner.keyId) : '', utcDay(now), utcMonth(now), this.keys.usageQueue);
     op.push(input.once ? this.keys.finished(input.callId) : '', input.record ? queuedRecord(input.record, cost) : '');
@@ -323,8 +323,10 @@ export class Admissions {
   private finishFromGrant(input: FinishInput, a: Admitted, grant: Grant): Promise<number> {
     const { owner, now } = input;
     const acct = this.accountKeys(owner.userId);
-    const cost = Math.min(input.cost, a.reserved);
-    const op: (string | number)[] = ['F', now, grant.id, cost, 'g', '', acct.bal, acct.resv, acct.und, acct.epoch];
+    const cost = input.cost;
+    // The grant's hold pays up to what the call took of it; the rest comes from the balance.
+    const fromHold = Math.min(cost, a.reserved);
+    const op: (string | number)[] = ['F', now, grant.id, cost, `g${a.reserved}`, '', acct.bal, acct.resv, acct.und, acct.epoch];
     op.push(owner.keyId ? this.keySpendPrefix(owner.keyId) : '', utcDay(now), utcMonth(now), this.keys.usageQueue, '', input.record ? queuedRecord(input.record, cost) : '');
     const tpm = a.tpm;
     op.push(tpm.length);
@@ -335,7 +337,7 @@ export class Admissions {
     op.push(0);
     const charged = this.step.run(op);
     // What the call did not cost is the grant's again at once; its hold in Redis never held more.
-    grant.money += a.reserved - cost;
+    grant.money += a.reserved - fromHold;
     grant.inFlight--;
     if (grant.retired && grant.inFlight === 0) this.giveBack(grant);
     return charged.then(Number);

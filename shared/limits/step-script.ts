@@ -25,9 +25,12 @@ import { RATE_STATE } from './scripts.js';
  *     '<layer key>:g' under '<id>:<slots>'), refused unless `mult` times all of it fits
  *   F now id charge held quotaReserved bal resv undrained epoch keyPrefix day month queue once record
  *     nTpm [delta [k tpm]…] nConc [k]…
- *     → the micro-USD charged; `held` = 'g': a grant's call, charged from the grant's hold `id`
+ *     → the micro-USD charged; `held` = 'g<reserved>': a grant's call, charged from the grant's hold
+ *     `id` up to what the call took from it
  *   R now n [k rpm tpm requests tokens]… m [slotSet member]… → 'ok'
  * `held` is the amount the admission reserved ('' = look it up in `resv`: a task settling later);
+ * a charge above it (an upstream that delivered more than was reserved) is drawn from the balance,
+ * as far as it goes;
  * `keyPrefix` names the key's spend counters (see `keySpendNames` in shared/redis/keys.ts; '' = no
  * key). The encoders are in shared/limits/admission.ts.
  */
@@ -250,7 +253,8 @@ local function finish(i)
   end
 
   -- The reservation, if it is still held (it is gone once it expired and went back to the balance).
-  local amt
+  -- over: what the charge asks beyond it, taken from the balance below.
+  local amt, over = nil, 0
   if heldArg == '' then
     local v = call('HGET', resv, id)
     if v then
@@ -260,24 +264,35 @@ local function finish(i)
     end
   elseif heldArg == '0' then
     amt = 0
-  elseif heldArg == 'g' then
-    -- A call admitted from a grant (id is the grant's): its charge is drawn from the grant's hold,
-    -- which stays for the grant's other calls.
+  elseif string.byte(heldArg) == 103 then
+    -- 'g': a call admitted from a grant (id is the grant's): its charge is drawn from the grant's
+    -- hold, up to what the call took of it; the rest of the hold stays for the grant's other calls.
     local v = call('HGET', resv, id)
     if v then
       local gexp, gamt, gq = parseHold(v)
-      if charge > gamt then charge = gamt end
-      call('HSET', resv, id, gexp .. ':' .. (gamt - charge) .. ':' .. gq)
-      if gq ~= '' and charge > 0 then call('DECRBY', gq, charge) end
-      amt, qr = charge, ''
+      local take = math.min(charge, tonumber(string.sub(heldArg, 2)) or charge, gamt)
+      call('HSET', resv, id, gexp .. ':' .. (gamt - take) .. ':' .. gq)
+      if gq ~= '' and take > 0 then call('DECRBY', gq, take) end
+      over, charge, amt, qr = charge - take, take, take, ''
     end
   elseif call('HDEL', resv, id) == 1 then
     amt = tonumber(heldArg)
   end
   if amt then
-    if charge > amt then charge = amt end
+    if charge > amt then over, charge = over + charge - amt, amt end
     if qr ~= '' and amt > 0 then call('DECRBY', qr, amt) end
     if amt > charge then call('INCRBY', balKey, amt - charge) end
+    if over > 0 then
+      local bal = call('GET', balKey)
+      if bal then
+        local take = math.min(over, math.max(tonumber(bal), 0))
+        if take > 0 then call('DECRBY', balKey, take) end
+        charge = charge + take
+      else
+        charge = charge + over
+        call('INCR', epoch)
+      end
+    end
   else
     -- No hold: charge what is there, never below zero.
     local bal = call('GET', balKey)

@@ -1,4 +1,3 @@
-import { fetchInlineImage } from '../assets/inline-image.js';
 import { promptTokenBound } from '../billing/prompt-tokens.js';
 import { advancePrivateCall, claimPrivateCall } from '../db/private-calls.js';
 import { isGatewayError } from '../errors.js';
@@ -64,7 +63,7 @@ export async function runPrivateChat(services: GatewayServices, job: PrivateChat
         return next;
       },
       state: { upstream: undefined, clientGone: false },
-      fetchImage: fetchInlineImage,
+      images: services.config.imageFetch,
     };
     let routed;
     let model;

@@ -1,25 +1,13 @@
+import { checkImageCount, fetchImages, type ImageFetchLimits, type ImageRef } from '../assets/fetch-images.js';
 import { CLIENT_CODECS, CODECS } from '../protocols/codecs.js';
 import type { CanonicalPart, CanonicalRequest, ChatProtocol, ClientProtocol } from '../protocols/canonical/types.js';
+import { isRecord } from '../protocols/canonical/helpers.js';
+import { field } from '../protocols/gemini/to-canonical.js';
+import { messagesPassthroughBody } from './anthropic/passthrough.js';
 import type { ForwardedHeaders } from './chat-adapter.js';
-import { openAiPassthroughBody } from './openai/chat.js';
-
-/** Fetches an image URL for an upstream that reads only inline images; throws a GatewayError naming the field. */
-export type ImageFetcher = (url: string, field: string) => Promise<{ mediaType: string; data: string }>;
-
-// The fields the gateway reads to route and price a Messages or generateContent call: with one of
-// them twice in a body, another parser could read another value, so such a body is re-serialised.
-const PRICED_FIELDS: Record<'anthropic' | 'gemini', string[]> = {
-  anthropic: ['"model"', '"max_tokens"', '"stream"'],
-  gemini: ['"maxOutputTokens"', '"max_output_tokens"', '"generationConfig"', '"generation_config"'],
-};
-
-function unique(raw: Buffer, fields: string[]): boolean {
-  const text = raw.toString('latin1');
-  return fields.every((f) => {
-    const first = text.indexOf(f);
-    return first === -1 || text.indexOf(f, first + 1) === -1;
-  });
-}
+import { contentPassthroughBody } from './gemini/passthrough.js';
+import { openAiPassthroughBody, type OutputCapField } from './openai/chat.js';
+import { refuseUnpricedOptions } from './unpriced-options.js';
 
 /**
  * One client call as every upstream of its plan needs it: the client's own bytes for an upstream of
@@ -44,7 +32,17 @@ export class GenerationRequest {
     readonly stream: boolean,
     /** Headers forwarded to a same-protocol upstream (Messages: anthropic-version, anthropic-beta). */
     readonly forwarded: ForwardedHeaders | undefined,
-  ) {}
+  ) {
+    refuseUnpricedOptions(protocol, body);
+  }
+
+  /** The answers the call asks for (`n`, generateContent's `candidateCount`): each is reserved and capped alike. */
+  get choices(): number {
+    const body = this.body;
+    const config = this.protocol === 'gemini' ? field(body, 'generationConfig') : undefined;
+    const n = this.protocol === 'openai' ? body.n : isRecord(config) ? field(config, 'candidateCount') : undefined;
+    return typeof n === 'number' && Number.isInteger(n) && n > 1 ? n : 1;
+  }
 
   /** The body changed (routing fields removed, a prompt template applied): it is re-serialised from now on. */
   replaceBody(body: Record<string, unknown>): void {
@@ -63,57 +61,85 @@ export class GenerationRequest {
     return this.canonicalForm;
   }
 
-  /** Readies the request for upstreams of these protocols; throws a 400 naming the field when it cannot be expressed in one of them. */
-  async prepare(protocols: Iterable<ChatProtocol>, maxOutput: number, fetchImage: ImageFetcher): Promise<void> {
+  /**
+   * Readies the request for upstreams of these protocols, before anything is reserved: throws a 400
+   * naming the field when it cannot be expressed in one of them, or when it has more image URLs
+   * than the gateway fetches for a generateContent upstream. Fetches nothing (see fetchImages).
+   */
+  prepare(protocols: Iterable<ChatProtocol>, maxOutput: number, images: ImageFetchLimits): void {
     for (const protocol of protocols) {
       if (protocol === this.protocol) continue;
-      if (protocol === 'gemini' && !this.inlinedForm) this.inlinedForm = await inlineImages(this.canonical(protocol), fetchImage);
       this.bodyFor(protocol, 'model', maxOutput); // encoding is where inexpressible fields are refused
+      if (protocol === 'gemini' && !this.inlinedForm) checkImageCount(imageUrls(this.canonical(protocol)), images);
     }
   }
 
-  /** The body for one upstream route. */
-  bodyFor(protocol: ChatProtocol, upstreamModel: string, maxOutput: number): Buffer | string {
-    if (protocol === this.protocol) return this.passthrough(upstreamModel);
-    const memo = `${protocol}:${maxOutput}`;
+  /**
+   * Fetches the image URLs (through the safe fetcher) and inlines them for generateContent upstreams,
+   * which read only inline images: run once the call is admitted, so that a call that may not run
+   * fetches nothing.
+   */
+  async fetchImages(protocols: Iterable<ChatProtocol>, images: ImageFetchLimits): Promise<void> {
+    for (const protocol of protocols) {
+      if (protocol !== 'gemini' || protocol === this.protocol || this.inlinedForm) continue;
+      this.inlinedForm = await inlineImages(this.canonical(protocol), images);
+      for (const memo of [...this.encoded.keys()]) if (memo.startsWith('gemini:')) this.encoded.delete(memo);
+    }
+  }
+
+  /** The body for one upstream route, held to `maxOutput` tokens an answer (in `capField` for an OpenAI upstream that names one). */
+  bodyFor(protocol: ChatProtocol, upstreamModel: string, maxOutput: number, capField?: OutputCapField): Buffer | string {
+    if (protocol === this.protocol) return this.passthrough(upstreamModel, maxOutput, capField);
+    const memo = `${protocol}:${maxOutput}:${capField ?? ''}`;
     let body = this.encoded.get(memo);
     if (!body) {
       const canonical = protocol === 'gemini' ? (this.inlinedForm ?? this.canonical(protocol)) : this.canonical(protocol);
-      // Messages requires max_tokens: without the client's own it gets the cap the call was reserved for.
-      const request = protocol === 'anthropic' && canonical.maxTokens === undefined ? Object.assign({}, canonical, { maxTokens: maxOutput }) : canonical;
+      // Every upstream is held to the cap the call was reserved for (the client's own, else the model's).
+      const cap = Math.min(canonical.maxTokens ?? maxOutput, maxOutput);
+      const request = canonical.maxTokens === cap ? canonical : Object.assign({}, canonical, { maxTokens: cap });
       body = CODECS[protocol].requestFromCanonical(request, '');
+      if (protocol === 'openai' && capField === 'max_tokens') {
+        body.max_tokens = body.max_completion_tokens;
+        delete body.max_completion_tokens;
+      }
       this.encoded.set(memo, body);
     }
     // generateContent names the model in its path, the others in the body (first, as they write it).
     return JSON.stringify(protocol === 'gemini' ? body : Object.assign({ model: upstreamModel }, body, { model: upstreamModel }));
   }
 
-  private passthrough(upstreamModel: string): Buffer | string {
+  private passthrough(upstreamModel: string, maxOutput: number, capField: OutputCapField | undefined): Buffer | string {
     if (this.protocol === 'responses') throw new Error('no upstream speaks Responses');
-    if (this.protocol === 'openai') return openAiPassthroughBody(upstreamModel, this);
-    const raw = this.raw;
-    if (this.protocol === 'gemini') return raw && unique(raw, PRICED_FIELDS.gemini) ? raw : JSON.stringify(this.body);
-    if (raw && this.body.model === upstreamModel && unique(raw, PRICED_FIELDS.anthropic)) return raw;
-    const body: Record<string, unknown> = Object.assign({}, this.body);
-    body.model = upstreamModel;
-    return JSON.stringify(body);
+    if (this.protocol === 'openai') return openAiPassthroughBody(upstreamModel, this, maxOutput, capField);
+    if (this.protocol === 'gemini') return contentPassthroughBody(this, maxOutput);
+    return messagesPassthroughBody(upstreamModel, this, maxOutput);
   }
 }
 
-/** A copy of the request whose image URLs are fetched (through the safe fetcher) and inlined. */
-async function inlineImages(request: CanonicalRequest, fetchImage: ImageFetcher): Promise<CanonicalRequest> {
-  if (!request.messages.some((m) => m.parts.some((p) => p.type === 'image' && p.source.kind === 'url'))) return request;
-  const messages = await Promise.all(
-    request.messages.map(async (message, i) => ({
-      role: message.role,
-      parts: await Promise.all(
-        message.parts.map(async (part, j): Promise<CanonicalPart> => {
-          if (part.type !== 'image' || part.source.kind !== 'url') return part;
-          const image = await fetchImage(part.source.url, `messages[${i}].content[${j}]`);
-          return { type: 'image', source: { kind: 'base64', mediaType: image.mediaType, data: image.data } };
-        }),
-      ),
-    })),
+/** The image URLs of a request, each with the field a refusal names. */
+function imageUrls(request: CanonicalRequest): ImageRef[] {
+  const refs: ImageRef[] = [];
+  request.messages.forEach((message, i) =>
+    message.parts.forEach((part, j) => {
+      if (part.type === 'image' && part.source.kind === 'url') refs.push({ url: part.source.url, field: `messages[${i}].content[${j}]` });
+    }),
   );
+  return refs;
+}
+
+/** A copy of the request whose image URLs are fetched (see fetchImages) and inlined. */
+async function inlineImages(request: CanonicalRequest, images: ImageFetchLimits): Promise<CanonicalRequest> {
+  const refs = imageUrls(request);
+  if (refs.length === 0) return request;
+  const fetched = await fetchImages(refs, images);
+  let k = 0;
+  const messages = request.messages.map((message) => ({
+    role: message.role,
+    parts: message.parts.map((part): CanonicalPart => {
+      if (part.type !== 'image' || part.source.kind !== 'url') return part;
+      const image = fetched[k++]!;
+      return { type: 'image', source: { kind: 'base64', mediaType: image.contentType, data: image.bytes.toString('base64') } };
+    }),
+  }));
   return Object.assign({}, request, { messages });
 }

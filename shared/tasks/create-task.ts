@@ -19,8 +19,11 @@ export interface CreateTaskInput {
   model: CatalogModel;
   /** The upstream route the routing plan chose for it (health and weights considered). */
   route: RouteChoice;
-  /** The validated request, with defaults filled in (duration, resolution, n, size). */
-  request: Record<string, unknown>;
+  /**
+   * The request the upstream is sent (validated, defaults filled in: duration, resolution, n, size),
+   * made once the call is admitted: it may fetch images, which a call that may not run must not.
+   */
+  request: () => Promise<Record<string, unknown>>;
   /** The body as the client sent it: what an Idempotency-Key is compared on. */
   rawBody: unknown;
   requestId: string;
@@ -73,17 +76,30 @@ async function accept(
   const deadlineMs = services.config.tasks.deadlineMs;
   const admitted = await admit(services, key, id, input.cost, 0, deadlineMs + RESERVATION_SLACK_MS);
   try {
-    return await store(services, queues, input, now, hash, scope, id, deadlineMs);
+    let request: Record<string, unknown>;
+    try {
+      request = await input.request();
+    } catch (err) {
+      await release(services, key, id, now);
+      throw err;
+    }
+    return await store(services, queues, input, request, now, hash, scope, id, deadlineMs);
   } finally {
     // The creation held a concurrency slot; the hours the task may run upstream do not.
     await services.admissions.releaseLeases(admitted, id).catch(() => undefined);
   }
 }
 
+/** Gives a reservation back whole (nothing was created). */
+function release(services: GatewayServices, key: ApiKeyContext, id: string, now: number): Promise<number> {
+  return services.admissions.finish({ owner: { userId: key.userId, keyId: key.id }, callId: id, now, cost: 0, admitted: undefined, actualTokens: 0, record: undefined });
+}
+
 async function store(
   services: GatewayServices,
   queues: JobQueues,
   input: CreateTaskInput,
+  request: Record<string, unknown>,
   now: number,
   hash: Buffer,
   scope: IdempotencyScope | undefined,
@@ -105,7 +121,7 @@ async function store(
     upstream_account: route.upstream.account,
     status: 'queued',
     stage: 'submit',
-    request: input.request,
+    request,
     upstream_id: null,
     progress: null,
     provider_url: null,
@@ -136,12 +152,12 @@ async function store(
   try {
     created = await insertTask(services.db, task, idem);
   } catch (err) {
-    await services.admissions.finish({ owner: { userId: key.userId, keyId: key.id }, callId: id, now, cost: 0, admitted: undefined, actualTokens: 0, record: undefined });
+    await release(services, key, id, now);
     throw err;
   }
   if (!created) {
     // A concurrent duplicate won: give this reservation back and answer with its result.
-    await services.admissions.finish({ owner: { userId: key.userId, keyId: key.id }, callId: id, now, cost: 0, admitted: undefined, actualTokens: 0, record: undefined });
+    await release(services, key, id, now);
     const replay = await findReplay(services.db, scope!, hash, now);
     if (!replay) throw new Error(`idempotency key ${scope!.key} has no stored result`);
     return { ...replay, replayed: true };

@@ -19,12 +19,14 @@ const LOCK_TTL_MS = 30_000;
  * The worker never parses a record: the queued JSON texts go to Postgres as they are, by COPY, and
  * Postgres reads their fields (bench/README.md, "Usage drain").
  */
-export async function drainUsageBatch(db: Db, redis: Redis, keys: RedisKeys, token: string, batch: number): Promise<number> {
+export async function drainUsageBatch(db: Db, redis: Redis, keys: RedisKeys, token: string, batch: number, onOverReservation?: (records: number) => void): Promise<number> {
   const raw = await redis.gwClaimUsageBuffer(keys.usageQueue, keys.usageLock, token, LOCK_TTL_MS, batch);
   if (!raw || raw.length === 0) return 0;
   const { rejected, charges } = await writeOrIsolate(db, raw);
   const refused = [...rejected].map((i) => raw[i]!);
   await redis.gwAckUsage(keys.usageQueue, keys.usageLock, keys.usageDead, token, raw.length, refused.length, ...refused, ...undrainedDeltas(keys, charges));
+  const over = charges.reduce((sum, c) => sum + c.over, 0);
+  if (over > 0) onOverReservation?.(over);
   return raw.length;
 }
 
@@ -32,6 +34,8 @@ interface Charged {
   user_id: string;
   api_key_id: string | null;
   charged: number;
+  /** Records charged beyond their reservation. */
+  over: number;
 }
 
 /**
@@ -124,7 +128,8 @@ const MOVE_STAGED = `
         doc->>'endpoint' AS endpoint, (doc->>'status_code')::int AS status_code, doc->>'error_code' AS error_code,
         (doc->>'stream')::boolean AS stream, (doc->>'input_tokens')::int AS input_tokens,
         (doc->>'output_tokens')::int AS output_tokens, (doc->>'cached_tokens')::int AS cached_tokens,
-        (doc->>'usage_estimated')::boolean AS usage_estimated, (doc->>'charged_micro_usd')::bigint AS charged_micro_usd,
+        (doc->>'usage_estimated')::boolean AS usage_estimated, coalesce((doc->>'over_reservation')::boolean, false) AS over_reservation,
+        (doc->>'charged_micro_usd')::bigint AS charged_micro_usd,
         ARRAY(SELECT jsonb_array_elements_text(coalesce(doc->'tags', '[]'::jsonb))) AS tags,
         (doc->>'latency_ms')::int AS latency_ms, (doc->>'ttft_ms')::int AS ttft_ms, doc->>'upstream_account' AS upstream_account,
         (doc->>'template_version_id')::uuid AS template_version_id, doc->>'session_id' AS session_id,
@@ -132,10 +137,10 @@ const MOVE_STAGED = `
       FROM usage_stage
     ), inserted AS (
       INSERT INTO usage_records (id, request_id, user_id, api_key_id, model, provider, endpoint, status_code, error_code, stream,
-        input_tokens, output_tokens, cached_tokens, usage_estimated, charged_micro_usd, tags, latency_ms, ttft_ms, upstream_account,
+        input_tokens, output_tokens, cached_tokens, usage_estimated, over_reservation, charged_micro_usd, tags, latency_ms, ttft_ms, upstream_account,
         template_version_id, session_id, surface, created_at)
       SELECT id, request_id, user_id, api_key_id, model, provider, endpoint, status_code, error_code, stream,
-        input_tokens, output_tokens, cached_tokens, usage_estimated, charged_micro_usd,
+        input_tokens, output_tokens, cached_tokens, usage_estimated, over_reservation, charged_micro_usd,
         tags,
         latency_ms, ttft_ms, upstream_account, template_version_id, session_id, surface, created_at
       FROM input
@@ -183,9 +188,10 @@ const MOVE_STAGED = `
       ORDER BY c.user_id, c.running
     )
     -- What the batch's charges take off the undrained counters (replayed records included: their
-    -- first write was never acknowledged, so the counters still hold them).
-    SELECT user_id::text, api_key_id::text, sum(charged_micro_usd)::bigint AS charged
-    FROM input WHERE charged_micro_usd > 0 GROUP BY 1, 2`;
+    -- first write was never acknowledged, so the counters still hold them), and its records charged
+    -- beyond their reservation.
+    SELECT user_id::text, api_key_id::text, sum(charged_micro_usd)::bigint AS charged, count(*) FILTER (WHERE over_reservation)::int AS over
+    FROM input WHERE charged_micro_usd > 0 OR over_reservation GROUP BY 1, 2`;
 
 
 

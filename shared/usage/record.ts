@@ -18,6 +18,8 @@ export interface UsageEvent {
   cached_tokens: number;
   /** True when the upstream never reported usage and the streaming-billing estimate was used. */
   usage_estimated: boolean;
+  /** True when the priced usage exceeded the call's reservation (the excess is charged from the balance as far as it goes). */
+  over_reservation?: boolean;
   tags: string[];
   latency_ms: number;
   ttft_ms: number | null;

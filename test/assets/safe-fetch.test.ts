@@ -92,7 +92,7 @@ describe('rehosting external images for a model that cannot fetch URLs', () => {
     const { rehostExternalImages } = await import('../../shared/assets/rehost.js');
     const gw = await startTestGateway();
     try {
-      const ctx = { storage: gw.services.storage, linkSecret: gw.services.linkSecret, baseUrl: gw.url, ttlMs: 60_000, now: Date.now(), fetchOptions: { allowHttp: true, trusted: ['127.0.0.2'] } };
+      const ctx = { db: gw.services.db, storage: gw.services.storage, linkSecret: gw.services.linkSecret, baseUrl: gw.url, ttlMs: 60_000, now: Date.now(), limits: gw.services.config.imageFetch, fetchOptions: { allowHttp: true, trusted: ['127.0.0.2'] } };
       const request = { model: 'm', content: [{ type: 'text', text: `see http://127.0.0.2:${redirectorPort}/image` }, { type: 'image_url', image_url: { url: `http://127.0.0.2:${redirectorPort}/image` } }] };
       const out = await rehostExternalImages(ctx, 'user-1', request);
       const link = out.content[1]!.image_url!.url;

@@ -42,7 +42,7 @@ const CALLS: Call[] = [
   {
     id: 'odd-stream-max33',
     model: 'odd-sim',
-    messages: [SYSTEM, { role: 'user', content: 'a b c d e f' }],
+    messages: [SYSTEM, { role: 'user', content: 'a b c d e f [[sim:naturalLength=false]]' }],
     extra: { stream: true, max_tokens: 33, stream_options: { include_usage: true } },
     completion: 33,
   },

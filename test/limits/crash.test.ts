@@ -16,7 +16,8 @@ let gw: TestGateway;
 let catalog: { file: string; remove(): Promise<void> };
 let doomed: ApiProcess | undefined;
 beforeAll(async () => {
-  gw = await startTestGateway({ env: TTL_ENV });
+  // Every call runs to its max_tokens (the stream below to its 100 tokens).
+  gw = await startTestGateway({ env: TTL_ENV, sim: { defaults: { naturalLength: false } } });
   catalog = await writeCatalogFile(gw.sim.url);
 });
 afterAll(async () => {

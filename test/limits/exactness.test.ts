@@ -93,7 +93,7 @@ describe('concurrency', () => {
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${acct.key}` },
-      body: JSON.stringify(chatRequest('gpt-sim', '[[sim:chunkDelayMs=150]] long', { stream: true, max_tokens: 40 })),
+      body: JSON.stringify(chatRequest('gpt-sim', '[[sim:chunkDelayMs=150,outputTokens=40]] long', { stream: true, max_tokens: 40 })),
       signal: abort.signal,
     });
     expect(res.status).toBe(200);

@@ -95,7 +95,7 @@ describe('the user layer', () => {
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${acct.key}` },
-      body: JSON.stringify(chatRequest('gpt-sim', '[[sim:chunkDelayMs=100]] long', { stream: true, max_tokens: 30 })),
+      body: JSON.stringify(chatRequest('gpt-sim', '[[sim:chunkDelayMs=100,outputTokens=30]] long', { stream: true, max_tokens: 30 })),
       signal: abort.signal,
     });
     expect(res.status).toBe(200);
@@ -324,16 +324,16 @@ describe('Retry-After is honest', () => {
   it('for TPM too (frozen time: the wait has a fraction of a second that real time would eat)', async () => {
     clock.freeze();
     const acct = await gw.account({ balance: FUNDS, key: { tpm_limit: 3000 } });
-    expect((await call(acct.key, 'hi', { max_tokens: 2000 })).status).toBe(200);
-    const refused = await call(acct.key, 'hi', { max_tokens: 2000 });
+    expect((await call(acct.key, '[[sim:outputTokens=2000]] hi', { max_tokens: 2000 })).status).toBe(200);
+    const refused = await call(acct.key, '[[sim:outputTokens=2000]] hi', { max_tokens: 2000 });
     expect(refused.status).toBe(429);
     expect(errorOf(refused).message).toMatch(/key limit of 3000 tokens/);
     const wait = retryAfter(refused);
     expect(wait).toBeGreaterThan(1);
     clock.advance((wait - 1) * 1000);
-    expect((await call(acct.key, 'hi', { max_tokens: 2000 })).status).toBe(429);
+    expect((await call(acct.key, '[[sim:outputTokens=2000]] hi', { max_tokens: 2000 })).status).toBe(429);
     clock.advance(1000);
-    expect((await call(acct.key, 'hi', { max_tokens: 2000 })).status).toBe(200);
+    expect((await call(acct.key, '[[sim:outputTokens=2000]] hi', { max_tokens: 2000 })).status).toBe(200);
   });
 
   it('when two layers refuse, the wait covers both', async () => {

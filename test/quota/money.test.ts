@@ -8,7 +8,7 @@ import { errorOf, keySeen, keyUsage, retryAfter } from '../support/limits.js';
 import { drained, expectConsistentLedger, pricedMicroUsd, simPromptTokens, usageRecords, usersBalance } from '../support/money.js';
 
 // flat-sim prices output only (1 micro-USD a token): a call with max_tokens 100 reserves exactly
-// what it costs (the simulator produces exactly max_tokens), so "pays for 30 calls" is exact.
+// what it costs (the simulator, naturalLength off, produces exactly max_tokens), so "pays for 30 calls" is exact.
 const FLAT = { input_per_mtok: 0, output_per_mtok: 1_000_000 };
 const COST = 100;
 const GPT_SIM = { input_per_mtok: 2_000_000, output_per_mtok: 8_000_000 };
@@ -16,6 +16,7 @@ const GPT_SIM = { input_per_mtok: 2_000_000, output_per_mtok: 8_000_000 };
 let gw: TestGateway;
 beforeAll(async () => {
   gw = await startTestGateway({
+    sim: { defaults: { naturalLength: false } },
     catalog: (url) => {
       const base = testCatalog(url);
       const flat = { id: 'flat-sim', endpoints: ['chat/completions'], routes: [{ provider: 'sim', upstream_model: 'sim-model' }], pricing: FLAT, max_output_tokens: 1000 };

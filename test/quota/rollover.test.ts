@@ -13,6 +13,8 @@ let gw: TestGateway;
 beforeAll(async () => {
   gw = await startTestGateway({
     clock,
+    // Every call runs to its max_tokens, so each costs exactly COST.
+    sim: { defaults: { naturalLength: false } },
     catalog: (url) => {
       const base = testCatalog(url);
       const flat = {

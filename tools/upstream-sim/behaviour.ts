@@ -13,10 +13,19 @@ export interface SimBehaviour {
   latencyMs?: number;
   /** Delay between stream chunks, ms. Default 0. */
   chunkDelayMs?: number;
-  /** Completion tokens when the request sets no max_tokens / max_completion_tokens. Default 16. */
+  /** The answer's natural length, in completion tokens (per choice); a cap only cuts it shorter. Default 16. */
   outputTokens?: number;
-  /** Chat completions: max_tokens only cuts the natural answer (outputTokens) shorter, instead of setting its length. Default false. */
+  /**
+   * Chat completions: false makes max_tokens set the answer's length exactly (a model that always
+   * talks until its cap) instead of only cutting the natural answer (outputTokens) shorter, as real
+   * models do. Default true.
+   */
   naturalLength?: boolean;
+  /**
+   * Chat completions: an older OpenAI-compatible server that reads only `max_tokens`, so
+   * `max_completion_tokens` does not cap its answer (and sending both is not refused). Default false.
+   */
+  ignoresMaxCompletionTokens?: boolean;
   /** Prompt tokens reported as served from the prompt cache (at most the prompt). Default 0. */
   cachedTokens?: number;
   /** Default 'none'. */
@@ -54,7 +63,8 @@ export const BUILTIN_BEHAVIOUR: Readonly<ResolvedBehaviour> = Object.freeze({
   chunkDelayMs: 0,
   outputTokens: 16,
   cachedTokens: 0,
-  naturalLength: false,
+  naturalLength: true,
+  ignoresMaxCompletionTokens: false,
   fault: 'none',
   retryAfterSeconds: 1,
   faultAfterChunks: 3,
@@ -108,7 +118,7 @@ function parseField(key: string, raw: unknown): SimBehaviour {
     }
     return { [key]: raw };
   }
-  if (key === 'usageInLastChoiceChunk' || key === 'naturalLength') {
+  if (key === 'usageInLastChoiceChunk' || key === 'naturalLength' || key === 'ignoresMaxCompletionTokens') {
     if (raw !== true && raw !== false && raw !== 'true' && raw !== 'false') {
       throw new BehaviourError(`sim setting ${key} must be true or false`);
     }

@@ -28,8 +28,8 @@ export interface ChatAsk {
   maxTokens: number | undefined;
   /**
    * The answer has its natural length (behaviour outputTokens) and the cap only cuts it shorter, as
-   * real models do (Messages and generateContent here; chat completions with behaviour
-   * naturalLength). Otherwise a cap sets the length exactly (the chat tests' long-standing rule).
+   * real models do (always for Messages and generateContent; chat completions unless behaviour
+   * naturalLength is false, when a cap sets the length exactly).
    */
   natural: boolean;
   /** Offered tools: name and the first property of its parameters (the argument the sim fills). */

@@ -59,6 +59,7 @@ function lastUser(body: Record<string, unknown>): { text: string; toolResult: bo
   return { text: texts.join(' '), toolResult };
 }
 
+/** `output` counts every candidate's tokens. */
 function usageMetadata(plan: ChatPlan, output: number) {
   const usage: Record<string, number> = { promptTokenCount: plan.promptTokens, candidatesTokenCount: output, totalTokenCount: plan.promptTokens + output };
   if (plan.cachedTokens > 0) usage.cachedContentTokenCount = plan.cachedTokens;
@@ -72,18 +73,22 @@ function callPart(plan: ChatPlan): object[] {
   return call ? [{ functionCall: { name: call.name, args: JSON.parse(call.arguments) as object } }] : [];
 }
 
-function response(plan: ChatPlan, model: string, parts: object[], finish: boolean, output: number): object {
-  const candidate: Record<string, unknown> = { content: { role: 'model', parts }, index: 0 };
-  if (finish) candidate.finishReason = finishReason(plan);
-  return { candidates: [candidate], usageMetadata: usageMetadata(plan, output), modelVersion: model, responseId: `sim${plan.seq.toString(36)}` };
+/** `candidates` (candidateCount) copies of the same answer, each with its index. */
+function response(plan: ChatPlan, model: string, parts: object[], finish: boolean, output: number, candidates: number): object {
+  const list = Array.from({ length: candidates }, (_, index) => {
+    const candidate: Record<string, unknown> = { content: { role: 'model', parts }, index };
+    if (finish) candidate.finishReason = finishReason(plan);
+    return candidate;
+  });
+  return { candidates: list, usageMetadata: usageMetadata(plan, output * candidates), modelVersion: model, responseId: `sim${plan.seq.toString(36)}` };
 }
 
-function streamFrames(plan: ChatPlan, model: string): string[] {
+function streamFrames(plan: ChatPlan, model: string, candidates: number): string[] {
   const data = (body: object) => `data: ${JSON.stringify(body)}\n\n`;
-  if (plan.toolCall) return [data(response(plan, model, callPart(plan), true, plan.completionTokens))];
+  if (plan.toolCall) return [data(response(plan, model, callPart(plan), true, plan.completionTokens, candidates))];
   const chunks = planTextChunks(plan);
   // Every frame carries the usage so far; the last adds the finish reason and the final counts.
-  return chunks.map((text, i) => data(response(plan, model, [{ text }], i === chunks.length - 1, i + 1)));
+  return chunks.map((text, i) => data(response(plan, model, [{ text }], i === chunks.length - 1, i + 1, candidates)));
 }
 
 export async function handleContent(req: IncomingMessage, res: ServerResponse, sim: SimContext, route: { model: string; method: string }, sse: boolean): Promise<void> {
@@ -98,6 +103,10 @@ export async function handleContent(req: IncomingMessage, res: ServerResponse, s
   if (!Array.isArray(body.contents) || body.contents.length === 0) return ERRORS.invalid(res, '* GenerateContentRequest.contents: contents is not specified');
   const config = isRecord(body.generationConfig) ? body.generationConfig : isRecord(body.generation_config) ? body.generation_config : {};
   const cap = config.maxOutputTokens ?? config.max_output_tokens;
+  const candidates = config.candidateCount ?? config.candidate_count ?? 1;
+  if (!Number.isInteger(candidates) || (candidates as number) < 1 || (candidates as number) > 8) {
+    return ERRORS.invalid(res, '* GenerateContentRequest.generation_config.candidate_count: must be between 1 and 8');
+  }
   const tools = (Array.isArray(body.tools) ? body.tools : []).flatMap((t) => {
     const declarations = isRecord(t) ? (t.functionDeclarations ?? t.function_declarations) : undefined;
     return Array.isArray(declarations) ? (declarations as { name?: unknown; parametersJsonSchema?: unknown; parameters?: unknown }[]) : [];
@@ -123,9 +132,9 @@ export async function handleContent(req: IncomingMessage, res: ServerResponse, s
     if (answeredByFault(res, behaviour, stream, ERRORS)) return;
     if (!stream) {
       const parts = plan.toolCall ? callPart(plan) : [{ text: planText(plan) }];
-      return sendJson(res, 200, response(plan, model, parts, true, plan.completionTokens));
+      return sendJson(res, 200, response(plan, model, parts, true, plan.completionTokens, candidates as number));
     }
-    const frames = streamFrames(plan, model);
+    const frames = streamFrames(plan, model, candidates as number);
     if (!sse) {
       // Without alt=sse the method answers one JSON array of the same responses.
       return sendJson(res, 200, frames.map((f) => JSON.parse(f.slice(6)) as unknown));

@@ -15,7 +15,10 @@ export interface CompletionPlan {
   id: string;
   created: number;
   model: string;
+  /** Per choice. */
   completionTokens: number;
+  /** `n`: every choice says the same, and each is counted in the usage. */
+  choices: number;
   finishReason: 'stop' | 'length' | 'tool_calls';
   usage: ChatUsage;
   text: string;
@@ -24,18 +27,20 @@ export interface CompletionPlan {
 
 const SYSTEM_FINGERPRINT = 'fp_upstream_sim';
 
-export function planCompletion(model: string, chat: ChatPlan): CompletionPlan {
+export function planCompletion(model: string, chat: ChatPlan, choices = 1): CompletionPlan {
+  const completion = chat.completionTokens * choices;
   return {
     // A counter rather than random bytes: unique per process, cheap and reproducible.
     id: `chatcmpl-sim${chat.seq.toString(36)}`,
     created: Math.floor(Date.now() / 1000),
     model,
     completionTokens: chat.completionTokens,
+    choices,
     finishReason: chat.toolCall ? 'tool_calls' : chat.limited ? 'length' : 'stop',
     usage: {
       prompt_tokens: chat.promptTokens,
-      completion_tokens: chat.completionTokens,
-      total_tokens: chat.promptTokens + chat.completionTokens,
+      completion_tokens: completion,
+      total_tokens: chat.promptTokens + completion,
       prompt_tokens_details: { cached_tokens: chat.cachedTokens },
       completion_tokens_details: { reasoning_tokens: 0 },
     },
@@ -50,16 +55,14 @@ export function completionBody(plan: CompletionPlan): object {
     object: 'chat.completion',
     created: plan.created,
     model: plan.model,
-    choices: [
-      {
-        index: 0,
-        message: plan.toolCall
-          ? { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: plan.toolCall.id, type: 'function', function: { name: plan.toolCall.name, arguments: plan.toolCall.arguments } }] }
-          : { role: 'assistant', content: plan.text, refusal: null },
-        logprobs: null,
-        finish_reason: plan.finishReason,
-      },
-    ],
+    choices: Array.from({ length: plan.choices }, (_, index) => ({
+      index,
+      message: plan.toolCall
+        ? { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: plan.toolCall.id, type: 'function', function: { name: plan.toolCall.name, arguments: plan.toolCall.arguments } }] }
+        : { role: 'assistant', content: plan.text, refusal: null },
+      logprobs: null,
+      finish_reason: plan.finishReason,
+    })),
     usage: plan.usage,
     system_fingerprint: SYSTEM_FINGERPRINT,
   };
@@ -73,6 +76,8 @@ export interface ChunkOptions {
   usage?: ChatUsage;
   /** The trailing usage chunk has no choices at all. */
   noChoices?: boolean;
+  /** Which choice the delta belongs to (`n` > 1). Default 0. */
+  index?: number;
 }
 
 /** One `data: ...` SSE event. */
@@ -85,7 +90,7 @@ export function chunkEvent(plan: CompletionPlan, options: ChunkOptions): string 
     system_fingerprint: SYSTEM_FINGERPRINT,
     choices: options.noChoices
       ? []
-      : [{ index: 0, delta: options.delta ?? {}, logprobs: null, finish_reason: options.finishReason ?? null }],
+      : [{ index: options.index ?? 0, delta: options.delta ?? {}, logprobs: null, finish_reason: options.finishReason ?? null }],
   };
   if (options.includeUsage) chunk.usage = options.usage ?? null;
   return `data: ${JSON.stringify(chunk)}\n\n`;

@@ -8,22 +8,26 @@ import { generatedToken } from './tokens.js';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
 
-/** Every event of the stream in order: role chunk, one chunk per token, finish, usage, [DONE]. */
+/**
+ * Every event of the stream in order: role chunk, one chunk per token, finish, usage, [DONE]. With
+ * `n` > 1 each step has one chunk per choice (its `index`), as OpenAI interleaves them.
+ */
 function streamEvents(plan: CompletionPlan, includeUsage: boolean, usageOnFinish: boolean): string[] {
-  const events = [chunkEvent(plan, { includeUsage, delta: { role: 'assistant', content: plan.toolCall ? null : '' } })];
+  const each = (chunk: (index: number) => string) => Array.from({ length: plan.choices }, (_, index) => chunk(index));
+  const events = each((index) => chunkEvent(plan, { includeUsage, index, delta: { role: 'assistant', content: plan.toolCall ? null : '' } }));
   const call = plan.toolCall;
   if (call) {
-    events.push(chunkEvent(plan, { includeUsage, delta: { tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] } }));
+    events.push(...each((index) => chunkEvent(plan, { includeUsage, index, delta: { tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] } })));
     for (const fragment of argumentFragments(call.arguments)) {
-      events.push(chunkEvent(plan, { includeUsage, delta: { tool_calls: [{ index: 0, function: { arguments: fragment } }] } }));
+      events.push(...each((index) => chunkEvent(plan, { includeUsage, index, delta: { tool_calls: [{ index: 0, function: { arguments: fragment } }] } })));
     }
   } else {
     for (let i = 1; i <= plan.completionTokens; i++) {
-      events.push(chunkEvent(plan, { includeUsage, delta: { content: generatedToken(i) } }));
+      events.push(...each((index) => chunkEvent(plan, { includeUsage, index, delta: { content: generatedToken(i) } })));
     }
   }
   const finishUsage = includeUsage && usageOnFinish ? plan.usage : undefined;
-  events.push(chunkEvent(plan, { includeUsage, finishReason: plan.finishReason, usage: finishUsage }));
+  events.push(...each((index) => chunkEvent(plan, { includeUsage, index, finishReason: plan.finishReason, usage: index === plan.choices - 1 ? finishUsage : undefined })));
   if (includeUsage && !usageOnFinish) {
     events.push(chunkEvent(plan, { includeUsage, usage: plan.usage, noChoices: true }));
   }

@@ -18,7 +18,8 @@ function chatAsk(request: ChatRequest, behaviour: ResolvedBehaviour): ChatAsk {
   const last = request.messages[request.messages.length - 1] as { role?: unknown } | undefined;
   return {
     promptTokens: countPromptTokens(request.messages),
-    maxTokens: request.maxTokens,
+    // An older OpenAI-compatible server reads only max_tokens: max_completion_tokens does not cap it.
+    maxTokens: behaviour.ignoresMaxCompletionTokens ? request.maxTokensField : (request.maxCompletionTokens ?? request.maxTokensField),
     natural: behaviour.naturalLength,
     tools: request.tools.map((t) => {
       const fn = (t as { function?: { name?: unknown; parameters?: unknown } }).function;
@@ -37,8 +38,10 @@ interface ChatRequest {
   toolChoice: unknown;
   stream: boolean;
   includeUsage: boolean;
-  /** max_completion_tokens ?? max_tokens, when the client set one. */
-  maxTokens: number | undefined;
+  maxCompletionTokens: number | undefined;
+  maxTokensField: number | undefined;
+  /** Choices to generate (`n`), each as long as the plan says. */
+  choices: number;
 }
 
 type Parsed = { ok: true; request: ChatRequest } | { ok: false; message: string; param: string };
@@ -53,18 +56,26 @@ function parseChatRequest(body: Record<string, unknown>): Parsed {
   const { model, messages, stream, stream_options: streamOptions } = body;
   if (typeof model !== 'string' || model === '') return missing('model');
   if (!Array.isArray(messages)) return missing('messages');
-  let maxTokens: number | undefined;
+  const caps: Partial<Record<'max_completion_tokens' | 'max_tokens', number>> = {};
   for (const param of ['max_completion_tokens', 'max_tokens'] as const) {
     const value = body[param];
     if (value === undefined || value === null) continue;
     if (!Number.isInteger(value) || (value as number) < 1) {
       return { ok: false, message: `Invalid '${param}': expected an integer of at least 1.`, param };
     }
-    maxTokens ??= value as number;
+    caps[param] = value as number;
   }
+  const n = body.n ?? 1;
+  if (!Number.isInteger(n) || (n as number) < 1 || (n as number) > 128) return { ok: false, message: "Invalid 'n': expected an integer from 1 to 128.", param: 'n' };
   const includeUsage = isRecord(streamOptions) && streamOptions.include_usage === true;
   const tools = Array.isArray(body.tools) ? body.tools : [];
-  return { ok: true, request: { model, messages, tools, toolChoice: body.tool_choice, stream: stream === true, includeUsage, maxTokens } };
+  return {
+    ok: true,
+    request: {
+      model, messages, tools, toolChoice: body.tool_choice, stream: stream === true, includeUsage,
+      maxCompletionTokens: caps.max_completion_tokens, maxTokensField: caps.max_tokens, choices: n as number,
+    },
+  };
 }
 
 function hasValidKey(req: IncomingMessage, res: ServerResponse, apiKey: string | undefined): boolean {
@@ -95,7 +106,7 @@ function respond(res: ServerResponse, request: ChatRequest, behaviour: ResolvedB
     case 'none':
       break;
   }
-  const plan = planCompletion(request.model, planChat(chatAsk(request, behaviour), behaviour));
+  const plan = planCompletion(request.model, planChat(chatAsk(request, behaviour), behaviour), request.choices);
   if (request.stream) streamCompletion(res, plan, behaviour, request.includeUsage, clock);
   else sendJson(res, 200, completionBody(plan));
 }
@@ -124,6 +135,9 @@ export async function handleChatCompletions(
   } catch (error) {
     if (error instanceof BehaviourError) return invalidRequest(res, error.message, 'messages');
     throw error;
+  }
+  if (request.maxCompletionTokens !== undefined && request.maxTokensField !== undefined && !behaviour.ignoresMaxCompletionTokens) {
+    return invalidRequest(res, "Setting 'max_tokens' and 'max_completion_tokens' at the same time is not supported.", 'max_tokens');
   }
   const clock = new ResponseClock(res);
   clock.after(behaviour.latencyMs, () => respond(res, request, behaviour, clock));

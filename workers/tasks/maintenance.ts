@@ -3,6 +3,7 @@ import { openTasks } from '../../shared/db/tasks.js';
 import { purgeExpiredKeys } from '../../shared/idempotency/replay.js';
 import { dropExpiredUsagePartitions, ensureUsagePartitions } from '../../shared/db/usage-partitions.js';
 import { sweepExpiredUploads } from '../../shared/assets/sweep.js';
+import { sweepFetchedObjects } from '../../shared/assets/sweep-fetched.js';
 import { jobId, type JobName } from '../../shared/jobs/catalog.js';
 import type { TaskJobServices } from './task-steps.js';
 
@@ -11,7 +12,7 @@ const NEXT_JOB: Record<string, JobName> = { submit: 'task-submit', poll: 'task-p
 /**
  * Periodically, on one worker at a time: purges idempotency keys past their window, keeps the
  * usage-record partitions ahead (and drops those past USAGE_RETENTION_DAYS), sweeps expired asset
- * reservations with their objects, and re-enqueues the next job
+ * reservations with their objects and fetched images whose links expired, and re-enqueues the next job
  * of tasks that lost theirs. Adding a job whose id exists is a no-op, and every job checks the
  * task's stage first, so a task that was fine is not disturbed.
  */
@@ -29,6 +30,7 @@ export async function maintenance(s: TaskJobServices, staleAfterMs: number): Pro
   const partitions = await ensureUsagePartitions(s.db, now).catch((err: Error) => [`failed: ${err.message}`]);
   const dropped = await dropExpiredUsagePartitions(s.db, now, s.config.usage.retentionDays).catch((err: Error) => [`failed: ${err.message}`]);
   const swept = await sweepExpiredUploads(s.db, s.storage, now).catch(() => 0);
+  const fetched = await sweepFetchedObjects(s.db, s.storage, now).catch(() => 0);
   // A task untouched this long has probably lost its job (Redis restarted without its data).
   const stale = await openTasks(s.db, 500, new Date(now - staleAfterMs));
   for (const t of stale) {
@@ -49,7 +51,7 @@ export async function maintenance(s: TaskJobServices, staleAfterMs: number): Pro
     if (old && ((await old.isFailed()) || (await old.isCompleted()))) await old.remove();
     await s.jobs.enqueue('private-chat', { callId: c.id }, { jobId: id });
   }
-  const summary = `purged ${purged} keys, re-enqueued ${stale.length} tasks and ${calls.length} private chat calls, usage partitions created [${partitions.join(', ')}] dropped [${dropped.join(', ')}], ${swept} expired uploads swept`;
+  const summary = `purged ${purged} keys, re-enqueued ${stale.length} tasks and ${calls.length} private chat calls, usage partitions created [${partitions.join(', ')}] dropped [${dropped.join(', ')}], ${swept} expired uploads and ${fetched} expired fetched images swept`;
   return { redriven: stale.length + calls.length, summary };
 }
 

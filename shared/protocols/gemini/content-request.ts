@@ -1,6 +1,15 @@
 import { z } from 'zod';
 
 const part = z.looseObject({});
+const tokenCap = z.number().int().positive().max(10_000_000).optional();
+// Either spelling inside either spelling of the config; candidateCount: answers to generate, each
+// reserved and charged (the API's own range).
+const generationConfig = z.looseObject({
+  maxOutputTokens: tokenCap,
+  max_output_tokens: tokenCap,
+  candidateCount: z.number().int().min(1).max(8).optional(),
+  candidate_count: z.number().int().min(1).max(8).optional(),
+});
 
 /**
  * A generateContent request as the gateway validates it (camelCase, as the SDK sends it, or
@@ -16,8 +25,8 @@ export const contentRequestSchema = z.looseObject({
       { error: 'required array' },
     )
     .min(1),
-  generationConfig: z.looseObject({ maxOutputTokens: z.number().int().positive().max(10_000_000).optional() }).optional(),
-  generation_config: z.looseObject({ max_output_tokens: z.number().int().positive().max(10_000_000).optional() }).optional(),
+  generationConfig: generationConfig.optional(),
+  generation_config: generationConfig.optional(),
   tools: z.array(z.looseObject({})).optional(),
 });
 

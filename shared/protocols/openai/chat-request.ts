@@ -21,6 +21,8 @@ export const chatRequestSchema = z.looseObject({
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
   max_tokens: tokenCap,
   max_completion_tokens: tokenCap,
+  /** Answers to generate, each reserved and charged (OpenAI's own range). */
+  n: z.number().int().min(1).max(128).nullable().optional(),
 });
 
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
