@@ -1,18 +1,19 @@
 import { useState } from 'preact/hooks';
 import { unwrap } from '../api/client';
-import type { LogRecord, Logs } from '../api/models';
+import type { Key, LogRecord, Logs, Page } from '../api/models';
 import { Field } from '../components/Field';
 import { Empty, LoadError, Loading } from '../components/States';
 import { useLoad } from '../components/use-load';
 import { useConsole } from '../context';
 import { formatDateTime, formatMoney, formatNumber } from '../format';
 
-type Filters = { model: string; status: string; tag: string };
+type Filters = { model: string; status: string; tag: string; key_id: string; start: string; end: string };
 
 /** Logs: the request records, newest first, filtered, paged by cursor; a record's details. */
 export function LogsPage() {
   const { api, locale } = useConsole();
-  const [draft, setDraft] = useState<Filters>({ model: '', status: '', tag: '' });
+  const [draft, setDraft] = useState<Filters>({ model: '', status: '', tag: '', key_id: '', start: '', end: '' });
+  const keys = useLoad(() => unwrap<Page<Key>>(api.GET('/api/v1/keys', { params: { query: { page: '1', page_size: '100' } } })), []);
   const [filters, setFilters] = useState<Filters>(draft);
   const [cursors, setCursors] = useState<string[]>([]);
   const [open, setOpen] = useState<LogRecord | null>(null);
@@ -36,6 +37,21 @@ export function LogsPage() {
         <Field label="Model">{(p) => <input {...p} value={draft.model} onInput={(e) => setDraft({ ...draft, model: e.currentTarget.value })} />}</Field>
         <Field label="Status">{(p) => <input {...p} inputMode="numeric" placeholder="e.g. 429" value={draft.status} onInput={(e) => setDraft({ ...draft, status: e.currentTarget.value })} />}</Field>
         <Field label="Tag">{(p) => <input {...p} value={draft.tag} onInput={(e) => setDraft({ ...draft, tag: e.currentTarget.value })} />}</Field>
+        <Field label="Key">
+          {(p) => (
+            <select {...p} value={draft.key_id} onChange={(e) => setDraft({ ...draft, key_id: e.currentTarget.value })}>
+              <option value="">Any key</option>
+              {keys.state === 'ready' &&
+                keys.value.list.map((k) => (
+                  <option key={k.id} value={k.id}>
+                    {k.name || '(unnamed)'} ({k.prefix}…{k.last4})
+                  </option>
+                ))}
+            </select>
+          )}
+        </Field>
+        <Field label="From" hint="UTC day">{(p) => <input {...p} type="date" value={draft.start} onInput={(e) => setDraft({ ...draft, start: e.currentTarget.value })} />}</Field>
+        <Field label="To" hint="UTC day, included">{(p) => <input {...p} type="date" value={draft.end} onInput={(e) => setDraft({ ...draft, end: e.currentTarget.value })} />}</Field>
         <div class="actions">
           <button type="submit" class="primary">
             Filter
