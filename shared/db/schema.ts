@@ -228,7 +228,7 @@ export interface AssetsTable {
   created_at: CreatedAt;
 }
 
-/** An image the gateway fetched and keeps behind signed links until `expires_at` (migrations/0025_fetched_objects.sql). */
+/** An image the gateway fetched and keeps behind signed links until `expires_at` (migrations/0021_fetched_objects.sql). */
 export interface FetchedObjectsTable {
   object_key: string;
   user_id: string;
