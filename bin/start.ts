@@ -33,7 +33,7 @@ let catalog: Catalog;
 if (config.catalog.file) {
   catalog = await loadCatalogOrExit(config);
 } else {
-  sim = await startUpstreamSim({ defaults: { latencyMs: 20, chunkDelayMs: 15 } });
+  sim = await startUpstreamSim({ defaults: { latencyMs: 20, chunkDelayMs: 15, prose: true } });
   catalog = buildCatalog(demoCatalog(sim.url), process.env, 'demo catalog');
 }
 

@@ -79,6 +79,9 @@ describe('npm start on a fresh machine', () => {
     expect(first.output()).toContain(`${first.url}/docs`);
     const chat = await postChat(first.url, first.key, chatRequest('demo-large', 'hello'));
     expect(chat.status, chat.text).toBe(200);
+    // The demo's models answer readable text: a sentence naming the model and echoing the prompt.
+    const answer = (JSON.parse(chat.text) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content;
+    expect(answer).toBe('This is demo-large, a simulated model of the demo. You said: "hello". A real model would answer here.');
     await waitUntil(() => first.output().includes('Redis is new'), 10_000, 50);
     expect(first.output()).not.toContain('Redis lost its data');
     expect(await first.stop()).toBe(0);

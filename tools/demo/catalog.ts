@@ -9,7 +9,7 @@ export function demoCatalog(simUrl: string) {
       {
         id: 'demo-large',
         endpoints: ['chat/completions'],
-        routes: [{ provider: 'simulator', upstream_model: 'sim-large' }],
+        routes: [{ provider: 'simulator' }],
         pricing: { input_per_mtok: 2_500_000, output_per_mtok: 10_000_000, cached_input_per_mtok: 1_250_000 },
         quality: 90,
         auto: true,
@@ -18,13 +18,13 @@ export function demoCatalog(simUrl: string) {
       {
         id: 'demo-small',
         endpoints: ['chat/completions'],
-        routes: [{ provider: 'simulator', upstream_model: 'sim-small' }],
+        routes: [{ provider: 'simulator' }],
         pricing: { input_per_mtok: 150_000, output_per_mtok: 600_000 },
         quality: 60,
         auto: true,
         max_output_tokens: 4096,
       },
-      { id: 'demo-free', endpoints: ['chat/completions'], routes: [{ provider: 'simulator', upstream_model: 'sim-free' }], free: true },
+      { id: 'demo-free', endpoints: ['chat/completions'], routes: [{ provider: 'simulator' }], free: true },
       {
         id: 'demo-video',
         endpoints: ['videos'],

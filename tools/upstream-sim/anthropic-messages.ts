@@ -111,6 +111,7 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
       forcedTool: choice?.type === 'none' ? null : choice?.type === 'tool' ? String(choice.name) : undefined,
       answersToolResult: last.toolResult,
       lastUserText: last.text,
+      model: String(model),
     },
     behaviour,
   );

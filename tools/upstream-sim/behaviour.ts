@@ -26,6 +26,11 @@ export interface SimBehaviour {
    * `max_completion_tokens` does not cap its answer (and sending both is not refused). Default false.
    */
   ignoresMaxCompletionTokens?: boolean;
+  /**
+   * Text answers read as a sentence naming the model and echoing the prompt (the demo's models)
+   * instead of `tok1 tok2 …`; one word per token, so every count stays the same. Default false.
+   */
+  prose?: boolean;
   /** Prompt tokens reported as served from the prompt cache (at most the prompt). Default 0. */
   cachedTokens?: number;
   /** Default 'none'. */
@@ -65,6 +70,7 @@ export const BUILTIN_BEHAVIOUR: Readonly<ResolvedBehaviour> = Object.freeze({
   cachedTokens: 0,
   naturalLength: true,
   ignoresMaxCompletionTokens: false,
+  prose: false,
   fault: 'none',
   retryAfterSeconds: 1,
   faultAfterChunks: 3,
@@ -118,7 +124,7 @@ function parseField(key: string, raw: unknown): SimBehaviour {
     }
     return { [key]: raw };
   }
-  if (key === 'usageInLastChoiceChunk' || key === 'naturalLength' || key === 'ignoresMaxCompletionTokens') {
+  if (key === 'usageInLastChoiceChunk' || key === 'naturalLength' || key === 'ignoresMaxCompletionTokens' || key === 'prose') {
     if (raw !== true && raw !== false && raw !== 'true' && raw !== 'false') {
       throw new BehaviourError(`sim setting ${key} must be true or false`);
     }

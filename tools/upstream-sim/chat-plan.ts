@@ -20,6 +20,8 @@ export interface ChatPlan {
   toolCall: SimToolCall | undefined;
   /** max_tokens decided the length (text answers only). */
   limited: boolean;
+  /** The words of a prose answer (behaviour prose), one per token, repeated as needed. */
+  words: readonly string[] | undefined;
 }
 
 /** What a protocol handler read from its request, in neutral terms. */
@@ -39,35 +41,53 @@ export interface ChatAsk {
   /** The last turn carries tool results: the model answers in text. */
   answersToolResult: boolean;
   lastUserText: string;
+  /** The model as the request named it. */
+  model: string;
 }
 
 let seq = 0;
 
 export function planChat(ask: ChatAsk, behaviour: ResolvedBehaviour): ChatPlan {
   const n = ++seq;
-  const cap = ask.maxTokens;
-  const limited = cap !== undefined && (!ask.natural || cap < behaviour.outputTokens);
-  const completionTokens = cap === undefined ? behaviour.outputTokens : ask.natural ? Math.min(cap, behaviour.outputTokens) : cap;
-  const cachedTokens = Math.min(behaviour.cachedTokens, ask.promptTokens);
   let toolCall: SimToolCall | undefined;
   if (ask.tools.length > 0 && ask.forcedTool !== null && !ask.answersToolResult) {
     const tool = ask.tools.find((t) => t.name === ask.forcedTool) ?? ask.tools[0]!;
     const words = ask.lastUserText.replace(/\[\[sim:[^\]]*\]\]/g, '').trim();
     toolCall = { id: `call_sim${n.toString(36)}`, name: tool.name, arguments: JSON.stringify({ [tool.firstProperty ?? 'input']: words }) };
   }
-  return { seq: n, promptTokens: ask.promptTokens, cachedTokens, completionTokens, toolCall, limited: limited && !toolCall };
+  const words = behaviour.prose && !toolCall ? proseWords(ask) : undefined;
+  // A prose answer's natural length is its sentence.
+  const natural = words ? words.length : behaviour.outputTokens;
+  const cap = ask.maxTokens;
+  const limited = cap !== undefined && (!ask.natural || cap < natural);
+  const completionTokens = cap === undefined ? natural : ask.natural ? Math.min(cap, natural) : cap;
+  const cachedTokens = Math.min(behaviour.cachedTokens, ask.promptTokens);
+  return { seq: n, promptTokens: ask.promptTokens, cachedTokens, completionTokens, toolCall, limited: limited && !toolCall, words };
+}
+
+function proseWords(ask: ChatAsk): string[] {
+  const asked = ask.lastUserText.replace(/\[\[sim:[^\]]*\]\]/g, '').trim() || 'nothing';
+  return `This is ${ask.model}, a simulated model of the demo. You said: "${asked}". A real model would answer here.`.split(/\s+/);
+}
+
+/** The i-th token of the answer, counting from 1: `tok<i> `, or a prose word led by a space as real tokens are. */
+export function planToken(plan: ChatPlan, i: number): string {
+  if (!plan.words) return generatedToken(i);
+  const word = plan.words[(i - 1) % plan.words.length]!;
+  return i === 1 ? word : ` ${word}`;
 }
 
 /** The answer's text (empty for a tool call). */
 export function planText(plan: ChatPlan): string {
-  return plan.toolCall ? '' : generatedText(plan.completionTokens);
+  if (plan.toolCall) return '';
+  return plan.words ? planTextChunks(plan).join('') : generatedText(plan.completionTokens);
 }
 
 /** The text in the chunks a stream sends it in, one token each. */
 export function planTextChunks(plan: ChatPlan): string[] {
   if (plan.toolCall) return [];
   const chunks: string[] = [];
-  for (let i = 1; i <= plan.completionTokens; i++) chunks.push(generatedToken(i));
+  for (let i = 1; i <= plan.completionTokens; i++) chunks.push(planToken(plan, i));
   return chunks;
 }
 

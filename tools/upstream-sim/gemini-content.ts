@@ -124,6 +124,7 @@ export async function handleContent(req: IncomingMessage, res: ServerResponse, s
       forcedTool: calling.mode === 'NONE' ? null : typeof allowed[0] === 'string' ? allowed[0] : undefined,
       answersToolResult: last.toolResult,
       lastUserText: last.text,
+      model,
     },
     behaviour,
   );

@@ -1,6 +1,6 @@
 // The chat.completion and chat.completion.chunk bodies, shaped like OpenAI's own.
 import type { ChatPlan, SimToolCall } from './chat-plan.js';
-import { planText } from './chat-plan.js';
+import { planText, planTextChunks } from './chat-plan.js';
 
 export interface ChatUsage {
   prompt_tokens: number;
@@ -22,6 +22,8 @@ export interface CompletionPlan {
   finishReason: 'stop' | 'length' | 'tool_calls';
   usage: ChatUsage;
   text: string;
+  /** The text in stream chunks, one token each. */
+  chunks: string[];
   toolCall: SimToolCall | undefined;
 }
 
@@ -45,6 +47,7 @@ export function planCompletion(model: string, chat: ChatPlan, choices = 1): Comp
       completion_tokens_details: { reasoning_tokens: 0 },
     },
     text: planText(chat),
+    chunks: planTextChunks(chat),
     toolCall: chat.toolCall,
   };
 }

@@ -4,7 +4,6 @@ import type { ResponseClock } from './http-io.js';
 import { MID_STREAM_ERROR_EVENT } from './openai-errors.js';
 import { chunkEvent, DONE_EVENT, type CompletionPlan } from './openai-chat-response.js';
 import { argumentFragments } from './chat-plan.js';
-import { generatedToken } from './tokens.js';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
 
@@ -22,9 +21,7 @@ function streamEvents(plan: CompletionPlan, includeUsage: boolean, usageOnFinish
       events.push(...each((index) => chunkEvent(plan, { includeUsage, index, delta: { tool_calls: [{ index: 0, function: { arguments: fragment } }] } })));
     }
   } else {
-    for (let i = 1; i <= plan.completionTokens; i++) {
-      events.push(...each((index) => chunkEvent(plan, { includeUsage, index, delta: { content: generatedToken(i) } })));
-    }
+    for (const content of plan.chunks) events.push(...each((index) => chunkEvent(plan, { includeUsage, index, delta: { content } })));
   }
   const finishUsage = includeUsage && usageOnFinish ? plan.usage : undefined;
   events.push(...each((index) => chunkEvent(plan, { includeUsage, index, finishReason: plan.finishReason, usage: index === plan.choices - 1 ? finishUsage : undefined })));

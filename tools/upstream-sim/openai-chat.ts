@@ -28,6 +28,7 @@ function chatAsk(request: ChatRequest, behaviour: ResolvedBehaviour): ChatAsk {
     forcedTool: choice === 'none' ? null : typeof named === 'string' ? named : undefined,
     answersToolResult: last?.role === 'tool',
     lastUserText: lastUserText(request.messages),
+    model: request.model,
   };
 }
 
