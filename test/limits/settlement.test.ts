@@ -69,17 +69,22 @@ describe('settlement', () => {
     expect(await services.balances.currentBalance(acct.userId)).toEqual({ settled: 0, pending: 0, balance: 0 });
   });
 
-  it('a call settled within its reservation is charged the price, and the rest goes back', async () => {
+  it('a call that costs more than its reservation is charged its price from the balance; a cheaper one gives the rest back', async () => {
     const acct = await gw.account({ balance: 1_000 });
     const { services } = gw;
     const key = (await services.keyCache.lookup(acct.key))!;
     const admitted = await services.admissions.admit({ key, group: groupOf(services, key), callId: 'settle-c', maxCost: 600, estimatedTokens: 1, now: Date.now() });
     const owner = { userId: acct.userId, keyId: acct.keyId };
-    // Asking more than was reserved charges the reservation, never more.
-    expect(await services.admissions.finish({ owner, callId: 'settle-c', now: Date.now(), cost: 650, admitted, actualTokens: 0, record: record('settle-c', acct.userId, acct.keyId) })).toBe(600);
+    // Asking more than was reserved charges the price, the excess from the balance (issue 27, C1;
+    // the call meter flags such records, test/security/c1-uncapped-output.test.ts).
+    expect(await services.admissions.finish({ owner, callId: 'settle-c', now: Date.now(), cost: 650, admitted, actualTokens: 0, record: record('settle-c', acct.userId, acct.keyId) })).toBe(650);
+    const cheaper = await services.admissions.admit({ key, group: groupOf(services, key), callId: 'settle-d', maxCost: 300, estimatedTokens: 1, now: Date.now() });
+    expect(await services.admissions.finish({ owner, callId: 'settle-d', now: Date.now(), cost: 120, admitted: cheaper, actualTokens: 0, record: record('settle-d', acct.userId, acct.keyId) })).toBe(120);
     await drained(gw);
-    expect((await usageRecords(services.db, acct.userId)).map((r) => r.charged_micro_usd)).toEqual([600]);
-    expect(await services.balances.currentBalance(acct.userId)).toEqual({ settled: 400, pending: 0, balance: 400 });
+    const records = await usageRecords(services.db, acct.userId);
+    expect(Object.fromEntries(records.map((r) => [r.id, r.charged_micro_usd]))).toEqual({ 'settle-c': 650, 'settle-d': 120 });
+    expect(await services.balances.currentBalance(acct.userId)).toEqual({ settled: 230, pending: 0, balance: 230 });
+    await expectConsistentLedger(services.db, acct.userId);
   });
 
   it('a settlement reported sent is carried out, once, although its connection drops before the reply', async () => {

@@ -41,7 +41,8 @@ describe('relaying', () => {
     expect(last.data).toBe('[DONE]');
     // 13 gaps of 100 ms upstream: the first token is due at ~100 ms, the end at ~1300 ms.
     expect(last.at - start).toBeGreaterThan(1_150);
-    expect(firstContent!.at - start).toBeLessThan(600);
+    // Relative bounds: on two busy cores the first token may come late, but never with the rest.
+    expect(firstContent!.at - start).toBeLessThan((last.at - start) / 2);
     expect(last.at - firstContent!.at).toBeGreaterThan(800);
   });
 
