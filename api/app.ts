@@ -40,7 +40,9 @@ export function createApp(services: GatewayServices): Koa {
   for (const middleware of queueDashboard(services)) app.use(middleware);
   for (const router of gatewayRouters(services)) {
     app.use(router.routes());
-    app.use(router.allowedMethods({ throw: true, methodNotAllowed: methodNotAllowed, notImplemented: methodNotAllowed }));
+    app.use(
+      router.allowedMethods({ throw: true, methodNotAllowed: methodNotAllowed, notImplemented: methodNotAllowed }),
+    );
   }
   app.use(notImplemented);
   return app;

@@ -18,5 +18,9 @@ export async function startApiServer(services: GatewayServices): Promise<ApiServ
   await listen(server, port, host);
   const address = server.address();
   const bound = typeof address === 'object' && address ? address.port : port;
-  return { server, url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${bound}`, close: () => closeGracefully(server) };
+  return {
+    server,
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${bound}`,
+    close: () => closeGracefully(server),
+  };
 }

@@ -12,8 +12,14 @@ export function siteRouter(services: GatewayServices): Router {
   });
   router.get('/readyz', async (ctx) => {
     const [db, redis] = await Promise.all([
-      sql`SELECT 1`.execute(services.db).then(() => true, () => false),
-      services.redis.ping().then(() => true, () => false),
+      sql`SELECT 1`.execute(services.db).then(
+        () => true,
+        () => false,
+      ),
+      services.redis.ping().then(
+        () => true,
+        () => false,
+      ),
     ]);
     ctx.status = db && redis ? 200 : 503;
     ctx.body = { status: db && redis ? 'ok' : 'unavailable', postgres: db, redis };

@@ -23,7 +23,15 @@ const pool = new Pool(new URL(values.upstream).origin, {
 const ROUTE = '/v1/chat/completions';
 // What a real proxy puts on the upstream call: the provider's key, not the client's.
 const UPSTREAM_AUTHORIZATION = 'Bearer bench-upstream-secret';
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-connection']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-connection',
+]);
 
 function responseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
@@ -62,7 +70,8 @@ class Relay implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, _err: Error): void {
-    if (!this.res.headersSent) this.res.writeHead(502, { 'content-type': 'application/json' }).end('{"error":"upstream failed"}');
+    if (!this.res.headersSent)
+      this.res.writeHead(502, { 'content-type': 'application/json' }).end('{"error":"upstream failed"}');
     else this.res.destroy();
   }
 }

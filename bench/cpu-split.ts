@@ -57,7 +57,12 @@ function addSplit(into: Parts, name: string, before: CpuSplit | undefined, after
 }
 
 /** Sends RATE calls per second over CONNECTIONS for `durationS` seconds, whatever the answers' latency. */
-function fixedRate(url: string, body: string, authorization: string, durationS: number): Promise<{ ok: number; failed: number }> {
+function fixedRate(
+  url: string,
+  body: string,
+  authorization: string,
+  durationS: number,
+): Promise<{ ok: number; failed: number }> {
   return new Promise((resolve, reject) => {
     autocannon(
       {
@@ -113,7 +118,14 @@ async function main(): Promise<void> {
     });
     run.onEnd(() => gw.close());
     const limited = await limitedAccount(gw, 'cpu');
-    const layersKey = await gw.cli(['key:create', '--email', limited.email, '--name', 'bench-cpu-layers', ...limited.keyFlags]);
+    const layersKey = await gw.cli([
+      'key:create',
+      '--email',
+      limited.email,
+      '--name',
+      'bench-cpu-layers',
+      ...limited.keyFlags,
+    ]);
     const redisPid = Number(/process_id:(\d+)/.exec(await gw.redis.info('server'))?.[1]);
     const route = '/v1/chat/completions';
     const endpoint: Record<Target, { url: string; authorization: string }> = {
@@ -121,8 +133,20 @@ async function main(): Promise<void> {
       none: { url: `${gw.url}${route}`, authorization: gw.authorization },
       layers: { url: `${gw.url}${route}`, authorization: `Bearer ${String(layersKey.key)}` },
     };
-    const ownPids = async () => [process.pid, ...run.children.map((c) => c.pid), gw.api.pid, gw.worker.pid, redisPid, ...(await gw.postgresBackends())];
-    const quiet = new QuietGuard({ busy: 0.15, waitS: num('BENCH_QUIET_WAIT_S', 20), budgetS: num('BENCH_QUIET_BUDGET_S', 60), log });
+    const ownPids = async () => [
+      process.pid,
+      ...run.children.map((c) => c.pid),
+      gw.api.pid,
+      gw.worker.pid,
+      redisPid,
+      ...(await gw.postgresBackends()),
+    ];
+    const quiet = new QuietGuard({
+      busy: 0.15,
+      waitS: num('BENCH_QUIET_WAIT_S', 20),
+      budgetS: num('BENCH_QUIET_BUDGET_S', 60),
+      log,
+    });
 
     /** Reads the CPU of the processes a target's calls run through. */
     const read = (target: Target): Record<string, CpuSplit | undefined> => {
@@ -159,7 +183,8 @@ async function main(): Promise<void> {
           const before = read(target);
           const result = await fixedRate(endpoint[target].url, body, endpoint[target].authorization, DURATION_S);
           // The worker's share of a call is paid when its record is drained: wait for it.
-          if (target !== 'bare' && !(await gw.usageDrained(30_000))) throw new Error('usage records were not drained within 30 s');
+          if (target !== 'bare' && !(await gw.usageDrained(30_000)))
+            throw new Error('usage records were not drained within 30 s');
           const after = read(target);
           const measured = meter.stop();
           const tally = tallies[mode][target];
@@ -167,14 +192,18 @@ async function main(): Promise<void> {
           tally.failed += result.failed;
           tally.foreign.push(measured.foreign);
           for (const name of Object.keys(after)) addSplit(tally.parts, name, before[name], after[name]);
-          log(`${mode} ${target} round ${round + 1}: ${result.ok} calls, ${result.failed} failed, foreign ${pct(measured.foreign)}`);
+          log(
+            `${mode} ${target} round ${round + 1}: ${result.ok} calls, ${result.failed} failed, foreign ${pct(measured.foreign)}`,
+          );
         }
       }
     }
 
     const markdown = render(tallies);
     process.stdout.write(`\n${markdown}\n`);
-    const resultsDir = process.env.BENCH_RESULTS_DIR ? path.resolve(process.env.BENCH_RESULTS_DIR) : path.join(root, 'bench', 'results');
+    const resultsDir = process.env.BENCH_RESULTS_DIR
+      ? path.resolve(process.env.BENCH_RESULTS_DIR)
+      : path.join(root, 'bench', 'results');
     await mkdir(resultsDir, { recursive: true });
     await writeFile(path.join(resultsDir, 'cpu-split.md'), `${markdown}\n`);
     log(`wrote ${path.join(resultsDir, 'cpu-split.md')}`);
@@ -219,8 +248,14 @@ function render(tallies: Record<Mode, Record<Target, Tally>>): string {
       return perCall(ticks, calls);
     };
     rows.push(['**counted (all but the upstream)**', ...TARGETS.map((t) => `**${f1(counted(t))}**`)]);
-    rows.push(['calls measured / failed', ...TARGETS.map((t) => `${f0(tallies[mode][t].calls)} / ${tallies[mode][t].failed}`)]);
-    rows.push(['foreign load per round', ...TARGETS.map((t) => tallies[mode][t].foreign.map((v) => `${pct(v)}${v > NOISY ? ' ⚠' : ''}`).join(', '))]);
+    rows.push([
+      'calls measured / failed',
+      ...TARGETS.map((t) => `${f0(tallies[mode][t].calls)} / ${tallies[mode][t].failed}`),
+    ]);
+    rows.push([
+      'foreign load per round',
+      ...TARGETS.map((t) => tallies[mode][t].foreign.map((v) => `${pct(v)}${v > NOISY ? ' ⚠' : ''}`).join(', ')),
+    ]);
     lines.push(
       `#### ${mode === 'json' ? 'JSON' : 'Streamed'} chat: CPU µs per call, user + system`,
       '',

@@ -33,7 +33,11 @@ async function main(): Promise<void> {
   const keys = redisKeys(`gwbd${Date.now().toString(36)}:`);
   try {
     await migrate(url.toString());
-    const user = await db.insertInto('users').values({ email: 'drain@example.test', balance_micro_usd: 1e12 }).returning('id').executeTakeFirstOrThrow();
+    const user = await db
+      .insertInto('users')
+      .values({ email: 'drain@example.test', balance_micro_usd: 1e12 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     const keyIds = Array.from({ length: 10 }, () => randomUUID());
     const results: { usPerRecord: number; perSecond: number }[] = [];
     for (let round = 0; round < WARMUP + ROUNDS; round++) {
@@ -76,10 +80,16 @@ async function main(): Promise<void> {
       const elapsed = (performance.now() - started) / 1000;
       if (round < WARMUP) continue;
       results.push({ usPerRecord: (used.user + used.system) / RECORDS, perSecond: RECORDS / elapsed });
-      process.stderr.write(`[bench:drain] round ${round + 1 - WARMUP}: ${(results.at(-1)!.usPerRecord).toFixed(1)} µs CPU per record, ${Math.round(results.at(-1)!.perSecond)} records/s\n`);
+      process.stderr.write(
+        `[bench:drain] round ${round + 1 - WARMUP}: ${(results.at(-1)!.usPerRecord).toFixed(1)} µs CPU per record, ${Math.round(results.at(-1)!.perSecond)} records/s\n`,
+      );
     }
-    const written = await db.selectFrom('usage_records').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    if (Number(written.n) !== RECORDS * (WARMUP + ROUNDS)) throw new Error(`wrote ${written.n} records, expected ${RECORDS * (WARMUP + ROUNDS)}`);
+    const written = await db
+      .selectFrom('usage_records')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    if (Number(written.n) !== RECORDS * (WARMUP + ROUNDS))
+      throw new Error(`wrote ${written.n} records, expected ${RECORDS * (WARMUP + ROUNDS)}`);
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     process.stdout.write(
       `drain: ${RECORDS} records × ${ROUNDS} rounds (after ${WARMUP} warm-up), batch ${BATCH}: median ${median(results.map((r) => r.usPerRecord)).toFixed(1)} µs worker CPU per record (${results.map((r) => r.usPerRecord.toFixed(1)).join(', ')}), ${Math.round(median(results.map((r) => r.perSecond)))} records/s\n`,

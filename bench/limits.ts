@@ -83,7 +83,11 @@ async function main(): Promise<void> {
     // without the paced simulator's timer jitter (±0.3 ms on a p50 here).
     const simInstant = run.spawn('sim-instant', path.join(root, 'dist/tools/upstream-sim/main.js'), ['--port', '0']);
     const simInstantUrl = await readUrl(simInstant);
-    const put = await fetch(`${simUrl}/_sim/defaults`, { method: 'PUT', body: JSON.stringify(PACED), headers: { 'content-type': 'application/json' } });
+    const put = await fetch(`${simUrl}/_sim/defaults`, {
+      method: 'PUT',
+      body: JSON.stringify(PACED),
+      headers: { 'content-type': 'application/json' },
+    });
     if (!put.ok) throw new Error(`could not configure the simulator: ${put.status}`);
 
     log('starting the gateway (migrate, users, keys, API, worker)');
@@ -112,7 +116,9 @@ async function main(): Promise<void> {
     const alive = () => {
       for (const child of [gw.api, gw.worker]) {
         if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
-          throw new Error(`${child.name} exited (code ${child.proc.exitCode}, signal ${child.proc.signalCode}); results would be void`);
+          throw new Error(
+            `${child.name} exited (code ${child.proc.exitCode}, signal ${child.proc.signalCode}); results would be void`,
+          );
         }
       }
     };
@@ -122,13 +128,31 @@ async function main(): Promise<void> {
     const { email: limitedEmail, keyFlags: keyLimitFlags } = await limitedAccount(gw, 'limited');
     const layersKey = await gw.cli(['key:create', '--email', limitedEmail, '--name', 'bench-layers', ...keyLimitFlags]);
     const capsKey = await gw.cli([
-      'key:create', '--email', limitedEmail, '--name', 'bench-caps', ...keyLimitFlags,
-      '--total-micro-usd', String(LIMITS.caps.total), '--daily-micro-usd', String(LIMITS.caps.daily), '--monthly-micro-usd', String(LIMITS.caps.monthly),
+      'key:create',
+      '--email',
+      limitedEmail,
+      '--name',
+      'bench-caps',
+      ...keyLimitFlags,
+      '--total-micro-usd',
+      String(LIMITS.caps.total),
+      '--daily-micro-usd',
+      String(LIMITS.caps.daily),
+      '--monthly-micro-usd',
+      String(LIMITS.caps.monthly),
     ]);
     // Three more accounts, one key each: no limits (A/A), key concurrency only, key RPM only.
     const soloKey = async (name: string, flags: string[]) => {
       const email = `bench-${name}-${Date.now().toString(36)}@example.test`;
-      await gw.cli(['user:create', '--email', email, '--password', 'bench-password-123', '--balance-micro-usd', '1000000000000']);
+      await gw.cli([
+        'user:create',
+        '--email',
+        email,
+        '--password',
+        'bench-password-123',
+        '--balance-micro-usd',
+        '1000000000000',
+      ]);
       const created = await gw.cli(['key:create', '--email', email, '--name', `bench-${name}`, ...flags]);
       return { authorization: `Bearer ${String(created.key)}`, id: String(created.id) };
     };
@@ -142,7 +166,11 @@ async function main(): Promise<void> {
     };
     const KEY_NAMES: KeyName[] = ['none', 'layers', 'caps'];
     const headersOf = (k: MixKey) => ({ 'content-type': 'application/json', authorization: keys[k].authorization });
-    const body = JSON.stringify({ model: 'bench-paced', messages: [{ role: 'user', content: 'hello' }], max_tokens: PACED.outputTokens });
+    const body = JSON.stringify({
+      model: 'bench-paced',
+      messages: [{ role: 'user', content: 'hello' }],
+      max_tokens: PACED.outputTokens,
+    });
     const gwUrl = `${gw.url}/v1/chat/completions`;
     const simChatUrl = `${simUrl}/v1/chat/completions`;
 
@@ -155,7 +183,8 @@ async function main(): Promise<void> {
       const limitReq = res.headers.get('x-ratelimit-limit-requests');
       const limitTok = res.headers.get('x-ratelimit-limit-tokens');
       rateHeaders[k] = limitReq ? `requests ${limitReq}, tokens ${limitTok}` : 'none';
-      if ((k.startsWith('none') || k === 'conc') !== (limitReq === null)) throw new Error(`key ${k}: unexpected rate-limit headers (${rateHeaders[k]})`);
+      if ((k.startsWith('none') || k === 'conc') !== (limitReq === null))
+        throw new Error(`key ${k}: unexpected rate-limit headers (${rateHeaders[k]})`);
     }
     log(`rate-limit headers: ${MIX_KEYS.map((k) => `${k}: ${rateHeaders[k]}`).join('; ')}`);
 
@@ -165,10 +194,25 @@ async function main(): Promise<void> {
     run.onEnd(() => db.end());
     const dbPid = (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
     const pgPids = async () => (await gw.postgresBackends()).filter((p) => p !== dbPid);
-    const roles = async () => ({ api: [gw.api.pid], worker: [gw.worker.pid], redis: [redisPid], postgres: await pgPids(), sim: [sim.pid] });
+    const roles = async () => ({
+      api: [gw.api.pid],
+      worker: [gw.worker.pid],
+      redis: [redisPid],
+      postgres: await pgPids(),
+      sim: [sim.pid],
+    });
     const ownPids = async () => [process.pid, ...Object.values(await roles()).flat()];
-    const quiet = new QuietGuard({ busy: 0.15, waitS: num('BENCH_QUIET_WAIT_S', 20), budgetS: num('BENCH_QUIET_BUDGET_S', 60), log });
-    const usageCount = async (keyId: string) => Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM usage_records WHERE api_key_id = $1', [keyId])).rows[0]!.n);
+    const quiet = new QuietGuard({
+      busy: 0.15,
+      waitS: num('BENCH_QUIET_WAIT_S', 20),
+      budgetS: num('BENCH_QUIET_BUDGET_S', 60),
+      log,
+    });
+    const usageCount = async (keyId: string) =>
+      Number(
+        (await db.query<{ n: string }>('SELECT count(*) AS n FROM usage_records WHERE api_key_id = $1', [keyId]))
+          .rows[0]!.n,
+      );
     const waitUsage = async (keyId: string, atLeast: number, timeoutMs = 20_000) => {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
@@ -181,7 +225,14 @@ async function main(): Promise<void> {
     // Warm-up: JIT, pools, the balance and quota counters loaded into Redis.
     log('warming up');
     await cannon({ url: simChatUrl, connections: CONNECTIONS, durationS: 1, body, headers: headersOf('none') });
-    for (const k of MIX_KEYS) await cannon({ url: gwUrl, connections: CONNECTIONS, durationS: PHASE_KEYS.includes(k) ? WARMUP_S : 1, body, headers: headersOf(k) });
+    for (const k of MIX_KEYS)
+      await cannon({
+        url: gwUrl,
+        connections: CONNECTIONS,
+        durationS: PHASE_KEYS.includes(k) ? WARMUP_S : 1,
+        body,
+        headers: headersOf(k),
+      });
     await gw.usageDrained();
 
     // ---- 1. Load at 50 connections: the keys alternate, round after round -------------------
@@ -190,7 +241,13 @@ async function main(): Promise<void> {
       await quiet.wait();
       const r = await roles();
       const meter = startMeter(key === 'sim' ? { sim: r.sim } : r, await ownPids());
-      const load = await cannon({ url: key === 'sim' ? simChatUrl : gwUrl, connections: CONNECTIONS, durationS: DURATION_S, body, headers: headersOf(key === 'sim' ? 'none' : key) });
+      const load = await cannon({
+        url: key === 'sim' ? simChatUrl : gwUrl,
+        connections: CONNECTIONS,
+        durationS: DURATION_S,
+        body,
+        headers: headersOf(key === 'sim' ? 'none' : key),
+      });
       alive();
       // The worker writes this phase's usage records after the load stops: counted too.
       if (key !== 'sim' && !(await gw.usageDrained())) log('usage drain did not finish within 15 s');
@@ -230,16 +287,28 @@ async function main(): Promise<void> {
       const meter = startMeter({}, await ownPids());
       // The key that starts first (and gets the extra connections) rotates from round to round.
       const order = MIX_KEYS.map((_, i) => MIX_KEYS[(i + round) % MIX_KEYS.length]!);
-      const split = order.map((_, i) => Math.floor(CONNECTIONS / order.length) + (i < CONNECTIONS % order.length ? 1 : 0));
+      const split = order.map(
+        (_, i) => Math.floor(CONNECTIONS / order.length) + (i < CONNECTIONS % order.length ? 1 : 0),
+      );
       const started = await Promise.all(
-        order.map((k, i) => cannon({ url: gwUrl, connections: split[i]!, durationS: DURATION_S, body, headers: headersOf(k) })),
+        order.map((k, i) =>
+          cannon({ url: gwUrl, connections: split[i]!, durationS: DURATION_S, body, headers: headersOf(k) }),
+        ),
       );
       alive();
       await gw.usageDrained();
       const m = meter.stop();
-      const byKey = Object.fromEntries(MIX_KEYS.map((k) => [k, started[order.indexOf(k)]!])) as Record<MixKey, CannonResult>;
-      const connections = Object.fromEntries(MIX_KEYS.map((k) => [k, split[order.indexOf(k)]!])) as Record<MixKey, number>;
-      log(`mixed round ${round} (${order.join(', ')}): ${MIX_KEYS.map((k) => `${k} p50 ${byKey[k].p50.toFixed(2)}`).join(', ')} foreign ${pct(m.foreign)}`);
+      const byKey = Object.fromEntries(MIX_KEYS.map((k) => [k, started[order.indexOf(k)]!])) as Record<
+        MixKey,
+        CannonResult
+      >;
+      const connections = Object.fromEntries(MIX_KEYS.map((k) => [k, split[order.indexOf(k)]!])) as Record<
+        MixKey,
+        number
+      >;
+      log(
+        `mixed round ${round} (${order.join(', ')}): ${MIX_KEYS.map((k) => `${k} p50 ${byKey[k].p50.toFixed(2)}`).join(', ')} foreign ${pct(m.foreign)}`,
+      );
       mixed.push({ byKey, foreign: m.foreign, connections });
     }
 
@@ -272,8 +341,10 @@ async function main(): Promise<void> {
     await gw.usageDrained();
 
     // ---- 3. Redis commands per call: INFO commandstats around exactly COUNT_N calls ----------
-    const counts: Record<KeyName, { delta: Map<string, { calls: number; usec: number }>; calls: number; foreignClients: string[]; nonOk: number }> =
-      {} as never;
+    const counts: Record<
+      KeyName,
+      { delta: Map<string, { calls: number; usec: number }>; calls: number; foreignClients: string[]; nonOk: number }
+    > = {} as never;
     for (const k of KEY_NAMES) {
       await quiet.wait();
       const already = await usageCount(keys[k].id);
@@ -288,8 +359,15 @@ async function main(): Promise<void> {
       if (!(await waitUsage(keys[k].id, already + COUNT_N))) log(`${k}: usage records not all drained`);
       const after = await commandStats(gw.redis);
       const foreign = await foreignActiveClients(gw.redis, own, Math.ceil((Date.now() - started) / 1000) + 1);
-      counts[k] = { delta: statsDelta(before, after), calls: load.ok, foreignClients: foreign, nonOk: load.non2xx + load.errors + load.timeouts };
-      log(`commandstats ${k}: ${load.ok} calls, ${[...counts[k].delta].map(([n, s]) => `${n} ${s.calls}`).join(', ')}${foreign.length ? `; foreign clients: ${foreign.join(', ')}` : ''}`);
+      counts[k] = {
+        delta: statsDelta(before, after),
+        calls: load.ok,
+        foreignClients: foreign,
+        nonOk: load.non2xx + load.errors + load.timeouts,
+      };
+      log(
+        `commandstats ${k}: ${load.ok} calls, ${[...counts[k].delta].map(([n, s]) => `${n} ${s.calls}`).join(', ')}${foreign.length ? `; foreign clients: ${foreign.join(', ')}` : ''}`,
+      );
     }
 
     // ---- 4. MONITOR trace of a few sequential calls: who sends what ------------------------
@@ -305,7 +383,18 @@ async function main(): Promise<void> {
     }
 
     // ---- report -------------------------------------------------------------------------------
-    markdown = render({ phases, mixed, seq, seqForeign: seqM.foreign, seqInstant, seqInstantForeign: seqInstantM.foreign, counts, traces, rateHeaders, keyIds: keys });
+    markdown = render({
+      phases,
+      mixed,
+      seq,
+      seqForeign: seqM.foreign,
+      seqInstant,
+      seqInstantForeign: seqInstantM.foreign,
+      counts,
+      traces,
+      rateHeaders,
+      keyIds: keys,
+    });
     apiCalls = Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM usage_records')).rows[0]!.n);
     succeeded = true;
   } finally {
@@ -314,7 +403,9 @@ async function main(): Promise<void> {
   // The API writes its profile when it exits (in cleanup).
   const profile = profileDir ? await newestProfile(profileDir) : undefined;
   if (profile) markdown += await renderProfile(profile, apiCalls);
-  const resultsDir = process.env.BENCH_RESULTS_DIR ? path.resolve(process.env.BENCH_RESULTS_DIR) : path.join(root, 'bench', 'results');
+  const resultsDir = process.env.BENCH_RESULTS_DIR
+    ? path.resolve(process.env.BENCH_RESULTS_DIR)
+    : path.join(root, 'bench', 'results');
   await mkdir(resultsDir, { recursive: true });
   // A profiled run is slower: its numbers go to a file of their own.
   await writeFile(path.join(resultsDir, profileDir ? 'limits.profiled.md' : 'limits.md'), markdown);
@@ -323,26 +414,60 @@ async function main(): Promise<void> {
 
 async function renderProfile(file: string, calls: number): Promise<string> {
   const p = await summarizeProfile(file, root);
-  const out = ['', `#### Where the API's time goes (V8 CPU profile of the API over the whole run: ${f0(calls)} calls of all three keys, \`${path.basename(file)}\`)`, ''];
-  out.push(table(['function (self time)', 'share of busy time', 'µs per call'], p.self.slice(0, 15).map(([fn, us]) => [`\`${fn}\``, pct(us / p.busyUs), f1(us / calls)]), ['l', 'r', 'r']));
-  out.push('', table(['self time by origin', 'share of busy time', 'µs per call'], p.byOrigin().slice(0, 12).map(([o, us]) => [o, pct(us / p.busyUs), f1(us / calls)]), ['l', 'r', 'r']));
-  const inc = (label: string, match: (fn: string) => boolean) => [label, pct(p.inclusiveUs(match) / p.busyUs), f1(p.inclusiveUs(match) / calls)];
+  const out = [
+    '',
+    `#### Where the API's time goes (V8 CPU profile of the API over the whole run: ${f0(calls)} calls of all three keys, \`${path.basename(file)}\`)`,
+    '',
+  ];
+  out.push(
+    table(
+      ['function (self time)', 'share of busy time', 'µs per call'],
+      p.self.slice(0, 15).map(([fn, us]) => [`\`${fn}\``, pct(us / p.busyUs), f1(us / calls)]),
+      ['l', 'r', 'r'],
+    ),
+  );
   out.push(
     '',
     table(
-      ['limits code (inclusive time: the function and what it calls, synchronous part)', 'share of busy time', 'µs per call'],
+      ['self time by origin', 'share of busy time', 'µs per call'],
+      p
+        .byOrigin()
+        .slice(0, 12)
+        .map(([o, us]) => [o, pct(us / p.busyUs), f1(us / calls)]),
+      ['l', 'r', 'r'],
+    ),
+  );
+  const inc = (label: string, match: (fn: string) => boolean) => [
+    label,
+    pct(p.inclusiveUs(match) / p.busyUs),
+    f1(p.inclusiveUs(match) / calls),
+  ];
+  out.push(
+    '',
+    table(
       [
-        inc('`admit` (plan building, limitRules, JSON, sending the EVALSHA, reading the reply, headers)', (fn) => /^admit \(shared\/limits\/admission/.test(fn)),
-        inc('`finish` (plan building, JSON, sending the EVALSHA)', (fn) => /^finish \(shared\/limits\/admission/.test(fn)),
+        'limits code (inclusive time: the function and what it calls, synchronous part)',
+        'share of busy time',
+        'µs per call',
+      ],
+      [
+        inc('`admit` (plan building, limitRules, JSON, sending the EVALSHA, reading the reply, headers)', (fn) =>
+          /^admit \(shared\/limits\/admission/.test(fn),
+        ),
+        inc('`finish` (plan building, JSON, sending the EVALSHA)', (fn) =>
+          /^finish \(shared\/limits\/admission/.test(fn),
+        ),
         inc('`limitRules` (shared/limits/layers.ts)', (fn) => fn.startsWith('limitRules (')),
         inc('`rateHeaders`', (fn) => fn.startsWith('rateHeaders (')),
-        inc('`LeaseRenewer` track / untrack / renew', (fn) => /^(track|untrack|renew) \(shared\/limits\/lease-renewer/.test(fn)),
+        inc('`LeaseRenewer` track / untrack / renew', (fn) =>
+          /^(track|untrack|renew) \(shared\/limits\/lease-renewer/.test(fn),
+        ),
         inc('everything in shared/limits/', (fn) => fn.includes('(shared/limits/')),
       ],
       ['l', 'r', 'r'],
     ),
     '',
-    'Sampled in a separate run with `BENCH_PROFILE_DIR` (the profiler slows the API down; that run\'s latency figures are not the ones above).',
+    "Sampled in a separate run with `BENCH_PROFILE_DIR` (the profiler slows the API down; that run's latency figures are not the ones above).",
     'V8 samples wall time of the main thread (time preempted inside `writev` counts there); µs per call = sampled time ÷ every call of the run.',
     '',
   );
@@ -356,7 +481,10 @@ interface RenderInput {
   seqForeign: number;
   seqInstant: Record<string, { latencies: number[]; failures: number }>;
   seqInstantForeign: number;
-  counts: Record<KeyName, { delta: Map<string, { calls: number; usec: number }>; calls: number; foreignClients: string[]; nonOk: number }>;
+  counts: Record<
+    KeyName,
+    { delta: Map<string, { calls: number; usec: number }>; calls: number; foreignClients: string[]; nonOk: number }
+  >;
   traces: Record<KeyName, TracedCommand[]>;
   rateHeaders: Record<MixKey, string>;
   keyIds: Record<MixKey, { id: string }>;
@@ -379,12 +507,40 @@ function render(input: RenderInput): string {
   out.push('#### The keys', '');
   out.push(
     table(
-      ['key', 'key layer', 'account layer (`user:limits`)', 'group layer (catalog)', 'quota caps', 'rate-limit headers answered'],
+      [
+        'key',
+        'key layer',
+        'account layer (`user:limits`)',
+        'group layer (catalog)',
+        'quota caps',
+        'rate-limit headers answered',
+      ],
       [
         ['no limits (spine)', 'none', 'none', '`default`: none', 'none', input.rateHeaders.none],
-        ['no limits, 2nd account (A/A)', 'none', 'none (its own account)', '`default`: none', 'none', input.rateHeaders.none2],
-        ['key concurrency only', `concurrency ${f0(LIMITS.key.concurrency)}`, 'none (its own account)', '`default`: none', 'none', input.rateHeaders.conc],
-        ['key RPM only', `rpm ${f0(LIMITS.key.rpm)}`, 'none (its own account)', '`default`: none', 'none', input.rateHeaders.rpm],
+        [
+          'no limits, 2nd account (A/A)',
+          'none',
+          'none (its own account)',
+          '`default`: none',
+          'none',
+          input.rateHeaders.none2,
+        ],
+        [
+          'key concurrency only',
+          `concurrency ${f0(LIMITS.key.concurrency)}`,
+          'none (its own account)',
+          '`default`: none',
+          'none',
+          input.rateHeaders.conc,
+        ],
+        [
+          'key RPM only',
+          `rpm ${f0(LIMITS.key.rpm)}`,
+          'none (its own account)',
+          '`default`: none',
+          'none',
+          input.rateHeaders.rpm,
+        ],
         [
           'all layers set',
           `rpm ${f0(LIMITS.key.rpm)}, tpm ${f0(LIMITS.key.tpm)}, concurrency ${f0(LIMITS.key.concurrency)}`,
@@ -393,7 +549,14 @@ function render(input: RenderInput): string {
           'none',
           input.rateHeaders.layers,
         ],
-        ['all layers + quota caps', 'as above', 'as above (same account)', 'as above', `total ${f0(LIMITS.caps.total)}, daily ${f0(LIMITS.caps.daily)}, monthly ${f0(LIMITS.caps.monthly)} µUSD`, input.rateHeaders.caps],
+        [
+          'all layers + quota caps',
+          'as above',
+          'as above (same account)',
+          'as above',
+          `total ${f0(LIMITS.caps.total)}, daily ${f0(LIMITS.caps.daily)}, monthly ${f0(LIMITS.caps.monthly)} µUSD`,
+          input.rateHeaders.caps,
+        ],
       ],
     ),
     '',
@@ -412,7 +575,10 @@ function render(input: RenderInput): string {
       ...s,
       rps: ok / elapsed,
       cpu: k === 'sim' ? sumCpu('sim') : sumCpu('api') + sumCpu('worker') + sumCpu('redis'),
-      detail: k === 'sim' ? '' : `api ${f0(sumCpu('api'))} + worker ${f0(sumCpu('worker'))} + redis ${f0(sumCpu('redis'))} [postgres ${f0(sumCpu('postgres'))}]`,
+      detail:
+        k === 'sim'
+          ? ''
+          : `api ${f0(sumCpu('api'))} + worker ${f0(sumCpu('worker'))} + redis ${f0(sumCpu('redis'))} [postgres ${f0(sumCpu('postgres'))}]`,
       bad: ps.reduce((a, p) => a + p.load.non2xx + p.load.errors + p.load.timeouts, 0),
       rounds: ps.map((p) => `${f2(p.load.p50)}${p.meter.foreign > NOISY ? ' ⚠' : ''}`).join(', '),
       foreign: Math.max(...ps.map((p) => p.meter.foreign)),
@@ -439,14 +605,29 @@ function render(input: RenderInput): string {
   }
   out.push(
     table(
-      ['target', 'calls/s', 'p50 ms', 'p99 ms', 'Δ p50 / p99 vs no limits', 'p50 − simulator', 'p50 per round', 'errors + non-2xx', 'CPU µs/call', 'CPU detail µs/call', 'host busy / max foreign'],
+      [
+        'target',
+        'calls/s',
+        'p50 ms',
+        'p99 ms',
+        'Δ p50 / p99 vs no limits',
+        'p50 − simulator',
+        'p50 per round',
+        'errors + non-2xx',
+        'CPU µs/call',
+        'CPU detail µs/call',
+        'host busy / max foreign',
+      ],
       rows,
       ['l', 'r', 'r', 'r', 'r', 'r', 'l', 'r', 'r', 'l', 'r'],
     ),
     '',
   );
 
-  out.push(`#### Mixed: six keys at once (${MIX_KEYS.map((k) => mixed[0]?.connections[k]).join(' + ')} connections, the first-started key rotating), ${mixed.length} rounds of ${DURATION_S} s`, '');
+  out.push(
+    `#### Mixed: six keys at once (${MIX_KEYS.map((k) => mixed[0]?.connections[k]).join(' + ')} connections, the first-started key rotating), ${mixed.length} rounds of ${DURATION_S} s`,
+    '',
+  );
   const mixedBase = summarize(mixed.flatMap((r) => r.byKey.none.latencies));
   out.push(
     table(
@@ -491,17 +672,27 @@ function render(input: RenderInput): string {
         k === 'sim' ? '' : signed(s.p50 - simS.p50, 3),
       ]);
     }
-    return table(['target', 'n', 'failures', 'p50 ms', 'p90 ms', 'p99 ms', 'Δ p50 vs no limits', 'p50 − simulator'], rows, ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r']);
+    return table(
+      ['target', 'n', 'failures', 'p50 ms', 'p90 ms', 'p99 ms', 'Δ p50 vs no limits', 'p50 − simulator'],
+      rows,
+      ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    );
   };
   out.push('#### Sequential: one call at a time, the targets interleaved call by call (paced upstream)', '');
   out.push(seqTable(seq));
   out.push('', `Foreign load during the sequential run: ${pct(input.seqForeign)}.`, '');
-  out.push('#### Sequential, instant upstream (the gateway\'s own time, without the paced simulator\'s timer jitter)', '');
+  out.push(
+    "#### Sequential, instant upstream (the gateway's own time, without the paced simulator's timer jitter)",
+    '',
+  );
   out.push(seqTable(input.seqInstant));
   out.push('', `Foreign load during the run: ${pct(input.seqInstantForeign)}.`, '');
 
   // Redis commands per call.
-  out.push(`#### Redis commands per call: \`INFO commandstats\` around exactly ${f0(COUNT_N)} calls at ${CONNECTIONS} connections`, '');
+  out.push(
+    `#### Redis commands per call: \`INFO commandstats\` around exactly ${f0(COUNT_N)} calls at ${CONNECTIONS} connections`,
+    '',
+  );
   // Redis 7 counts the commands a script runs in commandstats too: split what clients send (round
   // trips) from what runs inside the scripts, by where the MONITOR trace saw each name mostly (the
   // worker's occasional EXISTS must not make the finish script's EXISTS on every call a round trip).
@@ -525,26 +716,41 @@ function render(input: RenderInput): string {
     .filter((n) => n !== 'info')
     .sort((a, b) => (counts.caps.delta.get(b)?.calls ?? 0) - (counts.caps.delta.get(a)?.calls ?? 0));
   const sum = (k: KeyName, sent: boolean) =>
-    [...counts[k].delta].filter(([n]) => n !== 'info' && sentNames.has(n) === sent).reduce((a, [, s]) => a + s.calls, 0) / counts[k].calls;
-  const usecSum = (k: KeyName) => [...counts[k].delta].filter(([n]) => n !== 'info').reduce((a, [, s]) => a + s.usec, 0) / counts[k].calls;
+    [...counts[k].delta]
+      .filter(([n]) => n !== 'info' && sentNames.has(n) === sent)
+      .reduce((a, [, s]) => a + s.calls, 0) / counts[k].calls;
+  const usecSum = (k: KeyName) =>
+    [...counts[k].delta].filter(([n]) => n !== 'info').reduce((a, [, s]) => a + s.usec, 0) / counts[k].calls;
   const cmdRows: (string | number)[][] = [];
   cmdRows.push(['*sent by clients (round trips):*', '', '', '']);
-  for (const n of names.filter((x) => sentNames.has(x))) cmdRows.push([`\`${n}\``, ...KEY_NAMES.map((k) => perCall(k, n))]);
+  for (const n of names.filter((x) => sentNames.has(x)))
+    cmdRows.push([`\`${n}\``, ...KEY_NAMES.map((k) => perCall(k, n))]);
   cmdRows.push(['**round trips per call**', ...KEY_NAMES.map((k) => `**${f3(sum(k, true))}**`)]);
   cmdRows.push(['*run inside the scripts:*', '', '', '']);
-  for (const n of names.filter((x) => !sentNames.has(x))) cmdRows.push([`\`${n}\``, ...KEY_NAMES.map((k) => perCall(k, n))]);
+  for (const n of names.filter((x) => !sentNames.has(x)))
+    cmdRows.push([`\`${n}\``, ...KEY_NAMES.map((k) => perCall(k, n))]);
   cmdRows.push(['**commands inside scripts per call**', ...KEY_NAMES.map((k) => `**${f3(sum(k, false))}**`)]);
   cmdRows.push(['Redis command time per call (µs)', ...KEY_NAMES.map((k) => f0(usecSum(k)))]);
   cmdRows.push(['calls completed / failed', ...KEY_NAMES.map((k) => `${f0(counts[k].calls)} / ${counts[k].nonOk}`)]);
-  cmdRows.push(['foreign Redis clients active', ...KEY_NAMES.map((k) => (counts[k].foreignClients.length ? `⚠ ${counts[k].foreignClients.length}` : 'none'))]);
-  out.push(table(['command (server-wide delta ÷ calls)', ...KEY_NAMES.map((k) => KEY_LABEL[k])], cmdRows, ['l', 'r', 'r', 'r']));
+  cmdRows.push([
+    'foreign Redis clients active',
+    ...KEY_NAMES.map((k) => (counts[k].foreignClients.length ? `⚠ ${counts[k].foreignClients.length}` : 'none')),
+  ]);
+  out.push(
+    table(['command (server-wide delta ÷ calls)', ...KEY_NAMES.map((k) => KEY_LABEL[k])], cmdRows, [
+      'l',
+      'r',
+      'r',
+      'r',
+    ]),
+  );
   out.push(
     '',
-    'Per call, with the Redis server time the command took in brackets (a script\'s `evalsha` time includes the commands it runs).',
-    'Redis 7 counts the commands a script runs in `commandstats` too; they are split out below the round trips. The orchestrator\'s own',
+    "Per call, with the Redis server time the command took in brackets (a script's `evalsha` time includes the commands it runs).",
+    "Redis 7 counts the commands a script runs in `commandstats` too; they are split out below the round trips. The orchestrator's own",
     '`INFO` is left out; usage records are awaited in Postgres, not through Redis. Each call has one admission and one finish, but under',
     'load the API batches the operations that gather in one event-loop turn into one `STEP` script call (`shared/limits/step-batch.ts`),',
-    'so fewer than 2 `evalsha` per call reach Redis; the sequential trace below shows one `admit` and one `finish` per call. The worker\'s',
+    "so fewer than 2 `evalsha` per call reach Redis; the sequential trace below shows one `admit` and one `finish` per call. The worker's",
     '`claim_usage` and `ack_usage` run once per batch of drained usage records, not once per call.',
     '',
   );
@@ -553,29 +759,39 @@ function render(input: RenderInput): string {
   out.push(`#### Who sends what: MONITOR trace of ${TRACE_N} sequential calls per key`, '');
   const traceKeys = new Set<string>();
   for (const k of KEY_NAMES) for (const t of traces[k]) if (t.role !== 'lua') traceKeys.add(`${t.role} ${t.command}`);
-  const traceRows = [...traceKeys].sort().map((tk) => [
-    `${tk.split(' ')[0]}: \`${tk.split(' ').slice(1).join(' ')}\``,
-    ...KEY_NAMES.map((k) => f2(traces[k].filter((t) => t.role !== 'lua' && `${t.role} ${t.command}` === tk).length / TRACE_N)),
-  ]);
-  const inScript = (k: KeyName, script: string) => traces[k].filter((t) => t.role === 'lua' && t.inScript === `api ${script}`).length / TRACE_N;
+  const traceRows = [...traceKeys]
+    .sort()
+    .map((tk) => [
+      `${tk.split(' ')[0]}: \`${tk.split(' ').slice(1).join(' ')}\``,
+      ...KEY_NAMES.map((k) =>
+        f2(traces[k].filter((t) => t.role !== 'lua' && `${t.role} ${t.command}` === tk).length / TRACE_N),
+      ),
+    ]);
+  const inScript = (k: KeyName, script: string) =>
+    traces[k].filter((t) => t.role === 'lua' && t.inScript === `api ${script}`).length / TRACE_N;
   traceRows.push(['keyspace commands inside `admit`', ...KEY_NAMES.map((k) => f1x(inScript(k, 'evalsha:admit')))]);
   traceRows.push(['keyspace commands inside `finish`', ...KEY_NAMES.map((k) => f1x(inScript(k, 'evalsha:finish')))]);
-  out.push(table(['process: command (per call)', ...KEY_NAMES.map((k) => KEY_LABEL[k])], traceRows, ['l', 'r', 'r', 'r']));
+  out.push(
+    table(['process: command (per call)', ...KEY_NAMES.map((k) => KEY_LABEL[k])], traceRows, ['l', 'r', 'r', 'r']),
+  );
   out.push(
     '',
-    'EVALSHA lines are named by the SHA-1 of the gateway\'s scripts (`shared/limits/scripts.ts`, `shared/limits/step-script.ts`, `shared/billing/scripts.ts`).',
-    'The API sends `admit` before the upstream call — balance, quota caps and every layer\'s RPM, TPM and concurrency decided in that one',
+    "EVALSHA lines are named by the SHA-1 of the gateway's scripts (`shared/limits/scripts.ts`, `shared/limits/step-script.ts`, `shared/billing/scripts.ts`).",
+    "The API sends `admit` before the upstream call — balance, quota caps and every layer's RPM, TPM and concurrency decided in that one",
     'round trip — and `finish` after it (charge, TPM correction, lease release and the usage record, also one round trip).',
     '',
   );
 
   // Targets.
   // The lease renewer's `renew` is one EVALSHA per API process every ~20 s (not per call): not counted.
-  const apiPerCall = (k: KeyName) => traces[k].filter((t) => t.role === 'api' && t.command !== 'evalsha:renew').length / TRACE_N;
+  const apiPerCall = (k: KeyName) =>
+    traces[k].filter((t) => t.role === 'api' && t.command !== 'evalsha:renew').length / TRACE_N;
   // Admission decisions made in Redis: a lone `admit`, or the admits inside a batched STEP call (a
   // grant's calls are decided in the API process, from the grant: none of them counts).
-  const admitsIn = (command: string) => (command === 'evalsha:admit' ? 1 : Number(/^evalsha:step\((\d+) admit/.exec(command)?.[1] ?? 0));
-  const admitPerCall = (k: KeyName) => traces[k].filter((t) => t.role === 'api').reduce((sum, t) => sum + admitsIn(t.command), 0) / TRACE_N;
+  const admitsIn = (command: string) =>
+    command === 'evalsha:admit' ? 1 : Number(/^evalsha:step\((\d+) admit/.exec(command)?.[1] ?? 0);
+  const admitPerCall = (k: KeyName) =>
+    traces[k].filter((t) => t.role === 'api').reduce((sum, t) => sum + admitsIn(t.command), 0) / TRACE_N;
   const loadDelta = pooled('layers').p50 - base.p50;
   const roundDeltas = [...new Set(phases.map((p) => p.round))]
     .map((r) => {
@@ -593,7 +809,10 @@ function render(input: RenderInput): string {
   const instDelta = summarize(input.seqInstant.layers!.latencies).p50 - instBase.p50;
   const bad =
     phases.reduce((a, p) => a + p.load.non2xx + p.load.errors + p.load.timeouts, 0) +
-    mixed.reduce((a, r) => a + MIX_KEYS.reduce((x, k) => x + r.byKey[k].non2xx + r.byKey[k].errors + r.byKey[k].timeouts, 0), 0) +
+    mixed.reduce(
+      (a, r) => a + MIX_KEYS.reduce((x, k) => x + r.byKey[k].non2xx + r.byKey[k].errors + r.byKey[k].timeouts, 0),
+      0,
+    ) +
     KEY_NAMES.reduce((a, k) => a + counts[k].nonOk, 0) +
     SEQ_KEYS.reduce((a, k) => a + (seq[k]?.failures ?? 0) + (input.seqInstant[k]?.failures ?? 0), 0);
   const checks: [string, string, boolean][] = [
@@ -628,7 +847,12 @@ function render(input: RenderInput): string {
     ['zero errors and non-2xx', `${bad}`, bad === 0],
   ];
   out.push('#### Targets', '');
-  out.push(table(['target', 'measured', 'result'], checks.map(([t, m, p]) => [t, m, verdict(p)])));
+  out.push(
+    table(
+      ['target', 'measured', 'result'],
+      checks.map(([t, m, p]) => [t, m, verdict(p)]),
+    ),
+  );
   out.push('');
   return `${out.join('\n')}\n`;
 }

@@ -35,8 +35,24 @@ async function main(): Promise<void> {
       upstreams: { 'sim-openai': simUrl },
       models: { 'bench-chat': 'sim-openai' },
       catalogExtra: {
-        providers: [{ id: 'sim-tasks', protocol: 'content-tasks', base_url: `${simUrl}/api/v3`, api_key: 'bench-upstream-secret' }],
-        models: [{ id: 'bench-video', endpoints: ['videos'], routes: [{ provider: 'sim-tasks', upstream_model: 'bench-video-up' }], durations: [5], resolutions: ['720p'], pricing: { per_second: { '720p': 10 } } }],
+        providers: [
+          {
+            id: 'sim-tasks',
+            protocol: 'content-tasks',
+            base_url: `${simUrl}/api/v3`,
+            api_key: 'bench-upstream-secret',
+          },
+        ],
+        models: [
+          {
+            id: 'bench-video',
+            endpoints: ['videos'],
+            routes: [{ provider: 'sim-tasks', upstream_model: 'bench-video-up' }],
+            durations: [5],
+            resolutions: ['720p'],
+            pricing: { per_second: { '720p': 10 } },
+          },
+        ],
       },
       env: { STORAGE_DRIVER: 'local' },
       // The worker runs the private chat jobs and drains usage; video submissions stay queued, so
@@ -55,36 +71,92 @@ async function main(): Promise<void> {
     // (a) one call at a time, interleaved: the job path's added latency.
     const chat = await sequentialInterleaved(
       [
-        { name: 'chat', url: `${gw.url}/v1/chat/completions`, headers: standard, body: JSON.stringify({ model: 'bench-chat', ...chatInput }) },
-        { name: 'private', url: `${gw.url}/server/v1/call`, headers: json, body: () => JSON.stringify({ apiKey: privateKey, clientRequestId: unique(), model: 'bench-chat', input: chatInput }) },
+        {
+          name: 'chat',
+          url: `${gw.url}/v1/chat/completions`,
+          headers: standard,
+          body: JSON.stringify({ model: 'bench-chat', ...chatInput }),
+        },
+        {
+          name: 'private',
+          url: `${gw.url}/server/v1/call`,
+          headers: json,
+          body: () =>
+            JSON.stringify({ apiKey: privateKey, clientRequestId: unique(), model: 'bench-chat', input: chatInput }),
+        },
       ],
       N,
     );
 
     // (b) reading a result: a video task by id, and a private call's state by task id.
-    const video = await fetch(`${gw.url}/v1/videos`, { method: 'POST', headers: standard, body: JSON.stringify({ model: 'bench-video', content: [{ type: 'text', text: 'x' }] }) });
+    const video = await fetch(`${gw.url}/v1/videos`, {
+      method: 'POST',
+      headers: standard,
+      body: JSON.stringify({ model: 'bench-video', content: [{ type: 'text', text: 'x' }] }),
+    });
     const videoId = ((await video.json()) as { id: string }).id;
-    const call = await fetch(`${gw.url}/server/v1/call`, { method: 'POST', headers: json, body: JSON.stringify({ apiKey: privateKey, clientRequestId: unique(), model: 'bench-chat', input: chatInput }) });
+    const call = await fetch(`${gw.url}/server/v1/call`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ apiKey: privateKey, clientRequestId: unique(), model: 'bench-chat', input: chatInput }),
+    });
     const taskId = ((await call.json()) as { data: { task_id: string } }).data.task_id;
     const reads = await sequentialInterleaved(
       [
-        { name: 'video', url: `${gw.url}/v1/videos/${videoId}`, headers: { authorization: gw.authorization }, method: 'GET' },
-        { name: 'getResult', url: `${gw.url}/server/v1/getResult`, headers: json, body: JSON.stringify({ apiKey: privateKey, taskId }) },
+        {
+          name: 'video',
+          url: `${gw.url}/v1/videos/${videoId}`,
+          headers: { authorization: gw.authorization },
+          method: 'GET',
+        },
+        {
+          name: 'getResult',
+          url: `${gw.url}/server/v1/getResult`,
+          headers: json,
+          body: JSON.stringify({ apiKey: privateKey, taskId }),
+        },
       ],
       N,
     );
 
     // (c) creations at load: unique ids on both sides.
     await gw.usageDrained();
-    const standardRate = await cannon({ url: `${gw.url}/v1/videos`, connections: CONNECTIONS, durationS: DURATION_S, headers: standard, body: JSON.stringify({ model: 'bench-video', content: [{ type: 'text', text: 'x' }] }), perRequestHeaders: () => ({ 'idempotency-key': unique() }) });
+    const standardRate = await cannon({
+      url: `${gw.url}/v1/videos`,
+      connections: CONNECTIONS,
+      durationS: DURATION_S,
+      headers: standard,
+      body: JSON.stringify({ model: 'bench-video', content: [{ type: 'text', text: 'x' }] }),
+      perRequestHeaders: () => ({ 'idempotency-key': unique() }),
+    });
     await gw.usageDrained();
-    const privateRate = await cannon({ url: `${gw.url}/server/v1/call`, connections: CONNECTIONS, durationS: DURATION_S, headers: json, body: '{}', perRequestBody: () => JSON.stringify({ apiKey: privateKey, clientRequestId: unique(), model: 'bench-video', input: { content: [{ type: 'text', text: 'x' }] } }) });
+    const privateRate = await cannon({
+      url: `${gw.url}/server/v1/call`,
+      connections: CONNECTIONS,
+      durationS: DURATION_S,
+      headers: json,
+      body: '{}',
+      perRequestBody: () =>
+        JSON.stringify({
+          apiKey: privateKey,
+          clientRequestId: unique(),
+          model: 'bench-video',
+          input: { content: [{ type: 'text', text: 'x' }] },
+        }),
+    });
 
     const p50 = (r: { latencies: number[] }) => summarize(r.latencies).p50;
     const added = p50(chat.private!) - p50(chat.chat!);
     const readRatio = p50(reads.getResult!) / p50(reads.video!);
     const rateRatio = privateRate.rps / standardRate.rps;
-    const failures = [chat.chat!.failures, chat.private!.failures, reads.video!.failures, reads.getResult!.failures, standardRate.non2xx + standardRate.errors, privateRate.non2xx + privateRate.errors];
+    const failures = [
+      chat.chat!.failures,
+      chat.private!.failures,
+      reads.video!.failures,
+      reads.getResult!.failures,
+      standardRate.non2xx + standardRate.errors,
+      privateRate.non2xx + privateRate.errors,
+    ];
     const lines = [
       `# Private protocol benchmark (${new Date().toISOString()})`,
       '',

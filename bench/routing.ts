@@ -20,7 +20,15 @@ const N = Number(process.argv[2] ?? 50_000);
 
 const catalog = buildCatalog({
   providers: [
-    { id: 'a', protocol: 'openai', base_url: 'http://127.0.0.1:9/v1', accounts: [{ id: 'x', weight: 3 }, { id: 'y', weight: 1 }] },
+    {
+      id: 'a',
+      protocol: 'openai',
+      base_url: 'http://127.0.0.1:9/v1',
+      accounts: [
+        { id: 'x', weight: 3 },
+        { id: 'y', weight: 1 },
+      ],
+    },
     { id: 'b', protocol: 'openai', base_url: 'http://127.0.0.1:9/v1' },
   ],
   models: Array.from({ length: 50 }, (_, i) => ({
@@ -37,8 +45,17 @@ await migrate(DB_URL);
 const db = createDb(DB_URL, 2);
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 const prefix = `gwbench:${randomBytes(3).toString('hex')}:`;
-const user = await db.insertInto('users').values({ email: `bench-${randomBytes(4).toString('hex')}@example.test` }).returning('id').executeTakeFirstOrThrow();
-await insertPreset(db, user.id, 'bench', { models: ['m3', 'm7', 'm9'], strategy: 'ordered', weights: null, preferred_providers: null });
+const user = await db
+  .insertInto('users')
+  .values({ email: `bench-${randomBytes(4).toString('hex')}@example.test` })
+  .returning('id')
+  .executeTakeFirstOrThrow();
+await insertPreset(db, user.id, 'bench', {
+  models: ['m3', 'm7', 'm9'],
+  strategy: 'ordered',
+  weights: null,
+  preferred_providers: null,
+});
 const latency = new LatencyTracker(redis, prefix);
 const services: RoutingServices = {
   catalog,
@@ -47,7 +64,12 @@ const services: RoutingServices = {
   latency,
   cache: new RoutingCache(db),
 };
-const key = { id: '00000000-0000-0000-0000-000000000000', userId: user.id, name: 'bench', groupId: 'default' } as ApiKeyContext;
+const key = {
+  id: '00000000-0000-0000-0000-000000000000',
+  userId: user.id,
+  name: 'bench',
+  groupId: 'default',
+} as ApiKeyContext;
 
 async function decide(model: string): Promise<void> {
   const plan = await planModels(services, key, model, 'chat/completions', undefined);

@@ -9,7 +9,16 @@ import { startGateway, type GatewayUnderTest } from './lib/gateway.js';
 import { LIMITED_GROUP, limitedAccount } from './lib/limited.js';
 import { runLoad } from './lib/load.js';
 import { CLOCK_TICKS_PER_SECOND, cpuMicros, hostJiffies, readUrl, snapshot, type Child } from './lib/processes.js';
-import { checks, NOISY, renderMarkdown, type Mode, type Phase, type Report, type TargetName, type Upstream } from './lib/report.js';
+import {
+  checks,
+  NOISY,
+  renderMarkdown,
+  type Mode,
+  type Phase,
+  type Report,
+  type TargetName,
+  type Upstream,
+} from './lib/report.js';
 import { sequentialTtfb, type TtfbResult } from './lib/ttfb.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // dist/bench
@@ -89,7 +98,11 @@ async function main(): Promise<void> {
     const simInstant = run.spawn('sim-instant', simScript, ['--port', '0']);
     const simPaced = run.spawn('sim-paced', simScript, ['--port', '0']);
     const simUrls: Record<Upstream, string> = { instant: await readUrl(simInstant), paced: await readUrl(simPaced) };
-    const put = await fetch(`${simUrls.paced}/_sim/defaults`, { method: 'PUT', body: JSON.stringify(PACED), headers: { 'content-type': 'application/json' } });
+    const put = await fetch(`${simUrls.paced}/_sim/defaults`, {
+      method: 'PUT',
+      body: JSON.stringify(PACED),
+      headers: { 'content-type': 'application/json' },
+    });
     if (!put.ok) throw new Error(`could not configure the paced simulator: ${put.status}`);
     const simChild: Record<Upstream, Child> = { instant: simInstant, paced: simPaced };
 
@@ -111,7 +124,9 @@ async function main(): Promise<void> {
       redisUrl: REDIS_URL,
       catalogExtra: { groups: [LIMITED_GROUP] },
       // BENCH_PROFILE_DIR=/some/dir writes a V8 CPU profile of the API process there when it stops.
-      apiNodeArgs: process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_PROFILE_DIR)] : undefined,
+      apiNodeArgs: process.env.BENCH_PROFILE_DIR
+        ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_PROFILE_DIR)]
+        : undefined,
     });
     run.onEnd(() => gw.close());
     const redisPid = await redisServerPid(gw);
@@ -127,13 +142,26 @@ async function main(): Promise<void> {
       `${target === 'sim' ? simUrls[upstream] : target === 'bare' ? bareUrls[upstream] : gw.url}${route}`;
 
     // Every known process of the run; CPU used by anything else on the machine is "foreign" load.
-    const ownPids = async () => [process.pid, ...run.children.map((c) => c.pid), gw.api.pid, gw.worker.pid, redisPid, ...(await gw.postgresBackends())];
+    const ownPids = async () => [
+      process.pid,
+      ...run.children.map((c) => c.pid),
+      gw.api.pid,
+      gw.worker.pid,
+      redisPid,
+      ...(await gw.postgresBackends()),
+    ];
 
     // One longer warm-up per target first, so the first measured phase does not pay for JIT and pools.
     for (const target of ['sim', 'bare', 'gateway'] as const) {
       for (const upstream of ['instant', 'paced'] as const) {
         for (const mode of ['json', 'stream'] as const) {
-          await runLoad({ url: urlOf(target, upstream), connections: 50, durationS: 1, body: requestBody(upstream, mode), headers });
+          await runLoad({
+            url: urlOf(target, upstream),
+            connections: 50,
+            durationS: 1,
+            body: requestBody(upstream, mode),
+            headers,
+          });
         }
       }
     }
@@ -143,8 +171,12 @@ async function main(): Promise<void> {
     // call adds once the code is compiled (measured cold, it mostly shows the JIT at work).
     await waitForQuietMachine();
     const targets = (['sim', 'bare', 'gateway'] as const).map((name) => ({ name, url: urlOf(name, 'instant') }));
-    const ttfb = (await sequentialTtfb(targets, requestBody('instant', 'stream'), headers, TTFB_N)) as Record<TargetName, TtfbResult>;
-    for (const target of ['sim', 'bare', 'gateway'] as const) log(`ttfb ${target}: p50 ${ttfb[target].p50.toFixed(3)} ms`);
+    const ttfb = (await sequentialTtfb(targets, requestBody('instant', 'stream'), headers, TTFB_N)) as Record<
+      TargetName,
+      TtfbResult
+    >;
+    for (const target of ['sim', 'bare', 'gateway'] as const)
+      log(`ttfb ${target}: p50 ${ttfb[target].p50.toFixed(3)} ms`);
     await gw.usageDrained();
 
     /** One phase: warm-up, a quiet machine, then the measured run with the CPU counters around it. */
@@ -175,7 +207,8 @@ async function main(): Promise<void> {
 
       const perReq = (us: number) => us / Math.max(1, load.ok);
       const cpuDetail: Record<string, number> = {};
-      for (const [role, rolePids] of Object.entries(roles)) cpuDetail[role] = perReq(cpuMicros(before, after, rolePids));
+      for (const [role, rolePids] of Object.entries(roles))
+        cpuDetail[role] = perReq(cpuMicros(before, after, rolePids));
       // The bare proxy touches no Redis; its Redis figure only shows background noise from elsewhere.
       const counted = target === 'gateway' ? ['api', 'worker', 'redis'] : target === 'bare' ? ['proxy'] : ['simulator'];
       const cpuPerReq = counted.reduce((sum, role) => sum + (cpuDetail[role] ?? 0), 0);
@@ -240,7 +273,9 @@ async function main(): Promise<void> {
       usage,
     };
     const markdown = renderMarkdown(report);
-    const resultsDir = process.env.BENCH_RESULTS_DIR ? path.resolve(process.env.BENCH_RESULTS_DIR) : path.join(root, 'bench', 'results');
+    const resultsDir = process.env.BENCH_RESULTS_DIR
+      ? path.resolve(process.env.BENCH_RESULTS_DIR)
+      : path.join(root, 'bench', 'results');
     await mkdir(resultsDir, { recursive: true });
     await writeFile(path.join(resultsDir, 'latest.md'), markdown);
     await writeFile(path.join(resultsDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);

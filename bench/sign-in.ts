@@ -64,7 +64,14 @@ async function main(): Promise<void> {
     log(`sign-ins at load: ${load.rps.toFixed(1)}/s`);
 
     // (c) chat alone vs beside 10 sign-ins/s, paired per round.
-    const chat = () => cannon({ url: `${gw.url}/v1/chat/completions`, connections: CHAT_CONNECTIONS, durationS: DURATION_S, headers: { ...json, authorization: gw.authorization }, body: JSON.stringify({ model: 'bench-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 16 }) });
+    const chat = () =>
+      cannon({
+        url: `${gw.url}/v1/chat/completions`,
+        connections: CHAT_CONNECTIONS,
+        durationS: DURATION_S,
+        headers: { ...json, authorization: gw.authorization },
+        body: JSON.stringify({ model: 'bench-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 16 }),
+      });
     const besideSignIns = async () => {
       let signIns = 0;
       const pending: Promise<unknown>[] = [];
@@ -85,7 +92,9 @@ async function main(): Promise<void> {
       const second = round % 2 === 0 ? await besideSignIns() : { rps: (await chat()).rps, signIns: -1 };
       const [alone, beside] = round % 2 === 0 ? [first, second] : [second, first];
       rounds.push({ alone: alone.rps, beside: beside.rps, signIns: beside.signIns });
-      log(`round ${round + 1}: chat alone ${alone.rps.toFixed(0)}/s, beside sign-ins ${beside.rps.toFixed(0)}/s (${beside.signIns} sign-ins)`);
+      log(
+        `round ${round + 1}: chat alone ${alone.rps.toFixed(0)}/s, beside sign-ins ${beside.rps.toFixed(0)}/s (${beside.signIns} sign-ins)`,
+      );
     }
     const losses = rounds.map((r) => 1 - r.beside / r.alone);
     const loss = median(losses);

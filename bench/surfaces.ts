@@ -26,7 +26,11 @@ const log = (message: string) => process.stderr.write(`[bench:surfaces] ${messag
 
 type Surface = 'chat' | 'responses' | 'embeddings' | 'messages' | 'content';
 type Upstream = 'openai' | 'anthropic' | 'gemini';
-const MODEL: Record<Upstream, string> = { openai: 'bench-openai', anthropic: 'bench-anthropic', gemini: 'bench-gemini' };
+const MODEL: Record<Upstream, string> = {
+  openai: 'bench-openai',
+  anthropic: 'bench-anthropic',
+  gemini: 'bench-gemini',
+};
 
 interface Scenario {
   name: string;
@@ -41,7 +45,12 @@ function request(s: Scenario, key: string): { path: string; headers: Record<stri
     return {
       path: '/v1/chat/completions',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello' }], max_tokens: 16, ...(s.stream && { stream: true, stream_options: { include_usage: true } }) }),
+      body: JSON.stringify({
+        model,
+        messages: [{ role: 'user', content: 'hello' }],
+        max_tokens: 16,
+        ...(s.stream && { stream: true, stream_options: { include_usage: true } }),
+      }),
     };
   }
   if (s.surface === 'responses') {
@@ -52,23 +61,40 @@ function request(s: Scenario, key: string): { path: string; headers: Record<stri
     };
   }
   if (s.surface === 'embeddings') {
-    return { path: '/v1/embeddings', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ model: 'bench-embed', input: 'hello', encoding_format: 'float' }) };
+    return {
+      path: '/v1/embeddings',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ model: 'bench-embed', input: 'hello', encoding_format: 'float' }),
+    };
   }
   if (s.surface === 'messages') {
     return {
       path: '/native-messages/v1/messages',
       headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify({ model, max_tokens: 16, messages: [{ role: 'user', content: 'hello' }], ...(s.stream && { stream: true }) }),
+      body: JSON.stringify({
+        model,
+        max_tokens: 16,
+        messages: [{ role: 'user', content: 'hello' }],
+        ...(s.stream && { stream: true }),
+      }),
     };
   }
   return {
     path: `/native-content/v1beta/models/${model}:${s.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
     headers: { 'content-type': 'application/json', 'x-goog-api-key': key },
-    body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hello' }] }], generationConfig: { maxOutputTokens: 16 } }),
+    body: JSON.stringify({
+      contents: [{ role: 'user', parts: [{ text: 'hello' }] }],
+      generationConfig: { maxOutputTokens: 16 },
+    }),
   };
 }
 
-const scenario = (surface: Surface, upstream: Upstream, stream: boolean): Scenario => ({ name: `${surface}←${upstream}${stream ? ' stream' : ''}`, surface, upstream, stream });
+const scenario = (surface: Surface, upstream: Upstream, stream: boolean): Scenario => ({
+  name: `${surface}←${upstream}${stream ? ' stream' : ''}`,
+  surface,
+  upstream,
+  stream,
+});
 const ALL_SCENARIOS: Scenario[] = [
   scenario('chat', 'openai', false),
   scenario('messages', 'anthropic', false),
@@ -113,8 +139,19 @@ async function main(): Promise<void> {
           { id: 'sim-gemini', protocol: 'gemini', base_url: simUrl, api_key: 'bench-upstream-secret' },
         ],
         models: [
-          ...(['anthropic', 'gemini'] as const).map((p) => ({ id: MODEL[p], endpoints: ['chat/completions'], routes: [{ provider: `sim-${p}` }], pricing: { input_per_mtok: 2_000_000, output_per_mtok: 8_000_000 }, max_output_tokens: 1000 })),
-          { id: 'bench-embed', endpoints: ['embeddings'], routes: [{ provider: 'sim-openai' }], pricing: { input_per_mtok: 100_000 } },
+          ...(['anthropic', 'gemini'] as const).map((p) => ({
+            id: MODEL[p],
+            endpoints: ['chat/completions'],
+            routes: [{ provider: `sim-${p}` }],
+            pricing: { input_per_mtok: 2_000_000, output_per_mtok: 8_000_000 },
+            max_output_tokens: 1000,
+          })),
+          {
+            id: 'bench-embed',
+            endpoints: ['embeddings'],
+            routes: [{ provider: 'sim-openai' }],
+            pricing: { input_per_mtok: 100_000 },
+          },
         ],
       },
       // BENCH_PROFILE_DIR=/dir: a V8 CPU profile of the API, written when it stops (then read below).
@@ -127,11 +164,22 @@ async function main(): Promise<void> {
     const info = await gw.redis.info('server');
     const redisPid = Number(/process_id:(\d+)/.exec(info)?.[1]);
     const pids = [gw.api.pid, gw.worker.pid, redisPid];
-    const quiet = new QuietGuard({ busy: 0.15, waitS: num('BENCH_QUIET_WAIT_S', 20), budgetS: num('BENCH_QUIET_BUDGET_S', 60), log });
+    const quiet = new QuietGuard({
+      busy: 0.15,
+      waitS: num('BENCH_QUIET_WAIT_S', 20),
+      budgetS: num('BENCH_QUIET_BUDGET_S', 60),
+      log,
+    });
 
     for (const s of SCENARIOS) {
       const r = request(s, key);
-      await runLoad({ url: `${gw.url}${r.path}`, connections: CONNECTIONS, durationS: 1, body: r.body, headers: r.headers });
+      await runLoad({
+        url: `${gw.url}${r.path}`,
+        connections: CONNECTIONS,
+        durationS: 1,
+        body: r.body,
+        headers: r.headers,
+      });
     }
     await gw.usageDrained();
 
@@ -141,7 +189,9 @@ async function main(): Promise<void> {
     }
     // The median round of each scenario, by CPU per request.
     const measured = rounds.map((all) => all.sort((a, b) => a.cpuPerReq - b.cpuPerReq)[Math.floor(all.length / 2)]!);
-    log(`medians of ${ROUNDS} rounds: ${measured.map((m) => `${m.scenario.name} ${Math.round(m.cpuPerReq)}`).join(', ')}`);
+    log(
+      `medians of ${ROUNDS} rounds: ${measured.map((m) => `${m.scenario.name} ${Math.round(m.cpuPerReq)}`).join(', ')}`,
+    );
 
     async function measureOne(s: Scenario): Promise<Measured> {
       const r = request(s, key);
@@ -150,12 +200,20 @@ async function main(): Promise<void> {
       await gw.usageDrained();
       await quiet.wait();
       const before = snapshot(pids);
-      const load = await runLoad({ url, connections: CONNECTIONS, durationS: DURATION_S, body: r.body, headers: r.headers });
+      const load = await runLoad({
+        url,
+        connections: CONNECTIONS,
+        durationS: DURATION_S,
+        body: r.body,
+        headers: r.headers,
+      });
       await gw.usageDrained();
       const after = snapshot(pids);
       const cpuPerReq = cpuMicros(before, after, pids) / Math.max(1, load.ok);
       if (load.non2xx > 0 || load.errors > 0) log(`${s.name}: ${load.non2xx} non-2xx, ${load.errors} errors`);
-      log(`${s.name}: ${Math.round(load.rps)} req/s p50 ${load.p50.toFixed(2)} ms, ${Math.round(cpuPerReq)} µs CPU/req`);
+      log(
+        `${s.name}: ${Math.round(load.rps)} req/s p50 ${load.p50.toFixed(2)} ms, ${Math.round(cpuPerReq)} µs CPU/req`,
+      );
       return { scenario: s, load, cpuPerReq };
     }
 
@@ -166,36 +224,90 @@ async function main(): Promise<void> {
       return { name: s.name, url: `${gw.url}${r.path}`, body: r.body, headers: r.headers };
     });
     const ttfbResults = await sequentialTtfb(ttfbTargets, '', {}, TTFB_N);
-    const ttfb: Record<string, number> = Object.fromEntries(Object.entries(ttfbResults).map(([name, r]) => [name, r.p50]));
+    const ttfb: Record<string, number> = Object.fromEntries(
+      Object.entries(ttfbResults).map(([name, r]) => [name, r.p50]),
+    );
 
     if (ONLY) {
       if (PROFILE_DIR) {
         await gw.close();
         const file = await newestProfile(PROFILE_DIR);
         const summary = file && (await summarizeProfile(file, root));
-        if (summary) for (const [fn, us] of summary.self.slice(0, 40)) log(`${((100 * us) / summary.busyUs).toFixed(1)}% ${fn}`);
+        if (summary)
+          for (const [fn, us] of summary.self.slice(0, 40)) log(`${((100 * us) / summary.busyUs).toFixed(1)}% ${fn}`);
       }
       ok = true;
       return;
     }
     const cpu = (name: string) => measured.find((m) => m.scenario.name === name)!.cpuPerReq;
     const checks = [
-      { target: 'same-protocol Messages JSON ≤ 1.1× chat CPU', ratio: cpu('messages←anthropic') / cpu('chat←openai'), limit: 1.1 },
-      { target: 'same-protocol generateContent JSON ≤ 1.1× chat CPU', ratio: cpu('content←gemini') / cpu('chat←openai'), limit: 1.1 },
-      { target: 'same-protocol Messages stream ≤ 1.1× chat stream CPU', ratio: cpu('messages←anthropic stream') / cpu('chat←openai stream'), limit: 1.1 },
-      { target: 'same-protocol generateContent stream ≤ 1.1× chat stream CPU', ratio: cpu('content←gemini stream') / cpu('chat←openai stream'), limit: 1.1 },
-      { target: 'Messages ← chat-completions stream (translated) ≤ 1.5× the same stream passed through', ratio: cpu('messages←openai stream') / cpu('chat←openai stream'), limit: 1.5 },
-      { target: 'generateContent ← chat-completions stream (translated) ≤ 1.5× passed through', ratio: cpu('content←openai stream') / cpu('chat←openai stream'), limit: 1.5 },
-      { target: 'chat ← Messages stream (translated) ≤ 1.5× the same stream passed through', ratio: cpu('chat←anthropic stream') / cpu('messages←anthropic stream'), limit: 1.5 },
-      { target: 'chat ← generateContent stream (translated) ≤ 1.5× passed through', ratio: cpu('chat←gemini stream') / cpu('content←gemini stream'), limit: 1.5 },
-      { target: 'an embeddings call ≤ 1× the CPU of a chat call', ratio: cpu('embeddings←openai') / cpu('chat←openai'), limit: 1 },
+      {
+        target: 'same-protocol Messages JSON ≤ 1.1× chat CPU',
+        ratio: cpu('messages←anthropic') / cpu('chat←openai'),
+        limit: 1.1,
+      },
+      {
+        target: 'same-protocol generateContent JSON ≤ 1.1× chat CPU',
+        ratio: cpu('content←gemini') / cpu('chat←openai'),
+        limit: 1.1,
+      },
+      {
+        target: 'same-protocol Messages stream ≤ 1.1× chat stream CPU',
+        ratio: cpu('messages←anthropic stream') / cpu('chat←openai stream'),
+        limit: 1.1,
+      },
+      {
+        target: 'same-protocol generateContent stream ≤ 1.1× chat stream CPU',
+        ratio: cpu('content←gemini stream') / cpu('chat←openai stream'),
+        limit: 1.1,
+      },
+      {
+        target: 'Messages ← chat-completions stream (translated) ≤ 1.5× the same stream passed through',
+        ratio: cpu('messages←openai stream') / cpu('chat←openai stream'),
+        limit: 1.5,
+      },
+      {
+        target: 'generateContent ← chat-completions stream (translated) ≤ 1.5× passed through',
+        ratio: cpu('content←openai stream') / cpu('chat←openai stream'),
+        limit: 1.5,
+      },
+      {
+        target: 'chat ← Messages stream (translated) ≤ 1.5× the same stream passed through',
+        ratio: cpu('chat←anthropic stream') / cpu('messages←anthropic stream'),
+        limit: 1.5,
+      },
+      {
+        target: 'chat ← generateContent stream (translated) ≤ 1.5× passed through',
+        ratio: cpu('chat←gemini stream') / cpu('content←gemini stream'),
+        limit: 1.5,
+      },
+      {
+        target: 'an embeddings call ≤ 1× the CPU of a chat call',
+        ratio: cpu('embeddings←openai') / cpu('chat←openai'),
+        limit: 1,
+      },
     ];
     const ttftChecks = [
-      { target: 'Messages client: translated (← chat completions) TTFB − same-protocol', added: ttfb['messages←openai stream']! - ttfb['messages←anthropic stream']! },
-      { target: 'generateContent client: translated (← chat completions) TTFB − same-protocol', added: ttfb['content←openai stream']! - ttfb['content←gemini stream']! },
-      { target: 'chat client: translated (← Messages) TTFB − same-protocol', added: ttfb['chat←anthropic stream']! - ttfb['chat←openai stream']! },
-      { target: 'chat client: translated (← generateContent) TTFB − same-protocol', added: ttfb['chat←gemini stream']! - ttfb['chat←openai stream']! },
-      { target: 'Responses stream TTFB − the same model through chat completions', added: ttfb['responses←openai stream']! - ttfb['chat←openai stream']! },
+      {
+        target: 'Messages client: translated (← chat completions) TTFB − same-protocol',
+        added: ttfb['messages←openai stream']! - ttfb['messages←anthropic stream']!,
+      },
+      {
+        target: 'generateContent client: translated (← chat completions) TTFB − same-protocol',
+        added: ttfb['content←openai stream']! - ttfb['content←gemini stream']!,
+      },
+      {
+        target: 'chat client: translated (← Messages) TTFB − same-protocol',
+        added: ttfb['chat←anthropic stream']! - ttfb['chat←openai stream']!,
+      },
+      {
+        target: 'chat client: translated (← generateContent) TTFB − same-protocol',
+        added: ttfb['chat←gemini stream']! - ttfb['chat←openai stream']!,
+      },
+      {
+        target: 'Responses stream TTFB − the same model through chat completions',
+        added: ttfb['responses←openai stream']! - ttfb['chat←openai stream']!,
+      },
     ];
 
     const lines = [
@@ -205,12 +317,18 @@ async function main(): Promise<void> {
       '',
       '| scenario (client ← upstream) | req/s | p50 ms | p99 ms | CPU µs/req | TTFB p50 ms |',
       '|---|---|---|---|---|---|',
-      ...measured.map((m) => `| ${m.scenario.name} | ${Math.round(m.load.rps)} | ${m.load.p50.toFixed(2)} | ${m.load.p99.toFixed(2)} | ${Math.round(m.cpuPerReq)} | ${ttfb[m.scenario.name]?.toFixed(3) ?? '–'} |`),
+      ...measured.map(
+        (m) =>
+          `| ${m.scenario.name} | ${Math.round(m.load.rps)} | ${m.load.p50.toFixed(2)} | ${m.load.p99.toFixed(2)} | ${Math.round(m.cpuPerReq)} | ${ttfb[m.scenario.name]?.toFixed(3) ?? '–'} |`,
+      ),
       '',
       '| target | measured | met |',
       '|---|---|---|',
       ...checks.map((c) => `| ${c.target} | ${c.ratio.toFixed(2)}× | ${c.ratio <= c.limit ? 'yes' : '**MISSED**'} |`),
-      ...ttftChecks.map((c) => `| ${c.target} ≤ 1 ms | ${c.added >= 0 ? '+' : ''}${c.added.toFixed(3)} ms | ${c.added <= 1 ? 'yes' : '**MISSED**'} |`),
+      ...ttftChecks.map(
+        (c) =>
+          `| ${c.target} ≤ 1 ms | ${c.added >= 0 ? '+' : ''}${c.added.toFixed(3)} ms | ${c.added <= 1 ? 'yes' : '**MISSED**'} |`,
+      ),
       '',
     ];
     await publishResult(root, 'surfaces-latest.md', lines.join('\n'));

@@ -15,7 +15,15 @@ import { commit, f0, f1, f2, f3, machine, pct, table, verdict } from './lib/md.j
 import { readUrl, type Child } from './lib/processes.js';
 import { newestProfile, summarizeProfile } from './lib/profile.js';
 import { NOISY, num, QuietGuard, startMeter, type MeterResult } from './lib/quiet.js';
-import { bullmqScriptNames, commandStats, foreignActiveClients, monitorTrace, statsDelta, type CommandStat, type TracedCommand } from './lib/redis-trace.js';
+import {
+  bullmqScriptNames,
+  commandStats,
+  foreignActiveClients,
+  monitorTrace,
+  statsDelta,
+  type CommandStat,
+  type TracedCommand,
+} from './lib/redis-trace.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // dist/bench
 const root = path.resolve(here, '..', '..');
@@ -43,7 +51,12 @@ const INSTANT = { taskQueuedMs: 0, taskRunMs: 0, resultBytes: 1024, latencyMs: 0
 const log = (message: string) => process.stderr.write(`[bench:tasks] ${message}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const BODY = JSON.stringify({ model: 'bench-video', content: [{ type: 'text', text: 'a red fox running through fresh snow' }], duration: 5, resolution: '720p' });
+const BODY = JSON.stringify({
+  model: 'bench-video',
+  content: [{ type: 'text', text: 'a red fox running through fresh snow' }],
+  duration: 5,
+  resolution: '720p',
+});
 
 interface CreatePhase {
   load: CannonResult;
@@ -97,7 +110,11 @@ async function main(): Promise<void> {
     const sim = run.spawn('sim-tasks', path.join(root, 'dist/tools/upstream-sim/main.js'), ['--port', '0']);
     const simUrl = await readUrl(sim);
     const simDefaults = async (behaviour: object) => {
-      const res = await fetch(`${simUrl}/_sim/defaults`, { method: 'PUT', body: JSON.stringify(behaviour), headers: { 'content-type': 'application/json' } });
+      const res = await fetch(`${simUrl}/_sim/defaults`, {
+        method: 'PUT',
+        body: JSON.stringify(behaviour),
+        headers: { 'content-type': 'application/json' },
+      });
       if (!res.ok) throw new Error(`could not configure the simulator: ${res.status}`);
     };
     await simDefaults(INSTANT);
@@ -112,7 +129,14 @@ async function main(): Promise<void> {
       postgresAdminUrl: POSTGRES_ADMIN_URL,
       redisUrl: REDIS_URL,
       catalogExtra: {
-        providers: [{ id: 'sim-tasks', protocol: 'content-tasks', base_url: `${simUrl}/api/v3`, api_key: 'bench-upstream-secret' }],
+        providers: [
+          {
+            id: 'sim-tasks',
+            protocol: 'content-tasks',
+            base_url: `${simUrl}/api/v3`,
+            api_key: 'bench-upstream-secret',
+          },
+        ],
         models: [
           {
             id: 'bench-video',
@@ -141,7 +165,9 @@ async function main(): Promise<void> {
     const alive = () => {
       for (const child of [gw.api, gw.worker]) {
         if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
-          throw new Error(`${child.name} exited (code ${child.proc.exitCode}, signal ${child.proc.signalCode}); results would be void`);
+          throw new Error(
+            `${child.name} exited (code ${child.proc.exitCode}, signal ${child.proc.signalCode}); results would be void`,
+          );
         }
       }
     };
@@ -176,13 +202,22 @@ async function main(): Promise<void> {
       sim: [sim.pid],
     });
     const ownPids = async () => [process.pid, ...Object.values(await roles()).flat()];
-    const quiet = new QuietGuard({ busy: 0.15, waitS: num('BENCH_QUIET_WAIT_S', 20), budgetS: num('BENCH_QUIET_BUDGET_S', 60), log });
+    const quiet = new QuietGuard({
+      busy: 0.15,
+      waitS: num('BENCH_QUIET_WAIT_S', 20),
+      budgetS: num('BENCH_QUIET_BUDGET_S', 60),
+      log,
+    });
     const redisUrl = new URL(REDIS_URL);
-    const queue = new Queue('task-submit', { connection: { host: redisUrl.hostname, port: Number(redisUrl.port || 6379) }, prefix: `${gw.redisPrefix}bull` });
+    const queue = new Queue('task-submit', {
+      connection: { host: redisUrl.hostname, port: Number(redisUrl.port || 6379) },
+      prefix: `${gw.redisPrefix}bull`,
+    });
     run.onEnd(() => queue.close());
 
     const startTaskWorkers = async (n: number) => {
-      for (let i = 0; i < n; i++) taskWorkers.push(gw.spawnWorker(`task-worker-${taskWorkers.length + 1}`, { WORKER_QUEUES: TASK_QUEUES }));
+      for (let i = 0; i < n; i++)
+        taskWorkers.push(gw.spawnWorker(`task-worker-${taskWorkers.length + 1}`, { WORKER_QUEUES: TASK_QUEUES }));
       // Ready when BullMQ sees every worker's connection on the queue.
       const deadline = Date.now() + 15_000;
       while ((await queue.getWorkersCount()) < taskWorkers.length) {
@@ -195,7 +230,10 @@ async function main(): Promise<void> {
       taskWorkers.length = 0;
     };
     const openTasks = async (since = new Date(0)) =>
-      Number((await q<{ n: string }>(`SELECT count(*) AS n FROM tasks WHERE stage <> 'done' AND created_at >= $1`, [since])).rows[0]!.n);
+      Number(
+        (await q<{ n: string }>(`SELECT count(*) AS n FROM tasks WHERE stage <> 'done' AND created_at >= $1`, [since]))
+          .rows[0]!.n,
+      );
     const waitAllDone = async (timeoutMs: number, since?: Date) => {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
@@ -211,7 +249,14 @@ async function main(): Promise<void> {
 
     // ---- (a) creation alone -----------------------------------------------------------------
     log('warming up task creation (1 s)');
-    const warm = await cannon({ url: createUrl, connections: CONNECTIONS, durationS: 1, body: BODY, headers, perRequestHeaders: uniqueKey });
+    const warm = await cannon({
+      url: createUrl,
+      connections: CONNECTIONS,
+      durationS: 1,
+      body: BODY,
+      headers,
+      perRequestHeaders: uniqueKey,
+    });
     if (warm.non2xx) log(`warm-up answers: ${JSON.stringify(warm.statuses)}`);
     let retries = num('BENCH_RETRY_BUDGET', 3);
     const measureCreate = async (): Promise<CreatePhase> => {
@@ -221,11 +266,22 @@ async function main(): Promise<void> {
       const meter = startMeter(r, await ownPids());
       const statsBefore = await commandStats(gw.redis);
       const started = Date.now();
-      const load = await cannon({ url: createUrl, connections: CONNECTIONS, durationS: CREATE_S, body: BODY, headers, perRequestHeaders: uniqueKey });
+      const load = await cannon({
+        url: createUrl,
+        connections: CONNECTIONS,
+        durationS: CREATE_S,
+        body: BODY,
+        headers,
+        perRequestHeaders: uniqueKey,
+      });
       alive();
       const statsAfter = await commandStats(gw.redis);
       const m = meter.stop(await roles());
-      const foreignClients = await foreignActiveClients(gw.redis, { ...r, bench: [process.pid] }, Math.ceil((Date.now() - started) / 1000) + 1);
+      const foreignClients = await foreignActiveClients(
+        gw.redis,
+        { ...r, bench: [process.pid] },
+        Math.ceil((Date.now() - started) / 1000) + 1,
+      );
       const after = Number((await q<{ n: string }>('SELECT count(*) AS n FROM tasks')).rows[0]!.n);
       const cpu = (m.cpuUs.api! + m.cpuUs.redis! + m.cpuUs.postgres!) / Math.max(1, load.ok);
       log(
@@ -233,7 +289,14 @@ async function main(): Promise<void> {
           `errors ${load.errors}+${load.timeouts} cpu ${Math.round(cpu)} µs/task foreign ${pct(m.foreign)}` +
           (load.non2xx ? ` statuses ${JSON.stringify(load.statuses)}` : ''),
       );
-      return { load, meter: m, tasksInDb: after - before, redis: statsDelta(statsBefore, statsAfter), foreignClients, attempts: 1 };
+      return {
+        load,
+        meter: m,
+        tasksInDb: after - before,
+        redis: statsDelta(statsBefore, statsAfter),
+        foreignClients,
+        attempts: 1,
+      };
     };
     let create = await measureCreate();
     while (create.meter.foreign > NOISY && retries > 0) {
@@ -270,7 +333,9 @@ async function main(): Promise<void> {
     const drainS = (performance.now() - drainStarted) / 1000;
     const drainM = drainMeter.stop(await roles());
     const drainedTasks = backlog - (await openTasks());
-    log(`backlog: ${drainedTasks} of ${backlog} tasks in ${drainS.toFixed(1)} s (${Math.round(drainedTasks / drainS)} tasks/s)`);
+    log(
+      `backlog: ${drainedTasks} of ${backlog} tasks in ${drainS.toFixed(1)} s (${Math.round(drainedTasks / drainS)} tasks/s)`,
+    );
     await stopTaskWorkers();
     let dropped = 0;
     if (!drained) {
@@ -305,12 +370,20 @@ async function main(): Promise<void> {
             )
           ).rows[0]!;
           progress.push([(performance.now() - t0) / 1000, Number(row.ok)]);
-          if (Number(row.done) >= E2E_N || (performance.now() - t0) / 1000 > 180) return { done: Number(row.done), failed: Number(row.failed) };
+          if (Number(row.done) >= E2E_N || (performance.now() - t0) / 1000 > 180)
+            return { done: Number(row.done), failed: Number(row.failed) };
           await sleep(100);
         }
         return { done: 0, failed: 0 };
       })();
-      const load = await cannon({ url: createUrl, connections: CONNECTIONS, amount: E2E_N, body: BODY, headers, perRequestHeaders: uniqueKey });
+      const load = await cannon({
+        url: createUrl,
+        connections: CONNECTIONS,
+        amount: E2E_N,
+        body: BODY,
+        headers,
+        perRequestHeaders: uniqueKey,
+      });
       alive();
       const createS = (performance.now() - t0) / 1000;
       const final = await watcher;
@@ -365,25 +438,47 @@ async function main(): Promise<void> {
     await simDefaults(INSTANT);
     await fetch(`${simUrl}/_sim/tasks`, { method: 'DELETE' });
     await fetch(`${simUrl}/_sim/reset`, { method: 'POST' });
-    log(`polls: cohorts ${POLL_COHORTS.map((c) => `${c.n} × ${c.runMs / 1000} s`).join(', ')}, ${taskWorkers.length} task workers`);
+    log(
+      `polls: cohorts ${POLL_COHORTS.map((c) => `${c.n} × ${c.runMs / 1000} s`).join(', ')}, ${taskWorkers.length} task workers`,
+    );
     const pollSince = new Date();
     const p0 = performance.now();
     for (const c of POLL_COHORTS) {
-      const body = JSON.stringify({ ...JSON.parse(BODY), content: [{ type: 'text', text: `a red fox running through fresh snow [[sim:taskRunMs=${c.runMs}]]` }] });
-      const load = await cannon({ url: createUrl, connections: 10, amount: c.n, body, headers, perRequestHeaders: uniqueKey });
+      const body = JSON.stringify({
+        ...JSON.parse(BODY),
+        content: [{ type: 'text', text: `a red fox running through fresh snow [[sim:taskRunMs=${c.runMs}]]` }],
+      });
+      const load = await cannon({
+        url: createUrl,
+        connections: 10,
+        amount: c.n,
+        body,
+        headers,
+        perRequestHeaders: uniqueKey,
+      });
       alive();
       if (load.non2xx || load.errors) log(`poll-phase creates: ${JSON.stringify(load.statuses)}`);
     }
     await waitAllDone(Math.max(...POLL_COHORTS.map((c) => c.runMs)) * 2 + 60_000, pollSince);
     const wallS = (performance.now() - p0) / 1000;
-    const stats = (await (await fetch(`${simUrl}/_sim/stats`)).json()) as { tasks: Record<string, { taskPolls: number; taskCreates: number }> };
-    const simTasks = ((await (await fetch(`${simUrl}/_sim/tasks`)).json()) as { data: { id: string; polls: number; createdAt: number; finishedAt: number | null; status: string }[] }).data;
+    const stats = (await (await fetch(`${simUrl}/_sim/stats`)).json()) as {
+      tasks: Record<string, { taskPolls: number; taskCreates: number }>;
+    };
+    const simTasks = (
+      (await (await fetch(`${simUrl}/_sim/tasks`)).json()) as {
+        data: { id: string; polls: number; createdAt: number; finishedAt: number | null; status: string }[];
+      }
+    ).data;
     const rows = (
-      await q<{ upstream_id: string; finished_at: Date | null; status: string }>('SELECT upstream_id, finished_at, status FROM tasks WHERE created_at >= $1', [pollSince])
+      await q<{ upstream_id: string; finished_at: Date | null; status: string }>(
+        'SELECT upstream_id, finished_at, status FROM tasks WHERE created_at >= $1',
+        [pollSince],
+      )
     ).rows;
     const byUpstream = new Map(rows.map((r) => [r.upstream_id, r]));
     // Each upstream task belongs to the cohort whose run time is nearest its created → finished.
-    const cohortOf = (runMs: number) => POLL_COHORTS.reduce((best, c) => (Math.abs(c.runMs - runMs) < Math.abs(best.runMs - runMs) ? c : best));
+    const cohortOf = (runMs: number) =>
+      POLL_COHORTS.reduce((best, c) => (Math.abs(c.runMs - runMs) < Math.abs(best.runMs - runMs) ? c : best));
     const polls: PollPhase = {
       simPolls: stats.tasks['content-tasks']?.taskPolls ?? Number.NaN,
       simCreates: stats.tasks['content-tasks']?.taskCreates ?? Number.NaN,
@@ -406,9 +501,24 @@ async function main(): Promise<void> {
     log(`polls: ${polls.simPolls} polls for ${polls.simCreates} upstream tasks in ${wallS.toFixed(1)} s`);
     await stopTaskWorkers();
 
-    const taskStates = (await q<{ status: string; stage: string; n: string }>('SELECT status, stage, count(*) AS n FROM tasks GROUP BY 1, 2 ORDER BY 3 DESC')).rows;
+    const taskStates = (
+      await q<{ status: string; stage: string; n: string }>(
+        'SELECT status, stage, count(*) AS n FROM tasks GROUP BY 1, 2 ORDER BY 3 DESC',
+      )
+    ).rows;
     tasksCreated = taskStates.reduce((a, r) => a + Number(r.n), 0);
-    markdown = render({ create, trace, backlog, drainedTasks, dropped, drainS, drainForeign: drainM.foreign, e2e, polls, taskStates });
+    markdown = render({
+      create,
+      trace,
+      backlog,
+      drainedTasks,
+      dropped,
+      drainS,
+      drainForeign: drainM.foreign,
+      e2e,
+      polls,
+      taskStates,
+    });
     succeeded = true;
   } finally {
     await run.end(succeeded);
@@ -417,7 +527,9 @@ async function main(): Promise<void> {
     const file = await newestProfile(profileDir);
     if (file) markdown += await renderProfile(file, tasksCreated);
   }
-  const resultsDir = process.env.BENCH_RESULTS_DIR ? path.resolve(process.env.BENCH_RESULTS_DIR) : path.join(root, 'bench', 'results');
+  const resultsDir = process.env.BENCH_RESULTS_DIR
+    ? path.resolve(process.env.BENCH_RESULTS_DIR)
+    : path.join(root, 'bench', 'results');
   await mkdir(resultsDir, { recursive: true });
   // A profiled run is slower: its numbers go to a file of their own.
   await writeFile(path.join(resultsDir, profileDir ? 'tasks.profiled.md' : 'tasks.md'), markdown);
@@ -430,13 +542,29 @@ async function renderProfile(file: string, tasks: number): Promise<string> {
     '',
     `#### Where the API's time goes (V8 CPU profile of the API over the whole run: ${f0(tasks)} tasks created, \`${path.basename(file)}\`)`,
     '',
-    'Sampled in a separate run with `BENCH_PROFILE_DIR` (the profiler slows the API down; that run\'s figures are not the ones above). V8 samples',
-    'the main thread\'s wall time: on a saturated 2-core machine, a thread preempted inside a system call (`writev`) keeps being sampled there,',
+    "Sampled in a separate run with `BENCH_PROFILE_DIR` (the profiler slows the API down; that run's figures are not the ones above). V8 samples",
+    "the main thread's wall time: on a saturated 2-core machine, a thread preempted inside a system call (`writev`) keeps being sampled there,",
     'so the shares of native socket writes overstate their CPU; the ranking is what the table is for.',
     '',
   ];
-  out.push(table(['function (self time)', 'share of sampled time'], p.self.slice(0, 15).map(([fn, us]) => [`\`${fn}\``, pct(us / p.busyUs)]), ['l', 'r']));
-  out.push('', table(['self time by origin', 'share'], p.byOrigin().slice(0, 12).map(([o, us]) => [o, pct(us / p.busyUs)]), ['l', 'r']));
+  out.push(
+    table(
+      ['function (self time)', 'share of sampled time'],
+      p.self.slice(0, 15).map(([fn, us]) => [`\`${fn}\``, pct(us / p.busyUs)]),
+      ['l', 'r'],
+    ),
+  );
+  out.push(
+    '',
+    table(
+      ['self time by origin', 'share'],
+      p
+        .byOrigin()
+        .slice(0, 12)
+        .map(([o, us]) => [o, pct(us / p.busyUs)]),
+      ['l', 'r'],
+    ),
+  );
   const inc = (label: string, re: RegExp) => [label, pct(p.inclusiveUs((fn) => re.test(fn)) / p.busyUs)];
   out.push(
     '',
@@ -492,7 +620,16 @@ function render(input: RenderInput): string {
   out.push(`#### (a) Task creation through one API process (${CONNECTIONS} connections, closed loop)`, '');
   out.push(
     table(
-      ['tasks/s accepted', 'p50 ms', 'p99 ms', 'errors / non-2xx', 'tasks in Postgres', 'CPU µs/task: API + Redis + Postgres', 'detail µs/task', 'host busy / foreign'],
+      [
+        'tasks/s accepted',
+        'p50 ms',
+        'p99 ms',
+        'errors / non-2xx',
+        'tasks in Postgres',
+        'CPU µs/task: API + Redis + Postgres',
+        'detail µs/task',
+        'host busy / foreign',
+      ],
       [
         [
           f0(create.load.rps),
@@ -529,7 +666,20 @@ function render(input: RenderInput): string {
   out.push('#### (b) End to end, zero-latency simulator', '');
   out.push(
     table(
-      ['task workers', 'tasks', 'created in s', 'all succeeded at s', 'all settled at s', 'tasks/s (all ÷ time)', 'per worker', 'steady tasks/s (10→90 %)', 'per worker', 'failed', 'CPU µs/task', 'host busy / foreign'],
+      [
+        'task workers',
+        'tasks',
+        'created in s',
+        'all succeeded at s',
+        'all settled at s',
+        'tasks/s (all ÷ time)',
+        'per worker',
+        'steady tasks/s (10→90 %)',
+        'per worker',
+        'failed',
+        'CPU µs/task',
+        'host busy / foreign',
+      ],
       e2e.map((p) => {
         const rate = p.n / p.allSucceededS;
         const c = p.meter.cpuUs;
@@ -564,7 +714,10 @@ function render(input: RenderInput): string {
   );
 
   // (c)
-  out.push(`#### (c) Upstream polls per task (${polls.cohorts.map((c) => `${c.n} tasks × ${c.runMs / 1000} s`).join(', ')}, all at once)`, '');
+  out.push(
+    `#### (c) Upstream polls per task (${polls.cohorts.map((c) => `${c.n} tasks × ${c.runMs / 1000} s`).join(', ')}, all at once)`,
+    '',
+  );
   const cohortRows = polls.cohorts.map((c, i) => {
     const total = c.tasks.reduce((a, t) => a + t.polls, 0);
     const runS = c.tasks.reduce((a, t) => a + t.runS, 0);
@@ -582,7 +735,15 @@ function render(input: RenderInput): string {
   });
   out.push(
     table(
-      ['upstream run time', 'tasks', 'polls', 'polls per task', 'min / max per task', 'polls per 2 s of upstream run time', 'success noticed after (p50 / max)'],
+      [
+        'upstream run time',
+        'tasks',
+        'polls',
+        'polls per task',
+        'min / max per task',
+        'polls per 2 s of upstream run time',
+        'success noticed after (p50 / max)',
+      ],
       cohortRows,
       ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
@@ -593,13 +754,18 @@ function render(input: RenderInput): string {
     `Simulator counters for the phase: ${f0(polls.simPolls)} task polls (\`GET /_sim/stats\` → \`tasks["content-tasks"].taskPolls\`) for ` +
       `${f0(polls.simCreates)} task creates (${f2(polls.simPolls / polls.simCreates)} per task over all cohorts; the per-task counts of \`GET /_sim/tasks\` add up to ${f0(perTaskSum)}); ` +
       `${polls.failed} tasks did not succeed; the phase took ${f1(polls.wallS)} s.`,
-    'Run time is the simulator\'s created → finished. The workers poll 2 s after the submit, then back off ×1.5 up to 30 s (±20 % jitter):',
+    "Run time is the simulator's created → finished. The workers poll 2 s after the submit, then back off ×1.5 up to 30 s (±20 % jitter):",
     'a task is looked at about 2, 5, 9.5, 16, 26 and 42 s after its submit. "Noticed after" is the gateway\'s `finished_at` minus the upstream',
     'finish: the latency the backoff costs. Tasks shorter than about 4 s cannot meet 1 poll per 2 s (the first look is at 2 s, the second at 5 s).',
     '',
   );
 
-  out.push('Task states at the end of the run: ' + input.taskStates.map((s) => `${s.status}/${s.stage} ${f0(Number(s.n))}`).join(', ') + '.', '');
+  out.push(
+    'Task states at the end of the run: ' +
+      input.taskStates.map((s) => `${s.status}/${s.stage} ${f0(Number(s.n))}`).join(', ') +
+      '.',
+    '',
+  );
 
   // Targets
   const target = polls.cohorts[0]!;
@@ -619,14 +785,28 @@ function render(input: RenderInput): string {
     [
       'every created task answered 2xx and every task succeeded',
       `non-2xx ${create.load.non2xx + e2e.reduce((a, p) => a + p.createNon2xx, 0)}, errors ${create.load.errors + create.load.timeouts}, not succeeded ${e2e.reduce((a, p) => a + p.failed, 0) + polls.failed}`,
-      create.load.non2xx + create.load.errors + create.load.timeouts + e2e.reduce((a, p) => a + p.createNon2xx + p.failed, 0) + polls.failed === 0 &&
+      create.load.non2xx +
+        create.load.errors +
+        create.load.timeouts +
+        e2e.reduce((a, p) => a + p.createNon2xx + p.failed, 0) +
+        polls.failed ===
+        0 &&
         create.tasksInDb >= create.load.ok &&
         create.tasksInDb <= create.load.ok + CONNECTIONS,
     ],
   ];
   out.push('#### Targets', '');
-  out.push(table(['target', 'measured', 'result'], checks.map(([t, m, p]) => [t, m, verdict(p)])));
-  out.push('', `End-to-end throughput has no target; it is reported above: ${e2e.map((p) => `${p.workers} worker(s) ${f0(p.n / p.allSucceededS / p.workers)} tasks/s per worker process (steady ${f0(p.steadyPerS / p.workers)})`).join('; ')}.`, '');
+  out.push(
+    table(
+      ['target', 'measured', 'result'],
+      checks.map(([t, m, p]) => [t, m, verdict(p)]),
+    ),
+  );
+  out.push(
+    '',
+    `End-to-end throughput has no target; it is reported above: ${e2e.map((p) => `${p.workers} worker(s) ${f0(p.n / p.allSucceededS / p.workers)} tasks/s per worker process (steady ${f0(p.steadyPerS / p.workers)})`).join('; ')}.`,
+    '',
+  );
   return `${out.join('\n')}\n`;
 }
 

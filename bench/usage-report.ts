@@ -25,13 +25,15 @@ const NOW = Date.now();
 async function seed(): Promise<{ userId: string; keyId: string }> {
   const client = new pg.Client({ connectionString: url.toString() });
   await client.connect();
-  const { rows } = await client.query<{ id: string }>(`INSERT INTO users (email) VALUES ('bench@example.test') RETURNING id`);
+  const { rows } = await client.query<{ id: string }>(
+    `INSERT INTO users (email) VALUES ('bench@example.test') RETURNING id`,
+  );
   const userId = rows[0]!.id;
   const keys = Array.from({ length: 1_000 }, () => randomUUID());
   const tags = ['team-a', 'team-b', 'team-c', 'feature-x', 'feature-y', 'exp-1', 'exp-2', 'batch'];
   let i = 0;
   let seedState = 42;
-  const rand = () => ((seedState = (seedState * 1_103_515_245 + 12_345) & 0x7fffffff) / 0x7fffffff);
+  const rand = () => (seedState = (seedState * 1_103_515_245 + 12_345) & 0x7fffffff) / 0x7fffffff;
   const source = new Readable({
     read() {
       for (let n = 0; n < 2_000 && i < ROWS; n++, i++) {
@@ -40,19 +42,28 @@ async function seed(): Promise<{ userId: string; keyId: string }> {
         const status = rand() < 0.03 ? 502 : 200;
         const input = Math.floor(rand() * 2_000);
         const output = Math.floor(rand() * 500);
-        this.push(`r${i}\treq${i}\t${userId}\t${keys[i % 1_000]}\tmodel-${i % 50}\tsim\tchat/completions\t${status}\t${input}\t${output}\t0\t${status === 200 ? input * 2 + output * 8 : 0}\t{${t.join(',')}}\t${created}\n`);
+        this.push(
+          `r${i}\treq${i}\t${userId}\t${keys[i % 1_000]}\tmodel-${i % 50}\tsim\tchat/completions\t${status}\t${input}\t${output}\t0\t${status === 200 ? input * 2 + output * 8 : 0}\t{${t.join(',')}}\t${created}\n`,
+        );
       }
       if (i >= ROWS) this.push(null);
     },
   });
   const started = performance.now();
-  await pipeline(source, client.query(copyFrom(
-    'COPY usage_records (id, request_id, user_id, api_key_id, model, provider, endpoint, status_code, input_tokens, output_tokens, cached_tokens, charged_micro_usd, tags, created_at) FROM STDIN',
-  )));
+  await pipeline(
+    source,
+    client.query(
+      copyFrom(
+        'COPY usage_records (id, request_id, user_id, api_key_id, model, provider, endpoint, status_code, input_tokens, output_tokens, cached_tokens, charged_micro_usd, tags, created_at) FROM STDIN',
+      ),
+    ),
+  );
   process.stdout.write(`seeded ${ROWS} records in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
   const rollups = performance.now();
   // The same backfill as migration 0012 (the drain maintains them as records arrive).
-  for (const statement of (await readFile(projectPath('migrations', '0012_usage_partitions.sql'), 'utf8')).split(';').filter((q) => /^\s*INSERT INTO usage_daily/m.test(q))) {
+  for (const statement of (await readFile(projectPath('migrations', '0012_usage_partitions.sql'), 'utf8'))
+    .split(';')
+    .filter((q) => /^\s*INSERT INTO usage_daily/m.test(q))) {
     await client.query(statement);
   }
   await client.query('ANALYZE');
@@ -76,13 +87,20 @@ const { userId, keyId } = await seed();
 const db = createDb(url.toString(), 4);
 const start = new Date(NOW - 93 * DAY);
 const end = new Date(NOW);
-const lines = [`| measure (${ROWS.toLocaleString('en')} records) | p50 ms | naive p50 ms | × faster |`, '|---|---|---|---|'];
+const lines = [
+  `| measure (${ROWS.toLocaleString('en')} records) | p50 ms | naive p50 ms | × faster |`,
+  '|---|---|---|---|',
+];
 for (const groupBy of ['tag', 'model', 'key', 'day'] as GroupBy[]) {
   const fast = await p50(7, () => usageReport(db, userId, groupBy, start, end));
   const naive = await p50(3, () => usageReportFromRecords(db, userId, groupBy, start, end));
-  lines.push(`| 93-day report, group_by=${groupBy} | ${fast.toFixed(1)} | ${naive.toFixed(1)} | ${(naive / fast).toFixed(0)}× |`);
+  lines.push(
+    `| 93-day report, group_by=${groupBy} | ${fast.toFixed(1)} | ${naive.toFixed(1)} | ${(naive / fast).toFixed(0)}× |`,
+  );
 }
-const lookup = await p50(9, () => Promise.all([keyUsageByModel(db, keyId, new Date(NOW - 30 * DAY)), recentKeyCalls(db, keyId, 20)]));
+const lookup = await p50(9, () =>
+  Promise.all([keyUsageByModel(db, keyId, new Date(NOW - 30 * DAY)), recentKeyCalls(db, keyId, 20)]),
+);
 lines.push(`| key usage lookup (30 days by model + 20 latest) | ${lookup.toFixed(1)} | | |`);
 const logs = await p50(9, () => usageLogs(db, userId, {}, 100));
 lines.push(`| logs page (100 records) | ${logs.toFixed(1)} | | |`);

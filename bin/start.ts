@@ -43,13 +43,24 @@ const api = await startApiServer(services);
 log.info({ url: api.url }, 'gateway listening');
 const demo = sim ? { key: await ensureDemoAccount(services), email: DEMO_EMAIL, password: DEMO_PASSWORD } : undefined;
 process.stdout.write(startBanner({ url: api.url, config, local, ...(demo && { demo }) }));
-const site = await startConsoleSiteOrWarn(consoleSetting, api, { host: config.http.host, gatewayUrl: config.publicBaseUrl, captchaTestToken: config.console.captcha.testToken });
+const site = await startConsoleSiteOrWarn(consoleSetting, api, {
+  host: config.http.host,
+  gatewayUrl: config.publicBaseUrl,
+  captchaTestToken: config.console.captcha.testToken,
+});
 if (site) process.stdout.write(`console: ${site.url}\n\n`);
 
 installShutdown(log, [
   { name: 'stop the console site', run: async () => site?.close(), timeoutMs: config.shutdownGraceMs },
   { name: 'stop accepting and finish requests', run: () => api.close(), timeoutMs: config.shutdownGraceMs },
   { name: 'finish or hand back jobs', run: () => workers.close(), timeoutMs: config.shutdownGraceMs + 5_000 },
-  { name: 'close pools', run: async () => { await services.close(); await sim?.close(); }, timeoutMs: 5_000 },
+  {
+    name: 'close pools',
+    run: async () => {
+      await services.close();
+      await sim?.close();
+    },
+    timeoutMs: 5_000,
+  },
   { name: 'stop embedded Postgres and Redis', run: () => local.stop(), timeoutMs: 15_000 },
 ]);

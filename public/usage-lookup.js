@@ -28,7 +28,10 @@
   /** Bars of each model's charge over the 30 days (requests in the label). */
   function chart(models) {
     const ns = 'http://www.w3.org/2000/svg';
-    const width = 880, bar = 22, gap = 8, label = 220;
+    const width = 880,
+      bar = 22,
+      gap = 8,
+      label = 220;
     const max = Math.max(1, ...models.map((m) => m.charged_micro_usd));
     const svg = document.createElementNS(ns, 'svg');
     svg.setAttribute('width', String(width));
@@ -67,24 +70,76 @@
 
   function render(body) {
     const out = $('result');
-    const k = body.key, q = body.quota, l = body.limits, d = body.last_30_days;
+    const k = body.key,
+      q = body.quota,
+      l = body.limits,
+      d = body.last_30_days;
     out.replaceChildren(
       el('h2', 'Key'),
-      table(null, [['Name', k.name || '—'], ['Key', `${k.prefix}…${k.last4}`], ['Status', k.status], ['Expires', k.expires_at || 'never'], ['Created', k.created_at]]),
+      table(null, [
+        ['Name', k.name || '—'],
+        ['Key', `${k.prefix}…${k.last4}`],
+        ['Status', k.status],
+        ['Expires', k.expires_at || 'never'],
+        ['Created', k.created_at],
+      ]),
       el('h2', 'Quota'),
-      table(['Period', 'Cap', 'Used', 'Remaining'], ['total', 'daily', 'monthly'].map((p) => [p, usd(q[`${p}_micro_usd`]), usd(q[`used_${p}_micro_usd`]), usd(q[`remaining_${p}_micro_usd`])]), [false, true, true, true]),
+      table(
+        ['Period', 'Cap', 'Used', 'Remaining'],
+        ['total', 'daily', 'monthly'].map((p) => [
+          p,
+          usd(q[`${p}_micro_usd`]),
+          usd(q[`used_${p}_micro_usd`]),
+          usd(q[`remaining_${p}_micro_usd`]),
+        ]),
+        [false, true, true, true],
+      ),
       el('h2', 'Limits'),
-      table(null, [['Requests per minute', l.rpm_limit ?? 'none'], ['Tokens per minute', l.tpm_limit ?? 'none'], ['Concurrent calls', l.concurrency_limit ?? 'none']]),
+      table(null, [
+        ['Requests per minute', l.rpm_limit ?? 'none'],
+        ['Tokens per minute', l.tpm_limit ?? 'none'],
+        ['Concurrent calls', l.concurrency_limit ?? 'none'],
+      ]),
       el('h2', 'Last 30 days'),
       chart(d.models),
       table(
         ['Model', 'Requests', 'Errors', 'Input', 'Output', 'Cached', 'Charged'],
-        [...d.models.map((m) => [m.model, m.requests, m.errors, m.input_tokens, m.output_tokens, m.cached_tokens, usd(m.charged_micro_usd)]),
-          ['Total', d.total.requests, d.total.errors, d.total.input_tokens, d.total.output_tokens, d.total.cached_tokens, usd(d.total.charged_micro_usd)]],
+        [
+          ...d.models.map((m) => [
+            m.model,
+            m.requests,
+            m.errors,
+            m.input_tokens,
+            m.output_tokens,
+            m.cached_tokens,
+            usd(m.charged_micro_usd),
+          ]),
+          [
+            'Total',
+            d.total.requests,
+            d.total.errors,
+            d.total.input_tokens,
+            d.total.output_tokens,
+            d.total.cached_tokens,
+            usd(d.total.charged_micro_usd),
+          ],
+        ],
         [false, true, true, true, true, true, true],
       ),
       el('h2', 'Recent calls'),
-      table(['Time', 'Request', 'Model', 'Status', 'Input', 'Output', 'Charged'], body.recent.map((r) => [r.created_at, r.request_id, r.model, r.status_code, r.input_tokens, r.output_tokens, usd(r.charged_micro_usd)]), [false, false, false, true, true, true, true]),
+      table(
+        ['Time', 'Request', 'Model', 'Status', 'Input', 'Output', 'Charged'],
+        body.recent.map((r) => [
+          r.created_at,
+          r.request_id,
+          r.model,
+          r.status_code,
+          r.input_tokens,
+          r.output_tokens,
+          usd(r.charged_micro_usd),
+        ]),
+        [false, false, false, true, true, true, true],
+      ),
     );
   }
 
@@ -97,7 +152,12 @@
       $('result').replaceChildren();
       let res;
       try {
-        res = await fetch('/v1/key/usage', { headers: { Authorization: 'Bearer ' + $('key').value.trim() }, cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' });
+        res = await fetch('/v1/key/usage', {
+          headers: { Authorization: 'Bearer ' + $('key').value.trim() },
+          cache: 'no-store',
+          credentials: 'omit',
+          referrerPolicy: 'no-referrer',
+        });
       } catch {
         status.className = 'error';
         status.textContent = 'The gateway could not be reached.';

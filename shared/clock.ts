@@ -14,7 +14,12 @@ function periods(ms: number) {
   if (ms < dayCache.start || ms >= dayCache.end) {
     const iso = new Date(ms).toISOString();
     const start = startOfUtcDay(ms).getTime();
-    dayCache = { start, end: start + 86_400_000, day: iso.slice(0, 10).replaceAll('-', ''), month: iso.slice(0, 7).replace('-', '') };
+    dayCache = {
+      start,
+      end: start + 86_400_000,
+      day: iso.slice(0, 10).replaceAll('-', ''),
+      month: iso.slice(0, 7).replace('-', ''),
+    };
   }
   return dayCache;
 }

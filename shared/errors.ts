@@ -96,7 +96,8 @@ export class GatewayError extends Error {
 
 export const badRequest = (message: string, param?: string) =>
   new GatewayError('invalid_request', 400, message, param === undefined ? {} : { param });
-export const invalidJson = (message = 'request body is not valid JSON') => new GatewayError('invalid_json', 400, message);
+export const invalidJson = (message = 'request body is not valid JSON') =>
+  new GatewayError('invalid_json', 400, message);
 export const notFound = (message = 'not found') => new GatewayError('not_found', 404, message);
 export const unauthorized = (message = 'authentication required') => new GatewayError('unauthorized', 401, message);
 export const internalError = () => new GatewayError('internal_error', 500, 'internal error');

@@ -7,7 +7,8 @@ import { fieldPath } from './validation.js';
 // The only way JSON carries a NUL: a raw 0x00 byte is not valid JSON, and `0000` has no letter case.
 const NUL_ESCAPE = Buffer.from('\\u0000');
 
-const refused = (field: string) => badRequest(`invalid value for '${field}': must not contain a NUL character (\\u0000)`, field);
+const refused = (field: string) =>
+  badRequest(`invalid value for '${field}': must not contain a NUL character (\\u0000)`, field);
 
 /**
  * 400 naming the first field (or member name) of a parsed JSON body that holds a NUL. The raw
@@ -48,7 +49,8 @@ function nulPath(root: unknown): (string | number)[] | undefined {
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], parent: node, key: i });
     } else if (value && typeof value === 'object') {
       const entries = Object.entries(value);
-      for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], parent: node, key: entries[i]![0] });
+      for (let i = entries.length - 1; i >= 0; i--)
+        stack.push({ value: entries[i]![1], parent: node, key: entries[i]![0] });
     }
   }
   return undefined;
@@ -56,7 +58,8 @@ function nulPath(root: unknown): (string | number)[] | undefined {
 
 function pathOf(node: Node): (string | number)[] {
   const path: (string | number)[] = [];
-  for (let n: Node | undefined = node; n?.key !== undefined; n = n.parent) path.push(typeof n.key === 'string' ? printable(n.key) : n.key);
+  for (let n: Node | undefined = node; n?.key !== undefined; n = n.parent)
+    path.push(typeof n.key === 'string' ? printable(n.key) : n.key);
   return path.reverse();
 }
 

@@ -18,8 +18,13 @@ function firstLoadReport(): Plugin {
         chunk?.imports.forEach(visit);
       };
       visit(entry.fileName);
-      const bytes = [...seen].reduce((sum, name) => sum + gzipSync(chunks.find((c) => c.fileName === name)?.code ?? '').length, 0);
-      this.info(`first load: ${(bytes / 1024).toFixed(1)} KB of JavaScript gzipped (${seen.size} file${seen.size === 1 ? '' : 's'}; budget 200 KB)`);
+      const bytes = [...seen].reduce(
+        (sum, name) => sum + gzipSync(chunks.find((c) => c.fileName === name)?.code ?? '').length,
+        0,
+      );
+      this.info(
+        `first load: ${(bytes / 1024).toFixed(1)} KB of JavaScript gzipped (${seen.size} file${seen.size === 1 ? '' : 's'}; budget 200 KB)`,
+      );
     },
   };
 }

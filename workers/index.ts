@@ -17,7 +17,13 @@ export async function startWorkers(s: GatewayServices, serveMetrics: boolean): P
   const selected = selectedQueues(config.worker.queues);
   let drainer: UsageDrainer | undefined;
   if (selected.has('usage')) {
-    drainer = await startUsageDrainer({ db: s.db, redisUrl: config.redis.url, keys: s.redisKeys, batch: config.usage.drainBatch, log: s.log });
+    drainer = await startUsageDrainer({
+      db: s.db,
+      redisUrl: config.redis.url,
+      keys: s.redisKeys,
+      batch: config.usage.drainBatch,
+      log: s.log,
+    });
   }
   const tasks = startTaskWorkers(s, {
     queues: config.worker.queues,
@@ -31,8 +37,16 @@ export async function startWorkers(s: GatewayServices, serveMetrics: boolean): P
   if (http) {
     trackQueueDepth(s.jobs);
     const port = await listenOnFreePort(http, config.worker.metricsPort, config.http.host);
-    if (port === undefined) s.log.warn({ from: config.worker.metricsPort }, 'no free port for /metrics near WORKER_METRICS_PORT: this worker serves none');
-    else if (port !== config.worker.metricsPort) s.log.warn({ wanted: config.worker.metricsPort, port }, `WORKER_METRICS_PORT is taken: /healthz and /metrics on port ${port}`);
+    if (port === undefined)
+      s.log.warn(
+        { from: config.worker.metricsPort },
+        'no free port for /metrics near WORKER_METRICS_PORT: this worker serves none',
+      );
+    else if (port !== config.worker.metricsPort)
+      s.log.warn(
+        { wanted: config.worker.metricsPort, port },
+        `WORKER_METRICS_PORT is taken: /healthz and /metrics on port ${port}`,
+      );
     else s.log.info({ port }, 'worker /healthz and /metrics listening');
   }
   return {

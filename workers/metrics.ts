@@ -45,7 +45,9 @@ export function workerHttpServer(isHealthy: () => boolean): Server {
   return createServer((req, res) => {
     if (req.url === '/healthz') {
       const ok = isHealthy();
-      res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ok' : 'unhealthy' }));
+      res
+        .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: ok ? 'ok' : 'unhealthy' }));
     } else if (req.url === '/metrics') {
       workerRegistry.metrics().then(
         (body) => res.writeHead(200, { 'content-type': workerRegistry.contentType }).end(body),

@@ -28,7 +28,15 @@ const PROCESSORS: { [N in TaskJobName]: (s: TaskJobServices, job: Job<JobData<N>
 };
 
 // Polls are quick HTTP calls and mostly waiting; mirrors move big files.
-const DEFAULT_CONCURRENCY: Record<TaskJobName, number> = { 'task-submit': 20, 'task-poll': 50, 'task-mirror': 4, 'task-settle': 20, 'dataset-export': 2, 'private-chat': 50, mail: 5 };
+const DEFAULT_CONCURRENCY: Record<TaskJobName, number> = {
+  'task-submit': 20,
+  'task-poll': 50,
+  'task-mirror': 4,
+  'task-settle': 20,
+  'dataset-export': 2,
+  'private-chat': 50,
+  mail: 5,
+};
 
 export interface TaskWorkerOptions {
   /** Which queues this process serves (WORKER_QUEUES: `all` or a comma list). */
@@ -47,8 +55,12 @@ export interface TaskWorkers {
 export function selectedQueues(spec: string): Set<string> {
   const all = [...JOB_NAMES.filter((n) => n !== 'maintenance'), 'usage', 'maintenance'];
   if (spec.trim() === '' || spec.trim() === 'all') return new Set(all);
-  const wanted = spec.split(',').map((q) => q.trim()).filter(Boolean);
-  for (const q of wanted) if (!all.includes(q)) throw new Error(`WORKER_QUEUES: unknown queue '${q}' (known: ${all.join(', ')})`);
+  const wanted = spec
+    .split(',')
+    .map((q) => q.trim())
+    .filter(Boolean);
+  for (const q of wanted)
+    if (!all.includes(q)) throw new Error(`WORKER_QUEUES: unknown queue '${q}' (known: ${all.join(', ')})`);
   return new Set(wanted);
 }
 
@@ -64,7 +76,12 @@ function concurrencyOf(spec: string, name: TaskJobName): number {
 export function startTaskWorkers(s: TaskJobServices, options: TaskWorkerOptions): TaskWorkers {
   const selected = selectedQueues(options.queues);
   // Workers block on Redis: their connection waits for it instead of failing fast.
-  const connection: Redis = createRedis(s.config.redis.url, { maxRetriesPerRequest: null, enableOfflineQueue: true, commandTimeout: undefined, lazyConnect: false });
+  const connection: Redis = createRedis(s.config.redis.url, {
+    maxRetriesPerRequest: null,
+    enableOfflineQueue: true,
+    commandTimeout: undefined,
+    lazyConnect: false,
+  });
   connection.on('error', () => {});
   const workers: Worker[] = [];
   for (const name of Object.keys(PROCESSORS) as TaskJobName[]) {
@@ -96,7 +113,10 @@ export function startTaskWorkers(s: TaskJobServices, options: TaskWorkerOptions)
       // Stop taking jobs and finish the running ones; past the grace period, hand them back
       // (they become stalled and another worker picks them up).
       const graceful = Promise.all(workers.map((w) => w.close()));
-      const timedOut = await Promise.race([graceful.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), options.graceMs).unref())]);
+      const timedOut = await Promise.race([
+        graceful.then(() => false),
+        new Promise<boolean>((r) => setTimeout(() => r(true), options.graceMs).unref()),
+      ]);
       if (timedOut) await Promise.all(workers.map((w) => w.close(true)));
       closeMailer(s);
       connection.disconnect();

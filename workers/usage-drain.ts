@@ -34,7 +34,11 @@ export interface UsageDrainOptions {
  */
 export async function startUsageDrainer(options: UsageDrainOptions): Promise<UsageDrainer> {
   // Waits for Redis instead of failing fast: the drain has no caller to answer.
-  const redis: Redis = createRedis(options.redisUrl, { maxRetriesPerRequest: null, enableOfflineQueue: true, commandTimeout: undefined });
+  const redis: Redis = createRedis(options.redisUrl, {
+    maxRetriesPerRequest: null,
+    enableOfflineQueue: true,
+    commandTimeout: undefined,
+  });
   redis.on('error', () => {});
   defineScripts(redis);
   await connectRedis(redis);
@@ -60,9 +64,11 @@ export async function startUsageDrainer(options: UsageDrainOptions): Promise<Usa
         if (Date.now() - legacyCheckedAt > LEGACY_CHECK_MS) {
           legacyCheckedAt = Date.now();
           const moved = await moveLegacyUsage(redis, options.keys);
-          if (moved > 0) options.log.info({ moved }, 'usage records moved from the earlier release\'s stream');
+          if (moved > 0) options.log.info({ moved }, "usage records moved from the earlier release's stream");
         }
-        const drained = await drainUsageBatch(options.db, redis, options.keys, token, options.batch, (n) => usageOverReservation.inc(n));
+        const drained = await drainUsageBatch(options.db, redis, options.keys, token, options.batch, (n) =>
+          usageOverReservation.inc(n),
+        );
         usageRecordsDrained.inc(drained);
         // Under load, wait a moment for a fuller batch: one Postgres statement per many records is
         // what keeps the cost per call low.

@@ -8,7 +8,7 @@ import { readConsoleBody } from '../console/body.js';
 import { sendData } from '../console/envelope.js';
 import { signedIn } from '../console/session.js';
 import { readJsonObject } from '../middleware/read-json.js';
-import { authenticateAndCount } from '../openai/credential.js';
+import { authenticateAndCount } from '../http/credential.js';
 
 /** Who acts on assets: a key (its scope applies) or the signed-in console user (the whole account). */
 export interface AssetOwner {
@@ -51,5 +51,6 @@ export const consoleSurface: AssetSurface = {
 };
 
 export function refuseNoAccess(owner: AssetOwner): void {
-  if (owner.key?.assetAccess === 'none') throw new GatewayError('asset_access_denied', 403, 'this key may not use assets');
+  if (owner.key?.assetAccess === 'none')
+    throw new GatewayError('asset_access_denied', 403, 'this key may not use assets');
 }

@@ -27,14 +27,28 @@ export function listAssets(services: GatewayServices, surface: AssetSurface): Mi
   return async (ctx) => {
     const { key, userId } = await surface.owner(ctx);
     const q = parseOrThrow(listQuery, ctx.query);
-    let query = scoped(services.db, key, userId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit + 1);
+    let query = scoped(services.db, key, userId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(q.limit + 1);
     if (q.cursor) {
       const after = await findAsset(services.db, key, userId, q.cursor);
-      if (after) query = query.where((eb) => eb.or([eb('created_at', '<', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)])]));
+      if (after)
+        query = query.where((eb) =>
+          eb.or([
+            eb('created_at', '<', after.created_at),
+            eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)]),
+          ]),
+        );
     }
     const rows = await query.execute();
     const page = rows.slice(0, q.limit);
-    surface.send(ctx, { object: 'list', data: page.map(assetView), has_more: rows.length > q.limit, next_cursor: rows.length > q.limit ? page.at(-1)!.id : null });
+    surface.send(ctx, {
+      object: 'list',
+      data: page.map(assetView),
+      has_more: rows.length > q.limit,
+      next_cursor: rows.length > q.limit ? page.at(-1)!.id : null,
+    });
   };
 }
 
@@ -54,7 +68,16 @@ export function assetContent(services: GatewayServices, surface: AssetSurface): 
     const row = await findAsset(services.db, key, userId, assetId(ctx.params.id));
     if (!row) throw notFound('no such asset');
     const expiresAt = services.clock.now() + DOWNLOAD_TTL_MS;
-    const token = signLink({ objectKey: row.object_key, userId: row.user_id, expiresAt, filename: row.filename, contentType: row.content_type }, services.linkSecret);
+    const token = signLink(
+      {
+        objectKey: row.object_key,
+        userId: row.user_id,
+        expiresAt,
+        filename: row.filename,
+        contentType: row.content_type,
+      },
+      services.linkSecret,
+    );
     ctx.set('Cache-Control', 'no-store');
     surface.send(ctx, { url: linkUrl(baseUrl(services, ctx), token), expires_at: new Date(expiresAt).toISOString() });
   };

@@ -12,9 +12,14 @@ const UPLOAD_TTL_MS = 15 * 60_000;
 
 export const reserveSchema = z.strictObject({
   filename: z.string().min(1).max(255),
-  content_type: z.enum(Object.keys(CONTENT_TYPES) as [string, ...string[]], { error: 'must be image/jpeg, image/png or image/webp' }),
+  content_type: z.enum(Object.keys(CONTENT_TYPES) as [string, ...string[]], {
+    error: 'must be image/jpeg, image/png or image/webp',
+  }),
   size_bytes: z.number().int().positive(),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits').optional(),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits')
+    .optional(),
 });
 
 /**
@@ -28,7 +33,9 @@ export function reserveUpload(services: GatewayServices, surface: AssetSurface):
     refuseNoAccess(owner);
     const body = await surface.body(ctx, reserveSchema);
     if (body.size_bytes > services.config.assetMaxBytes) {
-      throw new GatewayError('asset_too_large', 413, `an upload is at most ${services.config.assetMaxBytes} bytes`, { param: 'size_bytes' });
+      throw new GatewayError('asset_too_large', 413, `an upload is at most ${services.config.assetMaxBytes} bytes`, {
+        param: 'size_bytes',
+      });
     }
     const now = services.clock.now();
     const id = `up_${randomBase62(20)}`;
@@ -36,10 +43,27 @@ export function reserveUpload(services: GatewayServices, surface: AssetSurface):
     const expiresAt = now + UPLOAD_TTL_MS;
     await services.db
       .insertInto('asset_uploads')
-      .values({ id, user_id: owner.userId, api_key_id: owner.keyId, filename: body.filename, content_type: body.content_type, size_bytes: body.size_bytes, sha256: body.sha256 ?? null, object_key: objectKey, expires_at: new Date(expiresAt) })
+      .values({
+        id,
+        user_id: owner.userId,
+        api_key_id: owner.keyId,
+        filename: body.filename,
+        content_type: body.content_type,
+        size_bytes: body.size_bytes,
+        sha256: body.sha256 ?? null,
+        object_key: objectKey,
+        expires_at: new Date(expiresAt),
+      })
       .execute();
-    const presigned = await services.storage.presignPut(objectKey, { contentType: body.content_type, contentLength: body.size_bytes, expiresInSeconds: UPLOAD_TTL_MS / 1000 });
-    const token = signUpload({ uploadId: id, objectKey, contentType: body.content_type, sizeBytes: body.size_bytes, expiresAt }, services.linkSecret);
+    const presigned = await services.storage.presignPut(objectKey, {
+      contentType: body.content_type,
+      contentLength: body.size_bytes,
+      expiresInSeconds: UPLOAD_TTL_MS / 1000,
+    });
+    const token = signUpload(
+      { uploadId: id, objectKey, contentType: body.content_type, sizeBytes: body.size_bytes, expiresAt },
+      services.linkSecret,
+    );
     ctx.set('Cache-Control', 'no-store');
     surface.send(ctx, {
       upload_id: id,

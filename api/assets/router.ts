@@ -9,7 +9,12 @@ import { assetContent, deleteAsset, getAsset, listAssets } from './read-assets.j
 import { reserveUpload } from './reserve-upload.js';
 
 /** The asset routes of one surface (the gateway's, by key; the console's, by session). */
-export function assetRoutes(router: Router, services: GatewayServices, surface: AssetSurface, ...before: Middleware[]): void {
+export function assetRoutes(
+  router: Router,
+  services: GatewayServices,
+  surface: AssetSurface,
+  ...before: Middleware[]
+): void {
   router.post('/assets', ...before, reserveUpload(services, surface));
   router.get('/assets', ...before, listAssets(services, surface));
   router.post('/assets/uploads/:uploadId/complete', ...before, completeUpload(services, surface));

@@ -47,14 +47,23 @@ export interface ConsoleSite {
  */
 export async function startConsoleSite(options: ConsoleSiteOptions): Promise<ConsoleSite> {
   const root = path.resolve(options.root ?? CONSOLE_BUILD_DIR);
-  if (!existsSync(path.join(root, 'index.html'))) throw new Error(`the console site is not built (${root}/index.html missing): run npm run build`);
+  if (!existsSync(path.join(root, 'index.html')))
+    throw new Error(`the console site is not built (${root}/index.html missing): run npm run build`);
   const headers = securityHeaders(consoleCsp({ extraOrigins: captchaOrigins(options.captcha) }));
   const gatewayUrl = typeof options.gatewayUrl === 'string' ? () => options.gatewayUrl as string : options.gatewayUrl;
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
     if (FORWARDED.some((prefix) => url.startsWith(prefix)) || url === '/api/v1') return options.gateway(req, res);
-    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed', { ...headers, allow: 'GET, HEAD' });
-    if (url === '/config.json' || url.startsWith('/config.json?')) return send(res, 200, JSON.stringify({ api_base: '', gateway_url: gatewayUrl(), captcha: options.captcha ?? null }), headers, 'application/json; charset=utf-8');
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return send(res, 405, 'method not allowed', { ...headers, allow: 'GET, HEAD' });
+    if (url === '/config.json' || url.startsWith('/config.json?'))
+      return send(
+        res,
+        200,
+        JSON.stringify({ api_base: '', gateway_url: gatewayUrl(), captcha: options.captcha ?? null }),
+        headers,
+        'application/json; charset=utf-8',
+      );
     serveStatic(root, req, res, headers).catch(() => {
       if (!res.headersSent) send(res, 500, 'the file could not be read', headers);
       else res.destroy();
@@ -78,10 +87,19 @@ export async function startConsoleSiteOrWarn(
   const gateway = api.server.listeners('request')[0] as RequestListener;
   try {
     const captcha = siteCaptcha(setting.captcha, options.captchaTestToken);
-    return await startConsoleSite({ port: setting.port, host: options.host, gateway, gatewayUrl: options.gatewayUrl ?? api.url, captcha });
+    return await startConsoleSite({
+      port: setting.port,
+      host: options.host,
+      gateway,
+      gatewayUrl: options.gatewayUrl ?? api.url,
+      captcha,
+    });
   } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `port ${setting.port} is in use` : (err as Error).message;
-    process.stderr.write(`console: not started — ${reason} (set CONSOLE_PORT to another port, or 0 for no console site)\n`);
+    const reason =
+      (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `port ${setting.port} is in use` : (err as Error).message;
+    process.stderr.write(
+      `console: not started — ${reason} (set CONSOLE_PORT to another port, or 0 for no console site)\n`,
+    );
     return undefined;
   }
 }

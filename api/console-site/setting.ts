@@ -17,12 +17,17 @@ export const DEFAULT_CONSOLE_PORT = 8081;
 
 export function readConsoleSiteSetting(env: NodeJS.ProcessEnv): ConsoleSiteSetting | undefined | { error: string } {
   const raw = env.CONSOLE_PORT?.trim() || String(DEFAULT_CONSOLE_PORT);
-  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) return { error: `CONSOLE_PORT: must be a port number (0 = no console site), got '${raw}'` };
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535)
+    return { error: `CONSOLE_PORT: must be a port number (0 = no console site), got '${raw}'` };
   const port = Number(raw);
   const provider = env.CONSOLE_CAPTCHA_PROVIDER?.trim() ?? '';
   const siteKey = env.CONSOLE_CAPTCHA_SITE_KEY?.trim() ?? '';
-  if (provider && !(provider in CAPTCHA_PROVIDERS)) return { error: `CONSOLE_CAPTCHA_PROVIDER: one of ${Object.keys(CAPTCHA_PROVIDERS).join(', ')}, got '${provider}'` };
-  if (Boolean(provider) !== Boolean(siteKey)) return { error: 'CONSOLE_CAPTCHA_PROVIDER and CONSOLE_CAPTCHA_SITE_KEY: set both or neither' };
+  if (provider && !(provider in CAPTCHA_PROVIDERS))
+    return {
+      error: `CONSOLE_CAPTCHA_PROVIDER: one of ${Object.keys(CAPTCHA_PROVIDERS).join(', ')}, got '${provider}'`,
+    };
+  if (Boolean(provider) !== Boolean(siteKey))
+    return { error: 'CONSOLE_CAPTCHA_PROVIDER and CONSOLE_CAPTCHA_SITE_KEY: set both or neither' };
   const captcha = provider ? { provider: provider as CaptchaProvider, siteKey } : undefined;
   return port === 0 ? undefined : { port, origin: `http://localhost:${port}`, captcha };
 }

@@ -20,7 +20,12 @@ const TYPES: Record<string, string> = {
  * else revalidated; a path without a file extension is a page of the single-page app and gets
  * index.html. Nothing outside `root` is reachable.
  */
-export async function serveStatic(root: string, req: IncomingMessage, res: ServerResponse, headers: Record<string, string>): Promise<void> {
+export async function serveStatic(
+  root: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  headers: Record<string, string>,
+): Promise<void> {
   const pathname = decodePath(req.url ?? '/');
   if (pathname === undefined) return send(res, 400, 'bad path', headers);
   const page = path.extname(pathname) === '';
@@ -47,7 +52,18 @@ function decodePath(url: string): string | undefined {
   }
 }
 
-export function send(res: ServerResponse, status: number, text: string, headers: Record<string, string>, type = 'text/plain; charset=utf-8'): void {
-  res.writeHead(status, { ...headers, 'content-type': type, 'content-length': String(Buffer.byteLength(text)), 'cache-control': 'no-cache' });
+export function send(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string>,
+  type = 'text/plain; charset=utf-8',
+): void {
+  res.writeHead(status, {
+    ...headers,
+    'content-type': type,
+    'content-length': String(Buffer.byteLength(text)),
+    'cache-control': 'no-cache',
+  });
   res.end(text);
 }

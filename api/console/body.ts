@@ -24,7 +24,12 @@ export function parseConsoleBody<S extends z.ZodType>(schema: S, value: unknown)
   if (unknown) {
     const fields = unknown.keys.map((key) => fieldPath([...unknown.path, key]));
     const list = fields.map((f) => `'${f}'`).join(', ');
-    throw new GatewayError('invalid_json', 400, `undeclared field${fields.length > 1 ? 's' : ''} ${list} in the request body`, { param: fields[0] });
+    throw new GatewayError(
+      'invalid_json',
+      400,
+      `undeclared field${fields.length > 1 ? 's' : ''} ${list} in the request body`,
+      { param: fields[0] },
+    );
   }
   return parseOrThrow(schema, value);
 }
@@ -37,7 +42,12 @@ export function parseConsoleBody<S extends z.ZodType>(schema: S, value: unknown)
  */
 export const jsonBodiesOnly: Middleware = async (ctx, next) => {
   if (hasBody(ctx) && !ctx.is('application/json')) {
-    throw new GatewayError('unsupported_media_type', 415, 'console request bodies must be JSON: send `Content-Type: application/json`', { param: 'Content-Type' });
+    throw new GatewayError(
+      'unsupported_media_type',
+      415,
+      'console request bodies must be JSON: send `Content-Type: application/json`',
+      { param: 'Content-Type' },
+    );
   }
   await next();
 };

@@ -29,7 +29,14 @@ export function setSessionCookie(services: CookieServices, ctx: Context, token: 
   const secure = secureCookies(services, ctx);
   // Koa refuses a Secure cookie on a request it saw as plain HTTP; the deployment's URL vouches for HTTPS.
   if (secure) ctx.cookies.secure = true;
-  ctx.cookies.set(secure ? HOST_NAME : PLAIN_NAME, token, { path: '/', httpOnly: true, sameSite: 'lax', secure, overwrite: true, expires });
+  ctx.cookies.set(secure ? HOST_NAME : PLAIN_NAME, token, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure,
+    overwrite: true,
+    expires,
+  });
 }
 
 export function clearSessionCookie(services: CookieServices, ctx: Context): void {

@@ -7,9 +7,15 @@ import { readSessionCookie } from './cookie.js';
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 const CONSOLE_PREFIX = '/api/v1/';
 const ALLOWED_HEADERS = 'authorization, content-type, x-request-id';
-const EXPOSED_HEADERS = 'x-request-id, retry-after, x-ratelimit-limit-requests, x-ratelimit-remaining-requests, x-ratelimit-reset-requests';
+const EXPOSED_HEADERS =
+  'x-request-id, retry-after, x-ratelimit-limit-requests, x-ratelimit-remaining-requests, x-ratelimit-reset-requests';
 
-const rejected = () => new GatewayError('csrf_rejected', 403, 'this request did not come from the console: its Origin is missing or not allowed');
+const rejected = () =>
+  new GatewayError(
+    'csrf_rejected',
+    403,
+    'this request did not come from the console: its Origin is missing or not allowed',
+  );
 
 /**
  * CORS for the console API (/api/v1): cross-origin reads and preflights are allowed for the

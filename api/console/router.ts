@@ -7,8 +7,23 @@ import { me } from './auth/me.js';
 import { patchProfile } from './auth/profile.js';
 import { sensitiveCode } from './auth/sensitive-code.js';
 import { closeAccountRoute } from './auth/close-account.js';
-import { authorize, callback, linkProvider, listIdentities, listProviders, providerTwoStep, unlinkIdentity } from './auth/oauth.js';
-import { listPasskeys, passkeyRegistrationOptions, passkeySignIn, passkeySignInOptions, registerPasskey, removePasskey } from './auth/passkeys.js';
+import {
+  authorize,
+  callback,
+  linkProvider,
+  listIdentities,
+  listProviders,
+  providerTwoStep,
+  unlinkIdentity,
+} from './auth/oauth.js';
+import {
+  listPasskeys,
+  passkeyRegistrationOptions,
+  passkeySignIn,
+  passkeySignInOptions,
+  registerPasskey,
+  removePasskey,
+} from './auth/passkeys.js';
 import { changePassword, confirmPasswordReset, requestPasswordReset } from './auth/password.js';
 import { confirmRegistration, register } from './auth/register.js';
 import { listSessions, revokeSessionRoute } from './auth/sessions.js';
@@ -20,7 +35,13 @@ import { listKeys } from './keys/list-keys.js';
 import { revokeKey } from './keys/revoke-key.js';
 import { updateKey } from './keys/update-key.js';
 import { createPreset, getPreset, listPresetsRoute, patchPreset, removePreset } from './presets/presets.js';
-import { createTemplate, getTemplate, listTemplatesRoute, patchTemplate, removeTemplate } from './prompt-templates/prompt-templates.js';
+import {
+  createTemplate,
+  getTemplate,
+  listTemplatesRoute,
+  patchTemplate,
+  removeTemplate,
+} from './prompt-templates/prompt-templates.js';
 import { consoleSurface } from '../assets/asset-surface.js';
 import { assetRoutes } from '../assets/router.js';
 import { getAccountSettings, patchAccountSettings } from './account/settings.js';

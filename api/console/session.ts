@@ -10,7 +10,8 @@ export interface ConsoleState {
   session: LiveSession;
 }
 
-const apiKeyRefused = () => unauthorized('API keys are not accepted on the console API; sign in and use the session cookie or token');
+const apiKeyRefused = () =>
+  unauthorized('API keys are not accepted on the console API; sign in and use the session cookie or token');
 
 /** Runs before every console route, login included: an API key is never a console credential. */
 export const refuseApiKeys: Middleware = async (ctx, next) => {

@@ -12,7 +12,7 @@ import { parseOrThrow } from '../../shared/validation.js';
 import { generationHandler } from '../generation/handler.js';
 import { exchangeFromKoa } from '../http/exchange.js';
 import { readJsonObject } from '../middleware/read-json.js';
-import { authenticateAndCount } from '../openai/credential.js';
+import { authenticateAndCount } from '../http/credential.js';
 import { contentCredential, generateContentSurface, modelOfPath } from './surface.js';
 import { embeddingsHandler } from '../embeddings/handler.js';
 import { batchEmbedContents, embedContent } from '../embeddings/surfaces.js';
@@ -34,9 +34,11 @@ function contentModel(m: CatalogModel) {
 }
 
 /** The models this surface lists: chat models (generateContent) and embedding models (embedContent). */
-const servesContent = (m: CatalogModel) => m.endpoints.includes('chat/completions') || m.endpoints.includes('embeddings');
+const servesContent = (m: CatalogModel) =>
+  m.endpoints.includes('chat/completions') || m.endpoints.includes('embeddings');
 
-const keyOf = (ctx: Context, services: GatewayServices) => authenticateAndCount(ctx, services, { secret: contentCredential(ctx.req), ip: ctx.ip });
+const keyOf = (ctx: Context, services: GatewayServices) =>
+  authenticateAndCount(ctx, services, { secret: contentCredential(ctx.req), ip: ctx.ip });
 
 function pathRest(ctx: Context): string {
   const raw = ctx.params.model as string | string[];
@@ -57,7 +59,9 @@ export function contentRouter(services: GatewayServices): Router {
   for (const prefix of ['/native-content/v1beta', '/v1beta']) {
     router.get(`${prefix}/models`, async (ctx) => {
       const key = await keyOf(ctx, services);
-      const models = [...services.catalog.models.values()].filter((m) => servesContent(m) && groupAllows(services.catalog, key.groupId, m.id));
+      const models = [...services.catalog.models.values()].filter(
+        (m) => servesContent(m) && groupAllows(services.catalog, key.groupId, m.id),
+      );
       ctx.body = { models: models.map(contentModel) };
     });
     router.get(`${prefix}/models/*model`, async (ctx) => {
@@ -74,11 +78,16 @@ export function contentRouter(services: GatewayServices): Router {
       const colon = rest.lastIndexOf(':');
       const method = colon === -1 ? '' : rest.slice(colon + 1);
       const model = rest.slice(0, colon);
-      if (method === 'generateContent' || method === 'streamGenerateContent') return generate(exchangeFromKoa(ctx), { model, stream: method === 'streamGenerateContent' });
+      if (method === 'generateContent' || method === 'streamGenerateContent')
+        return generate(exchangeFromKoa(ctx), { model, stream: method === 'streamGenerateContent' });
       if (method === 'countTokens') return countTokens(ctx, services, modelOfPath(model));
       if (method === 'embedContent') return embedOne(exchangeFromKoa(ctx), { model });
       if (method === 'batchEmbedContents') return embedBatch(exchangeFromKoa(ctx), { model });
-      throw new GatewayError('not_implemented', 501, `models/{model}:${method || '(none)'} is not implemented by this gateway`);
+      throw new GatewayError(
+        'not_implemented',
+        501,
+        `models/{model}:${method || '(none)'} is not implemented by this gateway`,
+      );
     });
   }
   return router;
@@ -94,9 +103,14 @@ async function countTokens(ctx: Context, services: GatewayServices, modelId: str
   const request = parseOrThrow(countContentTokensSchema, body.value);
   const whole = request.generateContentRequest;
   const contents = whole?.contents ?? request.contents;
-  if (!contents) throw new GatewayError('invalid_request', 400, "invalid value for 'contents': required array", { param: 'contents' });
+  if (!contents)
+    throw new GatewayError('invalid_request', 400, "invalid value for 'contents': required array", {
+      param: 'contents',
+    });
   const plan = await planModels(services.routing, key, modelId, 'chat/completions');
   const model = plan.models[0]!;
   ctx.set('X-Service-Token-Count', `estimated; tokenizer=${model.tokenizer}`);
-  ctx.body = { totalTokens: structuredTokenCount(contents, whole ? [field(whole, 'systemInstruction'), whole.tools] : [], model) };
+  ctx.body = {
+    totalTokens: structuredTokenCount(contents, whole ? [field(whole, 'systemInstruction'), whole.tools] : [], model),
+  };
 }

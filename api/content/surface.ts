@@ -38,11 +38,15 @@ export const generateContentSurface: Surface = {
       maxTokens: typeof max === 'number' ? max : undefined,
       clientWantsUsage: true,
       provider: (request as { provider?: unknown }).provider,
-      promptTokens: (model, bytes) => structuredPromptTokens(request.contents, [field(request, 'systemInstruction'), request.tools], model, bytes),
+      promptTokens: (model, bytes) =>
+        structuredPromptTokens(request.contents, [field(request, 'systemInstruction'), request.tools], model, bytes),
     };
   },
   withSystemPrompt(body, text) {
-    const key = body.system_instruction !== undefined && body.systemInstruction === undefined ? 'system_instruction' : 'systemInstruction';
+    const key =
+      body.system_instruction !== undefined && body.systemInstruction === undefined
+        ? 'system_instruction'
+        : 'systemInstruction';
     const current = body[key] as { parts?: unknown[] } | undefined;
     const parts = Array.isArray(current?.parts) ? [{ text }, ...current.parts] : [{ text }];
     return Object.assign({}, body, { [key]: Object.assign({}, current, { parts }) });

@@ -32,7 +32,12 @@ export function embeddingsHandler(services: GatewayServices, surface: EmbeddingS
   return (ex: Exchange, params: RouteParams): Promise<void> => answer(services, surface, ex, params);
 }
 
-async function answer(services: GatewayServices, surface: EmbeddingSurface, ex: Exchange, params: RouteParams): Promise<void> {
+async function answer(
+  services: GatewayServices,
+  surface: EmbeddingSurface,
+  ex: Exchange,
+  params: RouteParams,
+): Promise<void> {
   const { req, res } = ex;
   const state: CallState = { upstream: undefined, clientGone: false };
   let key: ApiKeyContext | undefined;
@@ -48,12 +53,19 @@ async function answer(services: GatewayServices, surface: EmbeddingSurface, ex: 
     };
     chain = {
       meter: meterFor(ex.requestId, ex.callId, callTags(headerOf(req, 'x-service-tags'), key.tags)),
-      nextMeter: (attempt, previous) => meterFor(`${ex.requestId}-fb${attempt}`, `${ex.callId}-fb${attempt}`, previous.tags),
+      nextMeter: (attempt, previous) =>
+        meterFor(`${ex.requestId}-fb${attempt}`, `${ex.callId}-fb${attempt}`, previous.tags),
     };
     const body = await readJsonBody(req, services.config.http.bodyLimitBytes);
     const { provider, ...fields } = surface.id === 'embeddings' ? withDefaultModel(body.value, key) : body.value;
     const call = surface.parse(fields, params.model);
-    const plan = await planModels(services.routing, key, call.model, 'embeddings', parseProviderPreferences(provider, services.catalog));
+    const plan = await planModels(
+      services.routing,
+      key,
+      call.model,
+      'embeddings',
+      parseProviderPreferences(provider, services.catalog),
+    );
     let tokens = 0;
     const { routed, model, meter } = await tryModels(
       plan.models,
@@ -62,7 +74,11 @@ async function answer(services: GatewayServices, surface: EmbeddingSurface, ex: 
       async (model, attemptMeter) => {
         tokens = textTokens(call.request.inputs, model);
         const routes = await routesFor(services.routing, model, plan.preferences);
-        const headers = await attemptMeter.admit(model, tokenCost(model, { inputTokens: tokens, outputTokens: 0, cachedTokens: 0 }, discountOf(services, owner)), tokens);
+        const headers = await attemptMeter.admit(
+          model,
+          tokenCost(model, { inputTokens: tokens, outputTokens: 0, cachedTokens: 0 }, discountOf(services, owner)),
+          tokens,
+        );
         for (const name in headers) res.setHeader(name, headers[name]!);
         return sendWithFallback(services.routing.health, routes, 'whole', sendEmbeddings, call.request, state);
       },
@@ -70,17 +86,32 @@ async function answer(services: GatewayServices, surface: EmbeddingSurface, ex: 
     );
     let result: EmbeddingAnswer;
     try {
-      result = embeddingsAnswer(routed.upstream.provider.protocol as ChatProtocol, JSON.parse(routed.response.received().toString('utf8')), call.request.inputs.length);
+      result = embeddingsAnswer(
+        routed.upstream.provider.protocol as ChatProtocol,
+        JSON.parse(routed.response.received().toString('utf8')),
+        call.request.inputs.length,
+      );
     } catch (err) {
-      throw isGatewayError(err) ? err : new GatewayError('upstream_error', 502, 'the upstream provider sent an invalid embeddings response');
+      throw isGatewayError(err)
+        ? err
+        : new GatewayError('upstream_error', 502, 'the upstream provider sent an invalid embeddings response');
     }
     const inputTokens = result.inputTokens ?? tokens;
-    const settled = meter.finish({ statusCode: 200, provider: routed.upstream.provider.id, account: routed.account, usage: { inputTokens, outputTokens: 0, cachedTokens: 0 }, usageEstimated: result.inputTokens === undefined });
+    const settled = meter.finish({
+      statusCode: 200,
+      provider: routed.upstream.provider.id,
+      account: routed.account,
+      usage: { inputTokens, outputTokens: 0, cachedTokens: 0 },
+      usageEstimated: result.inputTokens === undefined,
+    });
     await meter.sent();
     sendJson(res, 200, JSON.stringify(call.render(result, inputTokens, model.id)));
     await settled;
   } catch (err) {
-    await chain?.meter.finish({ statusCode: isGatewayError(err) ? err.status : 500, errorCode: isGatewayError(err) ? err.code : 'internal_error' });
+    await chain?.meter.finish({
+      statusCode: isGatewayError(err) ? err.status : 500,
+      errorCode: isGatewayError(err) ? err.code : 'internal_error',
+    });
     await answerFailure(services, ex, key, err, surface.protocol);
   } finally {
     await chain?.meter.close();

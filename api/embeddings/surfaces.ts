@@ -1,10 +1,14 @@
 import type { IncomingMessage } from 'node:http';
-import { embeddingsRequestSchema, embedContentSchema, batchEmbedContentsSchema } from '../../shared/protocols/embeddings/schemas.js';
+import {
+  embeddingsRequestSchema,
+  embedContentSchema,
+  batchEmbedContentsSchema,
+} from '../../shared/protocols/embeddings/schemas.js';
 import { base64Vector, type EmbeddingAnswer, type EmbeddingRequest } from '../../shared/protocols/embeddings/codec.js';
 import { GatewayError } from '../../shared/errors.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { contentCredential, modelOfPath } from '../content/surface.js';
-import { bearerSecret } from '../openai/credential.js';
+import { bearerSecret } from '../http/credential.js';
 import { headerOf } from '../http/exchange.js';
 
 export interface EmbeddingCall {
@@ -36,7 +40,11 @@ export const openAiEmbeddings: EmbeddingSurface = {
       request: { inputs, dimensions: req.dimensions },
       render: (answer, inputTokens, model) => ({
         object: 'list',
-        data: answer.vectors.map((vector, index) => ({ object: 'embedding', index, embedding: req.encoding_format === 'base64' ? base64Vector(vector) : vector })),
+        data: answer.vectors.map((vector, index) => ({
+          object: 'embedding',
+          index,
+          embedding: req.encoding_format === 'base64' ? base64Vector(vector) : vector,
+        })),
         model,
         usage: { prompt_tokens: inputTokens, total_tokens: inputTokens },
       }),
@@ -53,7 +61,11 @@ export const embedContent: EmbeddingSurface = {
   credential: contentCredential,
   parse(body, pathModel) {
     const req = parseOrThrow(embedContentSchema, body);
-    return { model: modelOfPath(pathModel ?? ''), request: { inputs: [textOf(req.content)], dimensions: req.outputDimensionality }, render: (answer) => ({ embedding: { values: answer.vectors[0] } }) };
+    return {
+      model: modelOfPath(pathModel ?? ''),
+      request: { inputs: [textOf(req.content)], dimensions: req.outputDimensionality },
+      render: (answer) => ({ embedding: { values: answer.vectors[0] } }),
+    };
   },
 };
 
@@ -66,9 +78,19 @@ export const batchEmbedContents: EmbeddingSurface = {
     const req = parseOrThrow(batchEmbedContentsSchema, body);
     const model = modelOfPath(pathModel ?? '');
     req.requests.forEach((r, i) => {
-      if (r.model !== undefined && modelOfPath(r.model) !== model) throw new GatewayError('invalid_request', 400, `invalid value for 'requests[${i}].model': every request must name the model of the path (models/${model})`, { param: `requests[${i}].model` });
+      if (r.model !== undefined && modelOfPath(r.model) !== model)
+        throw new GatewayError(
+          'invalid_request',
+          400,
+          `invalid value for 'requests[${i}].model': every request must name the model of the path (models/${model})`,
+          { param: `requests[${i}].model` },
+        );
     });
     const dimensions = req.requests[0]?.outputDimensionality;
-    return { model, request: { inputs: req.requests.map((r) => textOf(r.content)), dimensions }, render: (answer) => ({ embeddings: answer.vectors.map((values) => ({ values })) }) };
+    return {
+      model,
+      request: { inputs: req.requests.map((r) => textOf(r.content)), dimensions },
+      render: (answer) => ({ embeddings: answer.vectors.map((values) => ({ values })) }),
+    };
   },
 };

@@ -74,9 +74,19 @@ const GOOGLE_STATUS: Record<number, string> = {
 export function contentError(err: GatewayError, requestId: string) {
   const metadata: Record<string, string> = { request_id: requestId };
   if (err.param !== undefined) metadata.field = err.param;
-  const details: Record<string, unknown>[] = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: err.code, domain: 'gateway', metadata }];
-  if (err.retryAfter !== undefined) details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${err.retryAfter}s` });
-  return { error: { code: err.status, message: err.message, status: GOOGLE_STATUS[err.status] ?? (err.status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT'), details } };
+  const details: Record<string, unknown>[] = [
+    { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: err.code, domain: 'gateway', metadata },
+  ];
+  if (err.retryAfter !== undefined)
+    details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${err.retryAfter}s` });
+  return {
+    error: {
+      code: err.status,
+      message: err.message,
+      status: GOOGLE_STATUS[err.status] ?? (err.status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT'),
+      details,
+    },
+  };
 }
 
 export const renderOpenAi: ErrorRenderer = (err) => openAiError(err);
@@ -98,14 +108,20 @@ export const RENDERERS: Readonly<Record<ErrorProtocol, ErrorRenderer>> = {
   gemini: contentError,
   console: renderConsole,
   // The private protocol's envelope (api/private/envelope.ts): code = the HTTP-like status.
-  private: (err, requestId) => ({ code: err.status, message: err.message, request_id: requestId, error_code: err.code }),
+  private: (err, requestId) => ({
+    code: err.status,
+    message: err.message,
+    request_id: requestId,
+    error_code: err.code,
+  }),
 };
 
 /** Which protocol answers for a path: the route prefixes of the spec's Versioning section. */
 export function protocolOfPath(path: string): ErrorProtocol {
   if (path.startsWith('/api/')) return 'console';
   if (path.startsWith('/server')) return 'private';
-  if (path.startsWith('/native-messages') || path === '/v1/messages' || path.startsWith('/v1/messages/')) return 'anthropic';
+  if (path.startsWith('/native-messages') || path === '/v1/messages' || path.startsWith('/v1/messages/'))
+    return 'anthropic';
   if (path.startsWith('/native-content') || path.startsWith('/v1beta')) return 'gemini';
   return 'openai';
 }
@@ -115,7 +131,11 @@ export function rendererFor(path: string): ErrorRenderer {
 }
 
 /** The event a stream of each protocol ends with when it cannot be completed (headers already sent). */
-export function streamErrorEvent(protocol: 'openai' | 'responses' | 'anthropic' | 'gemini', code: string, message: string): string {
+export function streamErrorEvent(
+  protocol: 'openai' | 'responses' | 'anthropic' | 'gemini',
+  code: string,
+  message: string,
+): string {
   switch (protocol) {
     case 'anthropic':
       return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message, code, details: { error_code: code } } })}\n\n`;

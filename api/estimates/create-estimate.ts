@@ -12,7 +12,7 @@ import type { GatewayServices } from '../../shared/gateway/services.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { GatewayError, isGatewayError } from '../../shared/errors.js';
 import { readJsonObject } from '../middleware/read-json.js';
-import { authenticateAndCount } from '../openai/credential.js';
+import { authenticateAndCount } from '../http/credential.js';
 
 export const estimateSchema = z.strictObject({
   endpoint: z.enum(QUOTABLE),
@@ -36,9 +36,15 @@ function quoteNamingPayload(...args: Parameters<typeof scaledQuote>): number {
  * every candidate of its routing plan — `auto`, `auto:*`, `@preset/<slug>`, and no model at all
  * with a key bound to a default preset.
  */
-async function candidates(services: GatewayServices, key: ApiKeyContext, endpoint: QuotableEndpoint, payload: Record<string, unknown>): Promise<readonly CatalogModel[]> {
+async function candidates(
+  services: GatewayServices,
+  key: ApiKeyContext,
+  endpoint: QuotableEndpoint,
+  payload: Record<string, unknown>,
+): Promise<readonly CatalogModel[]> {
   const requested = payloadModel(endpoint, payload);
-  if (parseModelSpec(requested, 'payload.model').kind === 'model') return [authorizeModel(services, key, requested, endpoint)];
+  if (parseModelSpec(requested, 'payload.model').kind === 'model')
+    return [authorizeModel(services, key, requested, endpoint)];
   return (await planModels(services.routing, key, requested, endpoint)).models;
 }
 
@@ -56,7 +62,9 @@ export function createEstimate(services: GatewayServices): Middleware {
     const payload = withDefaultModel(parsed.payload, key);
     const models = await candidates(services, key, parsed.endpoint, payload);
     const discount = discountOf(services, key);
-    const estimated = Math.max(...models.map((model) => finalizeCost(quoteNamingPayload(parsed.endpoint, model, payload), discount)));
+    const estimated = Math.max(
+      ...models.map((model) => finalizeCost(quoteNamingPayload(parsed.endpoint, model, payload), discount)),
+    );
     ctx.body = { estimated_micro_usd: estimated, is_free: models.every(isExplicitlyFree) };
   };
 }

@@ -21,9 +21,20 @@ export async function answerJson(
   logResponse?: (response: unknown) => void,
 ): Promise<void> {
   const answer = jsonAnswer(routed, protocol, promptBytes, modelId);
-  const settled = meter.finish({ statusCode: 200, provider: routed.upstream.provider.id, account: routed.account, usage: answer.usage, usageEstimated: answer.estimated, ttftMs: meter.elapsedMs() });
+  const settled = meter.finish({
+    statusCode: 200,
+    provider: routed.upstream.provider.id,
+    account: routed.account,
+    usage: answer.usage,
+    usageEstimated: answer.estimated,
+    ttftMs: meter.elapsedMs(),
+  });
   await meter.sent();
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer.body), 'x-service-model': modelId });
+  res.writeHead(200, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(answer.body),
+    'x-service-model': modelId,
+  });
   res.end(answer.body);
   logResponse?.(answer.parsed);
   await settled;

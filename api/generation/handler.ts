@@ -41,14 +41,21 @@ export function generationHandler(services: GatewayServices, surface: Surface): 
 }
 
 /** Steps 1-3 and the body, then the call. */
-async function answer(services: GatewayServices, surface: Surface, limit: number, ex: Exchange, params: RouteParams): Promise<void> {
+async function answer(
+  services: GatewayServices,
+  surface: Surface,
+  limit: number,
+  ex: Exchange,
+  params: RouteParams,
+): Promise<void> {
   const { req } = ex;
   let key: ApiKeyContext | undefined;
   let body: JsonBody;
   try {
     const credential = { secret: surface.credential(req), ip: ex.ip };
     // A key sent the way another surface takes it is missing here: the message says where it goes.
-    if (!credential.secret) throw new GatewayError('invalid_api_key', 401, `missing API key: ${surface.credentialHint}`);
+    if (!credential.secret)
+      throw new GatewayError('invalid_api_key', 401, `missing API key: ${surface.credentialHint}`);
     key = authenticateCached(services, credential) ?? (await authenticate(services, credential));
     body = await readJsonBody(req, limit);
   } catch (err) {
@@ -59,14 +66,25 @@ async function answer(services: GatewayServices, surface: Surface, limit: number
   await serveGeneration(services, surface, ex, key, body, params);
 }
 
-function callMeter(services: GatewayServices, surface: Surface, key: ApiKeyContext, requestId: string, callId: string, tags: string[], sessionId: string | null): CallMeter {
+function callMeter(
+  services: GatewayServices,
+  surface: Surface,
+  key: ApiKeyContext,
+  requestId: string,
+  callId: string,
+  tags: string[],
+  sessionId: string | null,
+): CallMeter {
   const meter = new CallMeter(services, key, 'chat/completions', requestId, callId, tags);
   meter.surface = surface.id;
   meter.sessionId = sessionId;
   return meter;
 }
 
-const failure = (err: unknown) => ({ statusCode: isGatewayError(err) ? err.status : 500, errorCode: isGatewayError(err) ? err.code : 'internal_error' });
+const failure = (err: unknown) => ({
+  statusCode: isGatewayError(err) ? err.status : 500,
+  errorCode: isGatewayError(err) ? err.code : 'internal_error',
+});
 
 export interface ServeOptions {
   /** The surface id recorded on the usage record, when the call came through another (the private protocol). */
@@ -85,7 +103,15 @@ export interface ServeOptions {
  * (the admission, the upstream, the settlement), and builds no object as `{ ...a, b }` (see
  * shared/routing/fallback.ts). Answers everything itself; never rejects.
  */
-export async function serveGeneration(services: GatewayServices, surface: Surface, ex: Exchange, key: ApiKeyContext, body: JsonBody, params: RouteParams, options?: ServeOptions): Promise<void> {
+export async function serveGeneration(
+  services: GatewayServices,
+  surface: Surface,
+  ex: Exchange,
+  key: ApiKeyContext,
+  body: JsonBody,
+  params: RouteParams,
+  options?: ServeOptions,
+): Promise<void> {
   const { req, res } = ex;
   const state: CallState = { upstream: undefined, clientGone: false };
   // A client that goes away at any point aborts the upstream request (and with it the relay).
@@ -127,7 +153,13 @@ export async function serveGeneration(services: GatewayServices, surface: Surfac
     templateVersionId = template?.versionId ?? null;
     meter.templateVersionId = templateVersionId;
     const stream = call.stream;
-    const request = new GenerationRequest(surface.protocol, call.body, body.raw as Buffer | undefined, stream, surface.forwardedHeaders(req));
+    const request = new GenerationRequest(
+      surface.protocol,
+      call.body,
+      body.raw as Buffer | undefined,
+      stream,
+      surface.forwardedHeaders(req),
+    );
     if (call.provider !== undefined || template) {
       // The routing field is the gateway's, and a template changes the prompt: re-serialised.
       let forwarded: Record<string, unknown> = Object.assign({}, call.body);
@@ -160,12 +192,18 @@ export async function serveGeneration(services: GatewayServices, surface: Surfac
     const metered = meter;
     // Content logging (account settings): prompt and completion kept in object storage, after the answer.
     const keep = key.owner.logContent
-      ? (response: unknown) => logContent(services.storage, key.userId, metered.requestId, request.body, response, (err) => services.log.warn({ err: err.message }, 'content log not written'))
+      ? (response: unknown) =>
+          logContent(services.storage, key.userId, metered.requestId, request.body, response, (err) =>
+            services.log.warn({ err: err.message }, 'content log not written'),
+          )
       : undefined;
     if (stream) {
       routing.latency.record(model.id, metered.elapsedMs());
       const collected = keep ? streamCollector() : undefined;
-      const capture = collected && options?.capture ? (chunk: Buffer) => (collected.push(chunk), options.capture!(chunk)) : (collected?.push ?? options?.capture);
+      const capture =
+        collected && options?.capture
+          ? (chunk: Buffer) => (collected.push(chunk), options.capture!(chunk))
+          : (collected?.push ?? options?.capture);
       await relayStream(res, metered, routed, {
         promptBytes: body.bytes,
         scanner: scannerFor(surface.protocol, routed, model.id, call.clientWantsUsage),
@@ -194,10 +232,18 @@ export async function serveGeneration(services: GatewayServices, surface: Surfac
 }
 
 /** Same protocol: the bytes pass through its scanner. Another: decoded and re-encoded chunk by chunk. */
-function scannerFor(protocol: ClientProtocol, routed: RoutedResponse, modelId: string, clientWantsUsage: boolean): StreamScanner {
+function scannerFor(
+  protocol: ClientProtocol,
+  routed: RoutedResponse,
+  modelId: string,
+  clientWantsUsage: boolean,
+): StreamScanner {
   const upstream = routed.upstream.provider.protocol as ChatProtocol;
   if (upstream === protocol) return CHAT_ADAPTERS[upstream].scanner(clientWantsUsage);
-  return new TranslatingScanner(CODECS[upstream].streamDecoder(), CLIENT_CODECS[protocol].streamEncoder({ model: modelId, clientWantsUsage }));
+  return new TranslatingScanner(
+    CODECS[upstream].streamDecoder(),
+    CLIENT_CODECS[protocol].streamEncoder({ model: modelId, clientWantsUsage }),
+  );
 }
 
 const clientClosed = () => new Error('the client closed the connection');

@@ -28,10 +28,19 @@ export interface RelayOptions {
  * the stream's first (those never wait). A stream the upstream cut ends with an error event, never with
  * a `[DONE]` that would make it look complete. A client that hangs up aborts the upstream request.
  */
-export async function relayStream(res: ServerResponse, meter: CallMeter, routed: RoutedResponse, options: RelayOptions): Promise<void> {
+export async function relayStream(
+  res: ServerResponse,
+  meter: CallMeter,
+  routed: RoutedResponse,
+  options: RelayOptions,
+): Promise<void> {
   const upstream = routed.response;
   // Headers go out with the first event (one write, not two); Node sends them on the first write.
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
 
   const scanner = options.scanner;
   let ttftMs: number | null = null;
@@ -65,7 +74,12 @@ export async function relayStream(res: ServerResponse, meter: CallMeter, routed:
     const socket = firstSent ? res.socket : null;
     socket?.cork();
     settled = settle(null);
-    const written = options.beforeEnd ? meter.sent().then(options.beforeEnd).catch(() => undefined) : meter.sent();
+    const written = options.beforeEnd
+      ? meter
+          .sent()
+          .then(options.beforeEnd)
+          .catch(() => undefined)
+      : meter.sent();
     ended = written.then(() => {
       try {
         res.end(scanner.endMarker());

@@ -11,9 +11,16 @@ import { sendJson, type Exchange } from './exchange.js';
  * failure in the caller's protocol, its Retry-After, and where an authenticated caller stands (read
  * without consuming anything) unless the refusal already says so.
  */
-export async function answerFailure(services: GatewayServices, ex: Exchange, key: ApiKeyContext | undefined, caught: unknown, protocol: ErrorProtocol = 'openai'): Promise<void> {
+export async function answerFailure(
+  services: GatewayServices,
+  ex: Exchange,
+  key: ApiKeyContext | undefined,
+  caught: unknown,
+  protocol: ErrorProtocol = 'openai',
+): Promise<void> {
   const err = toGatewayError(caught);
-  if (err.status >= 500 && !isGatewayError(caught)) services.log.error({ err: caught, requestId: ex.requestId }, 'unhandled error');
+  if (err.status >= 500 && !isGatewayError(caught))
+    services.log.error({ err: caught, requestId: ex.requestId }, 'unhandled error');
   const { res } = ex;
   if (res.headersSent) {
     // A relay that already started ends its own stream; anything else cannot be answered any more.
@@ -22,8 +29,16 @@ export async function answerFailure(services: GatewayServices, ex: Exchange, key
   }
   if (res.destroyed) return;
   const headers: Record<string, string> = {};
-  if (key && !err.headers && !res.hasHeader('X-RateLimit-Limit-Requests') && !res.hasHeader('X-RateLimit-Limit-Tokens')) {
-    Object.assign(headers, await services.admissions.peekHeaders(key, groupOf(services, key), services.clock.now()).catch(() => ({})));
+  if (
+    key &&
+    !err.headers &&
+    !res.hasHeader('X-RateLimit-Limit-Requests') &&
+    !res.hasHeader('X-RateLimit-Limit-Tokens')
+  ) {
+    Object.assign(
+      headers,
+      await services.admissions.peekHeaders(key, groupOf(services, key), services.clock.now()).catch(() => ({})),
+    );
   }
   if (err.headers) Object.assign(headers, err.headers);
   if (err.retryAfter !== undefined) headers['Retry-After'] = String(err.retryAfter);

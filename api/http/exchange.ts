@@ -30,7 +30,13 @@ export function exchangeOf(req: IncomingMessage, res: ServerResponse, proxyHops:
 /** The same call, reached through Koa's router (its middleware already set the request id). */
 export function exchangeFromKoa(ctx: Context): Exchange {
   ctx.respond = false;
-  return { req: ctx.req, res: ctx.res, requestId: ctx.state.requestId as string, callId: ctx.state.callId as string, ip: ctx.ip };
+  return {
+    req: ctx.req,
+    res: ctx.res,
+    requestId: ctx.state.requestId as string,
+    callId: ctx.state.callId as string,
+    ip: ctx.ip,
+  };
 }
 
 export function headerOf(req: IncomingMessage, name: string): string | undefined {
@@ -46,7 +52,10 @@ export function headerOf(req: IncomingMessage, name: string): string | undefined
  */
 export function clientIp(req: IncomingMessage, hops: number): string {
   if (hops > 0) {
-    const entries = (headerOf(req, 'x-forwarded-for') ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+    const entries = (headerOf(req, 'x-forwarded-for') ?? '')
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean);
     if (entries.length > 0) return entries[Math.max(0, entries.length - hops)]!;
   }
   return req.socket.remoteAddress ?? '';
@@ -61,8 +70,16 @@ export function clientAddress(hops: number): Middleware {
 }
 
 /** Writes a whole JSON answer (headers and body in one write). */
-export function sendJson(res: ServerResponse, status: number, body: Buffer | string, headers?: Record<string, string>): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: Buffer | string,
+  headers?: Record<string, string>,
+): void {
   if (headers) for (const name in headers) res.setHeader(name, headers[name]!);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  });
   res.end(body);
 }

@@ -25,10 +25,24 @@ export interface FastRoute {
 }
 
 const content = (prefix: string): FastRoute[] => [
-  { method: 'POST', pattern: `${prefix}/models/{model}:generateContent`, target: { generation: generateContentSurface }, stream: false },
-  { method: 'POST', pattern: `${prefix}/models/{model}:streamGenerateContent`, target: { generation: generateContentSurface }, stream: true },
+  {
+    method: 'POST',
+    pattern: `${prefix}/models/{model}:generateContent`,
+    target: { generation: generateContentSurface },
+    stream: false,
+  },
+  {
+    method: 'POST',
+    pattern: `${prefix}/models/{model}:streamGenerateContent`,
+    target: { generation: generateContentSurface },
+    stream: true,
+  },
   { method: 'POST', pattern: `${prefix}/models/{model}:embedContent`, target: { embeddings: embedContent } },
-  { method: 'POST', pattern: `${prefix}/models/{model}:batchEmbedContents`, target: { embeddings: batchEmbedContents } },
+  {
+    method: 'POST',
+    pattern: `${prefix}/models/{model}:batchEmbedContents`,
+    target: { embeddings: batchEmbedContents },
+  },
 ];
 
 /** The hot routes: every generation and embeddings call, the spec's prefixed routes and the older unprefixed ones (Versioning). */
@@ -57,7 +71,10 @@ export class FastHandlers {
     const surface = 'generation' in target ? target.generation : target.embeddings;
     let handler = this.built.get(surface);
     if (!handler) {
-      handler = 'generation' in target ? generationHandler(this.services, target.generation) : embeddingsHandler(this.services, target.embeddings);
+      handler =
+        'generation' in target
+          ? generationHandler(this.services, target.generation)
+          : embeddingsHandler(this.services, target.embeddings);
       this.built.set(surface, handler);
     }
     return handler;
@@ -69,13 +86,20 @@ export class FastHandlers {
  * bare proxy does): exact paths by a map lookup, patterned ones by one regular expression each. The
  * query string is ignored for routing (the genai SDK always sends `?alt=sse`).
  */
-export function fastRouteTable(handlers: FastHandlers): (method: string | undefined, url: string | undefined) => RouteMatch | undefined {
+export function fastRouteTable(
+  handlers: FastHandlers,
+): (method: string | undefined, url: string | undefined) => RouteMatch | undefined {
   const exact = new Map<string, RouteMatch>();
   const patterned: { regex: RegExp; handler: FastHandler; stream: boolean | undefined }[] = [];
   for (const route of FAST_ROUTES) {
     const handler = handlers.of(route.target);
     if (!route.pattern.includes('{')) exact.set(route.pattern, { handler, params: {} });
-    else patterned.push({ regex: new RegExp(`^${escape(route.pattern).replace('\\{model\\}', '(.+)')}$`), handler, stream: route.stream });
+    else
+      patterned.push({
+        regex: new RegExp(`^${escape(route.pattern).replace('\\{model\\}', '(.+)')}$`),
+        handler,
+        stream: route.stream,
+      });
   }
   return (method, url) => {
     if (method !== 'POST' || url === undefined) return undefined;

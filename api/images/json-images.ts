@@ -11,7 +11,11 @@ import { discountOf } from '../../shared/gateway/pipeline.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { sendImages, type ImageCall } from '../../shared/providers/openai/images.js';
 import { streamResult } from '../../shared/providers/tasks/http.js';
-import { jsonImageEditSchema, jsonImageGenerationSchema, type JsonImageGeneration } from '../../shared/protocols/images/json-images.js';
+import {
+  jsonImageEditSchema,
+  jsonImageGenerationSchema,
+  type JsonImageGeneration,
+} from '../../shared/protocols/images/json-images.js';
 import { sendWithFallback, type CallState, type RoutedResponse } from '../../shared/routing/fallback.js';
 import type { CatalogModel } from '../../shared/catalog/index.js';
 import { tryModels, type MeterChain } from '../../shared/gateway/try-models.js';
@@ -22,7 +26,7 @@ import { linkUrl, signLink } from '../../shared/storage/signed-links.js';
 import { callTags } from '../../shared/usage/tags.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { readJsonObject } from '../middleware/read-json.js';
-import { authenticateRequest } from '../openai/credential.js';
+import { authenticateRequest } from '../http/credential.js';
 import { baseUrl } from '../videos/task-responses.js';
 
 /** An image link works this long: use it at once (it is the account's, and short-lived by design). */
@@ -30,7 +34,8 @@ const LINK_TTL_MS = 60 * 60 * 1000;
 /** The most bytes one returned image may have (mirrored before the answer). */
 const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
 
-const invalidAnswer = () => new GatewayError('upstream_error', 502, 'the upstream provider sent an invalid images response');
+const invalidAnswer = () =>
+  new GatewayError('upstream_error', 502, 'the upstream provider sent an invalid images response');
 
 interface UpstreamImage {
   url?: unknown;
@@ -48,24 +53,56 @@ interface UpstreamImage {
  */
 export function jsonImages(services: GatewayServices, operation: ImageCall['operation']): Middleware {
   return async (ctx) => {
-    if (ctx.is('multipart/form-data')) throw new GatewayError('not_implemented', 501, 'multipart image edits are not implemented: send JSON with images: [{image_url}] (https, data URI or asset://)');
+    if (ctx.is('multipart/form-data'))
+      throw new GatewayError(
+        'not_implemented',
+        501,
+        'multipart image edits are not implemented: send JSON with images: [{image_url}] (https, data URI or asset://)',
+      );
     const key = await authenticateRequest(ctx, services);
     const endpoint = operation === 'edits' ? 'images/edits' : 'images/generations';
-    const meterFor = (requestId: string, callId: string, tags: string[]) => new CallMeter(services, key, endpoint, requestId, callId, tags);
+    const meterFor = (requestId: string, callId: string, tags: string[]) =>
+      new CallMeter(services, key, endpoint, requestId, callId, tags);
     // The meter of the attempt running now (a fallback model's attempt has its own).
     const chain: MeterChain = {
-      meter: meterFor(ctx.state.requestId as string, ctx.state.callId as string, callTags(ctx.get('x-service-tags') || undefined, key.tags)),
-      nextMeter: (attempt, previous) => meterFor(`${ctx.state.requestId}-fb${attempt}`, `${ctx.state.callId}-fb${attempt}`, previous.tags),
+      meter: meterFor(
+        ctx.state.requestId as string,
+        ctx.state.callId as string,
+        callTags(ctx.get('x-service-tags') || undefined, key.tags),
+      ),
+      nextMeter: (attempt, previous) =>
+        meterFor(`${ctx.state.requestId}-fb${attempt}`, `${ctx.state.callId}-fb${attempt}`, previous.tags),
     };
     const state: CallState = { upstream: undefined, clientGone: false };
     try {
       const body = await readJsonObject(ctx, services.config.http.bodyLimitBytes);
       const { provider, ...fields } = withDefaultModel(body.value, key);
-      const request: JsonImageGeneration = parseOrThrow(operation === 'edits' ? jsonImageEditSchema : jsonImageGenerationSchema, fields);
-      const plan = await planModels(services.routing, key, request.model, endpoint, parseProviderPreferences(provider, services.catalog));
-      const links = { db: services.db, storage: services.storage, linkSecret: services.linkSecret, baseUrl: baseUrl(services, ctx), ttlMs: LINK_TTL_MS, now: services.clock.now(), limits: services.config.imageFetch };
+      const request: JsonImageGeneration = parseOrThrow(
+        operation === 'edits' ? jsonImageEditSchema : jsonImageGenerationSchema,
+        fields,
+      );
+      const plan = await planModels(
+        services.routing,
+        key,
+        request.model,
+        endpoint,
+        parseProviderPreferences(provider, services.catalog),
+      );
+      const links = {
+        db: services.db,
+        storage: services.storage,
+        linkSecret: services.linkSecret,
+        baseUrl: baseUrl(services, ctx),
+        ttlMs: LINK_TTL_MS,
+        now: services.clock.now(),
+        limits: services.config.imageFetch,
+      };
       const discount = discountOf(services, key);
-      const price = (model: CatalogModel, images: number) => finalizeCost((imagePrice(model, request.size, request.quality) * images + model.pricing.per_request) * 1_000_000, discount);
+      const price = (model: CatalogModel, images: number) =>
+        finalizeCost(
+          (imagePrice(model, request.size, request.quality) * images + model.pricing.per_request) * 1_000_000,
+          discount,
+        );
       const { routed, model, meter } = await tryModels(
         plan.models,
         chain,
@@ -88,7 +125,13 @@ export function jsonImages(services: GatewayServices, operation: ImageCall['oper
         (model) => ctx.set('X-Service-Model', model.id),
       );
       const images = await keepImages(services, routed, key.userId, meter.callId);
-      await meter.finish({ statusCode: 200, provider: routed.upstream.provider.id, account: routed.account, fixedCost: price(model, images.length), usage: { inputTokens: 0, outputTokens: 0, cachedTokens: 0 } });
+      await meter.finish({
+        statusCode: 200,
+        provider: routed.upstream.provider.id,
+        account: routed.account,
+        fixedCost: price(model, images.length),
+        usage: { inputTokens: 0, outputTokens: 0, cachedTokens: 0 },
+      });
       const expiresAt = services.clock.now() + LINK_TTL_MS;
       ctx.body = {
         created: Math.floor(services.clock.now() / 1000),
@@ -96,13 +139,24 @@ export function jsonImages(services: GatewayServices, operation: ImageCall['oper
           const item: Record<string, unknown> =
             request.response_format === 'b64_json'
               ? { b64_json: image.bytes.toString('base64') }
-              : { url: linkUrl(links.baseUrl, signLink({ objectKey: image.objectKey, userId: key.userId, expiresAt, contentType: image.contentType }, services.linkSecret)) };
+              : {
+                  url: linkUrl(
+                    links.baseUrl,
+                    signLink(
+                      { objectKey: image.objectKey, userId: key.userId, expiresAt, contentType: image.contentType },
+                      services.linkSecret,
+                    ),
+                  ),
+                };
           if (typeof image.revisedPrompt === 'string') item.revised_prompt = image.revisedPrompt;
           return item;
         }),
       };
     } catch (err) {
-      await chain.meter.finish({ statusCode: isGatewayError(err) ? err.status : 500, errorCode: isGatewayError(err) ? err.code : 'internal_error' });
+      await chain.meter.finish({
+        statusCode: isGatewayError(err) ? err.status : 500,
+        errorCode: isGatewayError(err) ? err.code : 'internal_error',
+      });
       throw err;
     } finally {
       await chain.meter.close();
@@ -118,7 +172,12 @@ interface KeptImage {
 }
 
 /** Each returned image, decoded or downloaded, stored under the account before the client hears of it. */
-async function keepImages(services: GatewayServices, routed: RoutedResponse, userId: string, callId: string): Promise<KeptImage[]> {
+async function keepImages(
+  services: GatewayServices,
+  routed: RoutedResponse,
+  userId: string,
+  callId: string,
+): Promise<KeptImage[]> {
   let data: UpstreamImage[];
   try {
     data = (JSON.parse(routed.response.received().toString('utf8')) as { data?: UpstreamImage[] }).data!;
@@ -150,4 +209,3 @@ async function keepImages(services: GatewayServices, routed: RoutedResponse, use
   }
   return kept;
 }
-

@@ -5,7 +5,7 @@ import { countTokensRequestSchema } from '../../shared/protocols/anthropic/messa
 import { planModels } from '../../shared/routing/plan.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { readJsonObject } from '../middleware/read-json.js';
-import { authenticateAndCount } from '../openai/credential.js';
+import { authenticateAndCount } from '../http/credential.js';
 import { messagesCredential } from './surface.js';
 
 /**

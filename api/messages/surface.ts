@@ -1,7 +1,7 @@
 import { structuredPromptTokens } from '../../shared/billing/prompt-tokens.js';
 import { messagesRequestSchema } from '../../shared/protocols/anthropic/messages-request.js';
 import { parseOrThrow } from '../../shared/validation.js';
-import { bearerSecret } from '../openai/credential.js';
+import { bearerSecret } from '../http/credential.js';
 import { headerOf } from '../http/exchange.js';
 import type { Surface } from '../generation/surface.js';
 
@@ -26,12 +26,18 @@ export const messagesSurface: Surface = {
       maxTokens: request.max_tokens,
       clientWantsUsage: true,
       provider: (request as { provider?: unknown }).provider,
-      promptTokens: (model, bytes) => structuredPromptTokens(request.messages, [request.system, request.tools], model, bytes),
+      promptTokens: (model, bytes) =>
+        structuredPromptTokens(request.messages, [request.system, request.tools], model, bytes),
     };
   },
   withSystemPrompt(body, text) {
     const system = body.system;
-    const merged = typeof system === 'string' ? `${text}\n\n${system}` : Array.isArray(system) ? [{ type: 'text', text }, ...(system as unknown[])] : text;
+    const merged =
+      typeof system === 'string'
+        ? `${text}\n\n${system}`
+        : Array.isArray(system)
+          ? [{ type: 'text', text }, ...(system as unknown[])]
+          : text;
     return Object.assign({}, body, { system: merged });
   },
   forwardedHeaders(req) {

@@ -19,8 +19,16 @@ export function rateLimitHeaders(services: GatewayServices): Middleware {
     }
     const key = ctx.state.key as ApiKeyContext | undefined;
     const refusal = isGatewayError(failure) && failure.headers !== undefined;
-    if (key && !refusal && !ctx.headerSent && !ctx.response.get('X-RateLimit-Limit-Requests') && !ctx.response.get('X-RateLimit-Limit-Tokens')) {
-      const headers = await services.admissions.peekHeaders(key, groupOf(services, key), services.clock.now()).catch(() => ({}));
+    if (
+      key &&
+      !refusal &&
+      !ctx.headerSent &&
+      !ctx.response.get('X-RateLimit-Limit-Requests') &&
+      !ctx.response.get('X-RateLimit-Limit-Tokens')
+    ) {
+      const headers = await services.admissions
+        .peekHeaders(key, groupOf(services, key), services.clock.now())
+        .catch(() => ({}));
       if (!ctx.headerSent) ctx.set(headers);
     }
     if (failure !== undefined) throw failure;

@@ -25,7 +25,8 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   } catch {
     throw invalidJson();
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidJson('request body must be a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw invalidJson('request body must be a JSON object');
   refuseNulInJson(raw, value);
   return { value: value as Record<string, unknown>, raw, bytes: raw.length };
 }

@@ -4,7 +4,7 @@ import { prependSystemPrompt } from '../../shared/protocols/openai/system-prompt
 import { parseOrThrow } from '../../shared/validation.js';
 import { headerOf } from '../http/exchange.js';
 import type { Surface } from '../generation/surface.js';
-import { bearerSecret } from './credential.js';
+import { bearerSecret } from '../http/credential.js';
 
 /** `POST /v1/chat/completions`: the key as a bearer token, the model in the body. */
 export const chatCompletionsSurface: Surface = {
@@ -25,6 +25,7 @@ export const chatCompletionsSurface: Surface = {
       promptTokens: (model, bytes) => promptTokenBound(chat, model, bytes),
     };
   },
-  withSystemPrompt: (body, text) => Object.assign({}, body, { messages: prependSystemPrompt(body.messages as Record<string, unknown>[], text) }),
+  withSystemPrompt: (body, text) =>
+    Object.assign({}, body, { messages: prependSystemPrompt(body.messages as Record<string, unknown>[], text) }),
   forwardedHeaders: () => undefined,
 };

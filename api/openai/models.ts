@@ -4,7 +4,7 @@ import { groupAllows } from '../../shared/catalog/index.js';
 import { GatewayError } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { presetSlugs } from '../../shared/db/presets.js';
-import { authenticateAndCount } from './credential.js';
+import { authenticateAndCount } from '../http/credential.js';
 
 // The catalog has no creation dates; a fixed one keeps `created` stable across restarts.
 const CREATED = 1_735_689_600;
@@ -22,7 +22,9 @@ function presetObject(slug: string, created: Date) {
 export function listModels(services: GatewayServices): Middleware {
   return async (ctx) => {
     const key = await authenticateAndCount(ctx, services);
-    const models: object[] = [...services.catalog.models.values()].filter((m) => groupAllows(services.catalog, key.groupId, m.id)).map(modelObject);
+    const models: object[] = [...services.catalog.models.values()]
+      .filter((m) => groupAllows(services.catalog, key.groupId, m.id))
+      .map(modelObject);
     const presets = (await presetSlugs(services.db, key.userId)).map((p) => presetObject(p.slug, p.created_at));
     ctx.body = { object: 'list', data: [...models, ...presets] };
   };

@@ -3,7 +3,7 @@ import { responsesRequestSchema } from '../../shared/protocols/responses/respons
 import { parseOrThrow } from '../../shared/validation.js';
 import { headerOf } from '../http/exchange.js';
 import type { Surface } from '../generation/surface.js';
-import { bearerSecret } from './credential.js';
+import { bearerSecret } from '../http/credential.js';
 
 /** `POST /v1/responses`: OpenAI's Responses protocol over any chat model (always translated, stateless). */
 export const responsesSurface: Surface = {
@@ -21,11 +21,18 @@ export const responsesSurface: Surface = {
       maxTokens: request.max_output_tokens ?? undefined,
       clientWantsUsage: true,
       provider: (request as { provider?: unknown }).provider,
-      promptTokens: (model, bytes) => structuredPromptTokens(typeof request.input === 'string' ? [request.input] : request.input, [request.instructions ?? undefined, request.tools], model, bytes),
+      promptTokens: (model, bytes) =>
+        structuredPromptTokens(
+          typeof request.input === 'string' ? [request.input] : request.input,
+          [request.instructions ?? undefined, request.tools],
+          model,
+          bytes,
+        ),
     };
   },
   withSystemPrompt(body, text) {
-    const instructions = typeof body.instructions === 'string' && body.instructions !== '' ? `${text}\n\n${body.instructions}` : text;
+    const instructions =
+      typeof body.instructions === 'string' && body.instructions !== '' ? `${text}\n\n${body.instructions}` : text;
     return Object.assign({}, body, { instructions });
   },
   forwardedHeaders: () => undefined,

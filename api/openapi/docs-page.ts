@@ -21,13 +21,20 @@ interface Operation {
 }
 
 /** The reference page: the OpenAPI document rendered on the server, grouped by tag. */
-export function renderDocsPage(document: { info: { title: string; version: string }; paths: Record<string, Record<string, Operation>> }): string {
+export function renderDocsPage(document: {
+  info: { title: string; version: string };
+  paths: Record<string, Record<string, Operation>>;
+}): string {
   const byTag = new Map<string, string[]>();
   for (const [path, methods] of Object.entries(document.paths)) {
     for (const [method, op] of Object.entries(methods)) {
       const auth = op.security?.length ? Object.keys(op.security[0] ?? {}).join(', ') : 'none';
-      const params = (op.parameters ?? []).map((p) => `<code>${escape(p.name)}</code> (${p.in}${p.required ? ', required' : ''})`).join(', ');
-      const body = op.requestBody ? `<details><summary>request body schema</summary><pre>${escape(JSON.stringify(op.requestBody.content['application/json'].schema, null, 2))}</pre></details>` : '';
+      const params = (op.parameters ?? [])
+        .map((p) => `<code>${escape(p.name)}</code> (${p.in}${p.required ? ', required' : ''})`)
+        .join(', ');
+      const body = op.requestBody
+        ? `<details><summary>request body schema</summary><pre>${escape(JSON.stringify(op.requestBody.content['application/json'].schema, null, 2))}</pre></details>`
+        : '';
       const html = `<div class="op"><span class="m ${method}">${method}</span> <code>${escape(path)}</code> — ${escape(op.summary)}<div class="auth">credential: ${auth}${params ? ` · parameters: ${params}` : ''}</div>${body}</div>`;
       const tag = op.tags[0] ?? 'Other';
       byTag.set(tag, [...(byTag.get(tag) ?? []), html]);

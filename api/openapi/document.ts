@@ -2,22 +2,62 @@ import { z } from 'zod';
 import type { RouteAuth, RouteDoc } from './route-doc.js';
 
 const SECURITY: Record<Exclude<RouteAuth, 'none'>, { name: string; scheme: Record<string, unknown> }> = {
-  apiKey: { name: 'apiKey', scheme: { type: 'http', scheme: 'bearer', description: 'An `sk-` API key: `Authorization: Bearer <API_KEY>`' } },
-  messagesKey: { name: 'messagesKey', scheme: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Messages-style routes also take `Authorization: Bearer`' } },
-  contentKey: { name: 'contentKey', scheme: { type: 'apiKey', in: 'header', name: 'x-vendor-api-key', description: 'Also `x-goog-api-key` or `?key=`' } },
-  bodyKey: { name: 'bodyKey', scheme: { type: 'apiKey', in: 'header', name: 'apiKey', description: 'The private protocol: an `ak-` key in the JSON body field `apiKey` (OpenAPI cannot say "body"; no header is read)' } },
-  session: { name: 'session', scheme: { type: 'apiKey', in: 'cookie', name: 'gw_session', description: 'The console session cookie (named `__Host-gw_session` where the console or public URL is HTTPS), or the same token as `Authorization: Bearer`' } },
+  apiKey: {
+    name: 'apiKey',
+    scheme: { type: 'http', scheme: 'bearer', description: 'An `sk-` API key: `Authorization: Bearer <API_KEY>`' },
+  },
+  messagesKey: {
+    name: 'messagesKey',
+    scheme: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-api-key',
+      description: 'Messages-style routes also take `Authorization: Bearer`',
+    },
+  },
+  contentKey: {
+    name: 'contentKey',
+    scheme: { type: 'apiKey', in: 'header', name: 'x-vendor-api-key', description: 'Also `x-goog-api-key` or `?key=`' },
+  },
+  bodyKey: {
+    name: 'bodyKey',
+    scheme: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'apiKey',
+      description:
+        'The private protocol: an `ak-` key in the JSON body field `apiKey` (OpenAPI cannot say "body"; no header is read)',
+    },
+  },
+  session: {
+    name: 'session',
+    scheme: {
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'gw_session',
+      description:
+        'The console session cookie (named `__Host-gw_session` where the console or public URL is HTTPS), or the same token as `Authorization: Bearer`',
+    },
+  },
   operator: { name: 'operator', scheme: { type: 'http', scheme: 'bearer', description: 'The `OPERATOR_TOKEN`' } },
 };
 
 function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   // The input side: what a client sends (coercions and defaults show as accepted input).
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 }
 
 function parameters(route: RouteDoc): unknown[] {
-  const params: unknown[] = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  const params: unknown[] = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
   if (route.query) {
     const query = jsonSchema(route.query) as { properties?: Record<string, unknown>; required?: string[] };
     for (const [name, schema] of Object.entries(query.properties ?? {})) {
@@ -29,7 +69,8 @@ function parameters(route: RouteDoc): unknown[] {
 
 function operation(route: RouteDoc): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
-  for (const [status, description] of Object.entries(route.responses ?? { 200: 'success' })) responses[status] = { description };
+  for (const [status, description] of Object.entries(route.responses ?? { 200: 'success' }))
+    responses[status] = { description };
   responses.default = { description: "an error in the surface's own format (see the README's error tables)" };
   const body = route.body && {
     required: true,
@@ -57,9 +98,12 @@ export function buildOpenApiDocument(routes: RouteDoc[], version: string): Recor
     info: {
       title: 'Model gateway',
       version,
-      description: 'Every data-plane route (`/v1`, `/native-messages`, `/native-content`, `/v1beta`, `/server`) and the console API (`/api/v1`). Amounts are integer micro-USD.',
+      description:
+        'Every data-plane route (`/v1`, `/native-messages`, `/native-content`, `/v1beta`, `/server`) and the console API (`/api/v1`). Amounts are integer micro-USD.',
     },
-    components: { securitySchemes: Object.fromEntries(Object.values(SECURITY).map(({ name, scheme }) => [name, scheme])) },
+    components: {
+      securitySchemes: Object.fromEntries(Object.values(SECURITY).map(({ name, scheme }) => [name, scheme])),
+    },
     paths,
   };
 }

@@ -31,14 +31,27 @@ export const hasOperatorCookie = (ctx: Context) => ctx.cookies.get(COOKIE) !== u
  * SameSite=Strict, the dashboard's path only, Secure on HTTPS deployments) and goes to the
  * dashboard; a wrong one shows the form again. Tries count toward the per-IP sign-in throttle.
  */
-export async function operatorSignIn(services: GatewayServices, ctx: Context, token: string, basePath: string, throttle: () => Promise<void>): Promise<void> {
+export async function operatorSignIn(
+  services: GatewayServices,
+  ctx: Context,
+  token: string,
+  basePath: string,
+  throttle: () => Promise<void>,
+): Promise<void> {
   await throttle();
   const given = new URLSearchParams(await readForm(ctx)).get('token') ?? undefined;
   if (!sameSecret(given, token)) return signInForm(ctx, basePath, 'That is not the operator token.');
   const expires = Math.floor((Date.now() + SESSION_MS) / 1000);
   const secure = secureCookies(services, ctx);
   if (secure) ctx.cookies.secure = true;
-  ctx.cookies.set(COOKIE, `${expires}.${sessionMac(token, expires)}`, { httpOnly: true, sameSite: 'strict', secure, path: basePath, maxAge: SESSION_MS, overwrite: true });
+  ctx.cookies.set(COOKIE, `${expires}.${sessionMac(token, expires)}`, {
+    httpOnly: true,
+    sameSite: 'strict',
+    secure,
+    path: basePath,
+    maxAge: SESSION_MS,
+    overwrite: true,
+  });
   ctx.status = 303;
   ctx.redirect(basePath);
 }
@@ -54,7 +67,10 @@ export function signInForm(ctx: Context, basePath: string, notice?: string): voi
 }
 
 async function readForm(ctx: Context): Promise<string> {
-  if (!ctx.is('application/x-www-form-urlencoded')) throw new GatewayError('unsupported_media_type', 415, 'send the operator token as the form field `token`', { param: 'token' });
+  if (!ctx.is('application/x-www-form-urlencoded'))
+    throw new GatewayError('unsupported_media_type', 415, 'send the operator token as the form field `token`', {
+      param: 'token',
+    });
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {

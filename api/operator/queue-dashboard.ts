@@ -21,16 +21,26 @@ export function queueDashboard(services: GatewayServices): Koa.Middleware[] {
   if (!token) return [];
   const adapter = new KoaAdapter();
   adapter.setBasePath(BASE_PATH);
-  createBullBoard({ queues: [...services.jobs.queues.values()].map((q) => new BullMQAdapter(q)), serverAdapter: adapter });
+  createBullBoard({
+    queues: [...services.jobs.queues.values()].map((q) => new BullMQAdapter(q)),
+    serverAdapter: adapter,
+  });
   const signInGuard = new SignInGuard(services);
   const guard: Koa.Middleware = async (ctx, next) => {
     if (!ctx.path.startsWith(BASE_PATH)) return next();
     const entry = ctx.path === BASE_PATH || ctx.path === `${BASE_PATH}/`;
-    if (entry && ctx.method === 'POST') return operatorSignIn(services, ctx, token, BASE_PATH, () => signInGuard.throttleIp(ctx.ip));
+    if (entry && ctx.method === 'POST')
+      return operatorSignIn(services, ctx, token, BASE_PATH, () => signInGuard.throttleIp(ctx.ip));
     const bearer = ctx.get('authorization').replace(/^Bearer\s+/i, '');
     if (sameSecret(bearer, token) || hasOperatorSession(ctx, token)) return next();
     if (entry && ctx.method === 'GET' && !ctx.get('authorization')) {
-      return signInForm(ctx, BASE_PATH, ctx.query.token === undefined ? undefined : 'The token is not accepted in the address (it ends up in logs and history): enter it here, and consider changing it.');
+      return signInForm(
+        ctx,
+        BASE_PATH,
+        ctx.query.token === undefined
+          ? undefined
+          : 'The token is not accepted in the address (it ends up in logs and history): enter it here, and consider changing it.',
+      );
     }
     throw ctx.get('authorization') || hasOperatorCookie(ctx) ? unauthorized('invalid operator token') : notFound();
   };

@@ -1,6 +1,15 @@
 import type { Context } from 'koa';
 import type { PrivateCallRow, TaskKind, TaskRow } from '../../shared/db/schema.js';
-import { clientRequestIdOf, findOwnerPrivateCall, findOwnerTask, findPrivateCallByClientId, findTaskByIdempotencyKey, insertPrivateCall, PRIVATE_ENDPOINT, type NewPrivateCall } from '../../shared/db/private-calls.js';
+import {
+  clientRequestIdOf,
+  findOwnerPrivateCall,
+  findOwnerTask,
+  findPrivateCallByClientId,
+  findTaskByIdempotencyKey,
+  insertPrivateCall,
+  PRIVATE_ENDPOINT,
+  type NewPrivateCall,
+} from '../../shared/db/private-calls.js';
 import { GatewayError, isGatewayError } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../../shared/idempotency/idempotency-key.js';
@@ -16,21 +25,41 @@ import { createRouteTask, type TaskRoute } from '../videos/accept-task.js';
 import { videoRoute } from '../videos/create-video-task.js';
 import { baseUrl, viewWithLinks } from '../videos/task-responses.js';
 
-export const TASK_ROUTES: Record<TaskKind, TaskRoute<{ model: string }>> = { video: videoRoute as TaskRoute<{ model: string }>, image: imageTaskRoute as TaskRoute<{ model: string }> };
+export const TASK_ROUTES: Record<TaskKind, TaskRoute<{ model: string }>> = {
+  video: videoRoute as TaskRoute<{ model: string }>,
+  image: imageTaskRoute as TaskRoute<{ model: string }>,
+};
 
 /** A chat call this key made (a `private_calls` row), or a task call (the task itself). */
-export type FoundCall = { kind: 'chat'; call: PrivateCallRow } | { kind: 'task'; task: TaskRow; clientRequestId: string | null };
+export type FoundCall =
+  | { kind: 'chat'; call: PrivateCallRow }
+  | { kind: 'task'; task: TaskRow; clientRequestId: string | null };
 
-const reused = () => new GatewayError('idempotency_key_reused', 422, 'this clientRequestId was used with a different request body', { param: 'clientRequestId' });
+const reused = () =>
+  new GatewayError('idempotency_key_reused', 422, 'this clientRequestId was used with a different request body', {
+    param: 'clientRequestId',
+  });
 
 /**
  * A task call: the standard task, created under the task mechanism's own idempotency keyed by the
  * `clientRequestId` (so a repeated id answers the same task and never charges again). Nothing else
  * is stored: the task is the call, and its id the `task_id`.
  */
-export async function acceptTaskCall(services: GatewayServices, ctx: Context, key: ApiKeyContext, req: PrivateCallRequest, kind: TaskKind, body: Record<string, unknown>): Promise<{ taskId: string; status: string; replayed: boolean }> {
+export async function acceptTaskCall(
+  services: GatewayServices,
+  ctx: Context,
+  key: ApiKeyContext,
+  req: PrivateCallRequest,
+  kind: TaskKind,
+  body: Record<string, unknown>,
+): Promise<{ taskId: string; status: string; replayed: boolean }> {
   try {
-    const { created } = await createRouteTask(services, key, TASK_ROUTES[kind], body, { requestId: ctx.state.requestId as string, tags: callTags(undefined, key.tags), idempotencyKey: req.clientRequestId, baseUrl: baseUrl(services, ctx) });
+    const { created } = await createRouteTask(services, key, TASK_ROUTES[kind], body, {
+      requestId: ctx.state.requestId as string,
+      tags: callTags(undefined, key.tags),
+      idempotencyKey: req.clientRequestId,
+      baseUrl: baseUrl(services, ctx),
+    });
     const view = created.body as { id: string; status: string };
     return { taskId: view.id, status: view.status, replayed: created.replayed };
   } catch (err) {
@@ -69,26 +98,52 @@ export async function acceptChatCall(
     status,
     created_at: new Date(now).toISOString(),
   };
-  const inserted = await insertPrivateCall(services.db, row, { requestHash: hash, now: new Date(now), expiresAt: new Date(now + IDEMPOTENCY_WINDOW_MS) });
+  const inserted = await insertPrivateCall(services.db, row, {
+    requestHash: hash,
+    now: new Date(now),
+    expiresAt: new Date(now + IDEMPOTENCY_WINDOW_MS),
+  });
   if (!inserted) {
     const scope = { userId: key.userId, apiKeyId: key.id, endpoint: PRIVATE_ENDPOINT, key: req.clientRequestId };
     const stored = await findReplay(services.db, scope, hash, now).catch((err: unknown) => {
       throw isGatewayError(err) && err.code === 'idempotency_key_reused' ? reused() : err;
     });
-    const found = stored && (await findOwnerPrivateCall(services.db, key.userId, (stored.body as { task_id: string }).task_id));
-    if (!found) throw new GatewayError('idempotency_in_progress', 409, 'a call with this clientRequestId is still being accepted', { retryAfter: 1 });
+    const found =
+      stored && (await findOwnerPrivateCall(services.db, key.userId, (stored.body as { task_id: string }).task_id));
+    if (!found)
+      throw new GatewayError(
+        'idempotency_in_progress',
+        409,
+        'a call with this clientRequestId is still being accepted',
+        { retryAfter: 1 },
+      );
     return { call: found, replayed: true };
   }
   if (status === 'queued') {
     options.beforeEnqueue?.(id);
     // If Redis is away the call waits in Postgres; the maintenance sweep enqueues it when Redis is back.
-    await services.jobs.enqueue('private-chat', { callId: id, keyId: key.id, requestId: row.request_id, request: body }, { jobId: jobId('private-chat', id) }).catch((err: Error) => services.log.warn({ err: err.message, callId: id }, 'private chat not enqueued; the sweep will'));
+    await services.jobs
+      .enqueue(
+        'private-chat',
+        { callId: id, keyId: key.id, requestId: row.request_id, request: body },
+        { jobId: jobId('private-chat', id) },
+      )
+      .catch((err: Error) =>
+        services.log.warn({ err: err.message, callId: id }, 'private chat not enqueued; the sweep will'),
+      );
   }
-  return { call: Object.assign({}, row, { status, result: null, error: null, created_at: new Date(now), finished_at: null }), replayed: false };
+  return {
+    call: Object.assign({}, row, { status, result: null, error: null, created_at: new Date(now), finished_at: null }),
+    replayed: false,
+  };
 }
 
 /** A call of this key by `clientRequestId` (24 h), or of this key's owner by `taskId`; another owner's is a miss. */
-export async function findCall(services: GatewayServices, key: ApiKeyContext, by: { clientRequestId?: string | undefined; taskId?: string | undefined }): Promise<FoundCall | undefined> {
+export async function findCall(
+  services: GatewayServices,
+  key: ApiKeyContext,
+  by: { clientRequestId?: string | undefined; taskId?: string | undefined },
+): Promise<FoundCall | undefined> {
   const { db } = services;
   if (by.taskId !== undefined) {
     if (by.taskId.startsWith('pcall_')) {

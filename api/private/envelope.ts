@@ -8,7 +8,12 @@ import { internalError, isGatewayError, type GatewayError } from '../../shared/e
  * `application/json`; `legacy_v1` keys (migrated from the older system) the same bytes as
  * `text/plain; charset=utf-8`, as that system sent them.
  */
-export function sendEnvelope(ctx: Context, profile: CompatibilityProfile | undefined, status: number, body: unknown): void {
+export function sendEnvelope(
+  ctx: Context,
+  profile: CompatibilityProfile | undefined,
+  status: number,
+  body: unknown,
+): void {
   const text = body === '' ? '' : JSON.stringify(body);
   ctx.status = status;
   ctx.type = profile === 'legacy_v1' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8';
@@ -23,7 +28,12 @@ export function privateError(err: GatewayError, requestId: string) {
   return { code: err.status, message: err.message, request_id: requestId, error_code: err.code };
 }
 
-export function sendFailure(ctx: Context, profile: CompatibilityProfile | undefined, caught: unknown, log: (err: unknown) => void): void {
+export function sendFailure(
+  ctx: Context,
+  profile: CompatibilityProfile | undefined,
+  caught: unknown,
+  log: (err: unknown) => void,
+): void {
   const err = isGatewayError(caught) ? caught : internalError();
   if (!isGatewayError(caught)) log(caught);
   if (err.retryAfter !== undefined) ctx.set('Retry-After', String(err.retryAfter));
@@ -34,5 +44,6 @@ export function sendFailure(ctx: Context, profile: CompatibilityProfile | undefi
 /** getResult's miss: `standard_v1` a JSON body with code -1; `legacy_v1` an empty body, as the older system answered. */
 export function sendMiss(ctx: Context, profile: CompatibilityProfile): void {
   if (profile === 'legacy_v1') sendEnvelope(ctx, profile, 200, '');
-  else sendEnvelope(ctx, profile, 404, { code: -1, message: 'task not found', request_id: ctx.state.requestId as string });
+  else
+    sendEnvelope(ctx, profile, 404, { code: -1, message: 'task not found', request_id: ctx.state.requestId as string });
 }

@@ -14,7 +14,7 @@ import { chatRequestSchema } from '../../shared/protocols/openai/chat-request.js
 import { planModels } from '../../shared/routing/plan.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { readJsonObject } from '../middleware/read-json.js';
-import { authenticateRequest } from '../openai/credential.js';
+import { authenticateRequest } from '../http/credential.js';
 import { cancelOwnerTask } from '../videos/cancel-task.js';
 import { sendFailure, sendMiss, sendSuccess } from './envelope.js';
 import { streamPrivateChat } from './stream-call.js';
@@ -27,13 +27,19 @@ function withinInput<T>(parse: () => T): T {
   try {
     return parse();
   } catch (err) {
-    if (isGatewayError(err) && err.param && !err.param.startsWith('input')) throw new GatewayError(err.code, err.status, err.message.replace(`'${err.param}'`, `'input.${err.param}'`), { param: `input.${err.param}` });
+    if (isGatewayError(err) && err.param && !err.param.startsWith('input'))
+      throw new GatewayError(err.code, err.status, err.message.replace(`'${err.param}'`, `'input.${err.param}'`), {
+        param: `input.${err.param}`,
+      });
     throw err;
   }
 }
 
 /** Steps 1-3 with the key from the body (read and size-limited first): an `ak-` key, and only one. */
-async function authenticateBody(ctx: Context, services: GatewayServices): Promise<{ key: ApiKeyContext; body: Record<string, unknown> }> {
+async function authenticateBody(
+  ctx: Context,
+  services: GatewayServices,
+): Promise<{ key: ApiKeyContext; body: Record<string, unknown> }> {
   const body = await readJsonObject(ctx, services.config.http.bodyLimitBytes);
   const secret = typeof body.value.apiKey === 'string' && body.value.apiKey !== '' ? body.value.apiKey : undefined;
   const key = await authenticateRequest(ctx, services, { secret, ip: ctx.ip, privateRoute: true });
@@ -68,22 +74,31 @@ export function privateRouter(services: GatewayServices): Router {
       const hash = requestHash(identity);
       const kind = kindOf(services, req.model);
       if (kind === 'chat') {
-        const body = withinInput(() => parseOrThrow(chatRequestSchema, Object.assign({}, req.input, { model: req.model, stream: req.stream === true }))) as Record<string, unknown>;
+        const body = withinInput(() =>
+          parseOrThrow(
+            chatRequestSchema,
+            Object.assign({}, req.input, { model: req.model, stream: req.stream === true }),
+          ),
+        ) as Record<string, unknown>;
         delete body.stream_options;
         await planModels(services.routing, key, req.model, 'chat/completions'); // step 4, before anything is stored
-        if (req.stream === true && key.profile === 'standard_v1') return await streamPrivateChat(services, ctx, key, req, body, hash);
+        if (req.stream === true && key.profile === 'standard_v1')
+          return await streamPrivateChat(services, ctx, key, req, body, hash);
         // legacy_v1 streams are answered whole, at the end: the call runs as any other.
         body.stream = false;
         // The wait starts before the job can: its end is never missed.
         const waitMs = req.wait_ms ?? DEFAULT_CHAT_WAIT_MS;
         let waiter: ReturnType<typeof services.calls.until> | undefined;
         try {
-          const accepted = await acceptChatCall(services, ctx, key, req, body, hash, { beforeEnqueue: (id) => (waiter = waitMs > 0 ? services.calls.until(id, waitMs) : undefined) });
+          const accepted = await acceptChatCall(services, ctx, key, req, body, hash, {
+            beforeEnqueue: (id) => (waiter = waitMs > 0 ? services.calls.until(id, waitMs) : undefined),
+          });
           if (accepted.replayed && waitMs > 0) waiter = services.calls.until(accepted.call.id, waitMs);
           const call = await settledCall(services, key, accepted.call, waiter, accepted.replayed);
           // A chat call refused when it ran (steps 5-6: balance, quota, limits) or failed upstream answers
           // as an error, as /v1/chat/completions would; getResult keeps showing its state.
-          if (call.status === 'failed' && call.error) throw new GatewayError(call.error.code as ErrorCode, call.error.status, call.error.message);
+          if (call.status === 'failed' && call.error)
+            throw new GatewayError(call.error.code as ErrorCode, call.error.status, call.error.message);
           return sendSuccess(ctx, key.profile, viewOf(services, ctx, { kind: 'chat', call }));
         } finally {
           waiter?.cancel();
@@ -94,29 +109,41 @@ export function privateRouter(services: GatewayServices): Router {
       withinInput(() => route.parse(body));
       const accepted = await acceptTaskCall(services, ctx, key, req, kind, body);
       const waitMs = req.wait_ms ?? 0;
-      if (waitMs <= 0 && !accepted.replayed) return sendSuccess(ctx, key.profile, { task_id: accepted.taskId, client_request_id: req.clientRequestId, status: accepted.status });
+      if (waitMs <= 0 && !accepted.replayed)
+        return sendSuccess(ctx, key.profile, {
+          task_id: accepted.taskId,
+          client_request_id: req.clientRequestId,
+          status: accepted.status,
+        });
       // Task workers do not announce each end: a task call waited for is read once more at the end of the wait.
       if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
       const found = await findCall(services, key, { taskId: accepted.taskId });
-      sendSuccess(ctx, key.profile, found ? viewOf(services, ctx, Object.assign(found, { clientRequestId: req.clientRequestId })) : { task_id: accepted.taskId, client_request_id: req.clientRequestId, status: accepted.status });
+      sendSuccess(
+        ctx,
+        key.profile,
+        found
+          ? viewOf(services, ctx, Object.assign(found, { clientRequestId: req.clientRequestId }))
+          : { task_id: accepted.taskId, client_request_id: req.clientRequestId, status: accepted.status },
+      );
     } catch (err) {
       sendFailure(ctx, key?.profile, err, log);
     }
   });
 
   /** getResult and cancel: the key from the body, the call it names (a miss answers per profile), then `act`. */
-  const onFoundCall = (act: (ctx: Context, key: ApiKeyContext, found: FoundCall) => Promise<void>) => async (ctx: Context) => {
-    let key: ApiKeyContext | undefined;
-    try {
-      const authed = await authenticateBody(ctx, services);
-      key = authed.key;
-      const found = await findCall(services, key, parseOrThrow(privateLookupSchema, authed.body));
-      if (!found) return sendMiss(ctx, key.profile);
-      await act(ctx, key, found);
-    } catch (err) {
-      sendFailure(ctx, key?.profile, err, log);
-    }
-  };
+  const onFoundCall =
+    (act: (ctx: Context, key: ApiKeyContext, found: FoundCall) => Promise<void>) => async (ctx: Context) => {
+      let key: ApiKeyContext | undefined;
+      try {
+        const authed = await authenticateBody(ctx, services);
+        key = authed.key;
+        const found = await findCall(services, key, parseOrThrow(privateLookupSchema, authed.body));
+        if (!found) return sendMiss(ctx, key.profile);
+        await act(ctx, key, found);
+      } catch (err) {
+        sendFailure(ctx, key?.profile, err, log);
+      }
+    };
 
   router.post(
     '/getResult',
@@ -128,14 +155,24 @@ export function privateRouter(services: GatewayServices): Router {
     onFoundCall(async (ctx, key, found) => {
       if (found.kind === 'chat') throw new GatewayError('conflict', 409, 'only video and image calls can be cancelled');
       const task = await cancelOwnerTask(services, key.userId, found.task.kind, found.task.id);
-      sendSuccess(ctx, key.profile, viewOf(services, ctx, { kind: 'task', task, clientRequestId: found.clientRequestId }));
+      sendSuccess(
+        ctx,
+        key.profile,
+        viewOf(services, ctx, { kind: 'task', task, clientRequestId: found.clientRequestId }),
+      );
     }),
   );
   return router;
 }
 
 /** The call once it ended, or as it is when the wait ran out: read once, after the wake (or at once when it already ended). */
-async function settledCall(services: GatewayServices, key: ApiKeyContext, call: PrivateCallRow, waiter: { done: Promise<CallEnded | undefined> } | undefined, replayed: boolean): Promise<PrivateCallRow> {
+async function settledCall(
+  services: GatewayServices,
+  key: ApiKeyContext,
+  call: PrivateCallRow,
+  waiter: { done: Promise<CallEnded | undefined> } | undefined,
+  replayed: boolean,
+): Promise<PrivateCallRow> {
   if (ENDED_STATUSES.has(call.status) || !waiter) return call;
   // A replayed call was read before the wait began: read it once more now that the wait is on.
   const read = () => findOwnerPrivateCall(services.db, key.userId, call.id).then((c) => c ?? call);
@@ -145,6 +182,7 @@ async function settledCall(services: GatewayServices, key: ApiKeyContext, call: 
   }
   // The job says how the call ended: nothing to read (a wait that ran out, or a reconnect, reads).
   const ended = await waiter.done;
-  if (ended) return Object.assign({}, call, { status: ended.status, result: ended.result ?? null, error: ended.error ?? null });
+  if (ended)
+    return Object.assign({}, call, { status: ended.status, result: ended.result ?? null, error: ended.error ?? null });
   return read();
 }

@@ -20,28 +20,58 @@ import { acceptChatCall, viewOf } from './calls.js';
  * arrives by the same path as `/v1/chat/completions`; the completion it carried is kept on the call
  * for `getResult`. A replayed `clientRequestId` answers the call's state (JSON), not a second stream.
  */
-export async function streamPrivateChat(services: GatewayServices, ctx: Context, key: ApiKeyContext, req: PrivateCallRequest, body: Record<string, unknown>, hash: Buffer): Promise<void> {
+export async function streamPrivateChat(
+  services: GatewayServices,
+  ctx: Context,
+  key: ApiKeyContext,
+  req: PrivateCallRequest,
+  body: Record<string, unknown>,
+  hash: Buffer,
+): Promise<void> {
   const { call, replayed } = await acceptChatCall(services, ctx, key, req, body, hash, { status: 'running' });
   if (replayed) return sendSuccess(ctx, key.profile, viewOf(services, ctx, { kind: 'chat', call }));
   const raw = Buffer.from(JSON.stringify(body));
   const collected = new StreamCollector();
   let failure: { code: string; message: string; status: number } | undefined;
   let stored = false;
-  await serveGeneration(services, chatCompletionsSurface, exchangeFromKoa(ctx), key, { value: body, raw, bytes: raw.length }, {}, {
-    surfaceId: 'private',
-    capture: (chunk) => collected.push(chunk),
-    onFailure: (err) => {
-      failure = isGatewayError(err) ? { code: err.code, message: err.message, status: err.status } : { code: 'internal_error', message: 'internal error', status: 500 };
+  await serveGeneration(
+    services,
+    chatCompletionsSurface,
+    exchangeFromKoa(ctx),
+    key,
+    { value: body, raw, bytes: raw.length },
+    {},
+    {
+      surfaceId: 'private',
+      capture: (chunk) => collected.push(chunk),
+      onFailure: (err) => {
+        failure = isGatewayError(err)
+          ? { code: err.code, message: err.message, status: err.status }
+          : { code: 'internal_error', message: 'internal error', status: 500 };
+      },
+      // The result is kept before the client sees the stream end: a getResult right after finds it.
+      beforeStreamEnd: async () => {
+        const result = collected.result(String(body.model));
+        if (result)
+          stored = await advancePrivateCall(services.db, call.id, ['running'], {
+            status: 'succeeded',
+            result,
+            finishedAt: new Date(services.clock.now()),
+          });
+      },
     },
-    // The result is kept before the client sees the stream end: a getResult right after finds it.
-    beforeStreamEnd: async () => {
-      const result = collected.result(String(body.model));
-      if (result) stored = await advancePrivateCall(services.db, call.id, ['running'], { status: 'succeeded', result, finishedAt: new Date(services.clock.now()) });
-    },
-  });
+  );
   if (!stored) {
-    const error = failure ?? { code: 'upstream_stream_interrupted', message: 'the stream ended before it was complete', status: 502 };
-    await advancePrivateCall(services.db, call.id, ['running'], { status: 'failed', error, finishedAt: new Date(services.clock.now()) });
+    const error = failure ?? {
+      code: 'upstream_stream_interrupted',
+      message: 'the stream ended before it was complete',
+      status: 502,
+    };
+    await advancePrivateCall(services.db, call.id, ['running'], {
+      status: 'failed',
+      error,
+      finishedAt: new Date(services.clock.now()),
+    });
   }
   await publishCallEnded(services.redis, services.redisKeys.callEnded, call.id).catch(() => undefined);
 }
@@ -60,7 +90,8 @@ class StreamCollector {
       for (const event of this.decoder.frame(frame)) {
         if (event.type === 'start') this.id = event.id;
         else if (event.type === 'text') this.text += event.text;
-        else if (event.type === 'tool_call_start') this.calls.set(event.index, { id: event.id, name: event.name, args: '' });
+        else if (event.type === 'tool_call_start')
+          this.calls.set(event.index, { id: event.id, name: event.name, args: '' });
         else if (event.type === 'tool_call_args') {
           const call = this.calls.get(event.index);
           if (call) call.args += event.fragment;
@@ -74,7 +105,8 @@ class StreamCollector {
     if (this.stop === undefined) return undefined;
     const parts: CanonicalPart[] = [];
     if (this.text) parts.push({ type: 'text', text: this.text });
-    for (const call of this.calls.values()) parts.push({ type: 'tool_call', id: call.id, name: call.name, arguments: call.args });
+    for (const call of this.calls.values())
+      parts.push({ type: 'tool_call', id: call.id, name: call.name, arguments: call.args });
     return openAiResponseFromCanonical({ id: this.id, model, parts, stopReason: this.stop, usage: undefined }, model);
   }
 }

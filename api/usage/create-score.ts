@@ -6,7 +6,7 @@ import type { GatewayServices } from '../../shared/gateway/services.js';
 import { parseConsoleBody } from '../console/body.js';
 import { usageQueued } from '../../shared/usage/queued.js';
 import { readJsonObject } from '../middleware/read-json.js';
-import { authenticateAndCount } from '../openai/credential.js';
+import { authenticateAndCount } from '../http/credential.js';
 
 export const scoreSchema = z.strictObject({
   request_id: z.string().min(1).max(200).optional(),
@@ -26,13 +26,32 @@ export function createScore(services: GatewayServices): Middleware {
   return async (ctx) => {
     const key = await authenticateAndCount(ctx, services);
     const body = parseConsoleBody(scoreSchema, (await readJsonObject(ctx, services.config.http.bodyLimitBytes)).value);
-    if ((body.request_id === undefined) === (body.session_id === undefined)) throw badRequest('give exactly one of request_id and session_id', 'request_id');
-    const target = body.request_id !== undefined ? sql`request_id = ${body.request_id}` : sql`session_id = ${body.session_id}`;
-    const recorded = async () => (await sql`SELECT 1 FROM usage_records WHERE user_id = ${key.userId} AND ${target} LIMIT 1`.execute(services.db)).rows.length > 0;
+    if ((body.request_id === undefined) === (body.session_id === undefined))
+      throw badRequest('give exactly one of request_id and session_id', 'request_id');
+    const target =
+      body.request_id !== undefined ? sql`request_id = ${body.request_id}` : sql`session_id = ${body.session_id}`;
+    const recorded = async () =>
+      (await sql`SELECT 1 FROM usage_records WHERE user_id = ${key.userId} AND ${target} LIMIT 1`.execute(services.db))
+        .rows.length > 0;
     const field = body.request_id !== undefined ? 'request_id' : 'session_id';
-    const queued = () => usageQueued(services.redis, services.redisKeys.usageQueue, key.userId, field, (body.request_id ?? body.session_id)!);
-    if (!(await recorded()) && !(await landsSoon(recorded, queued))) throw notFound(body.request_id !== undefined ? `no request ${body.request_id} in this account` : `no session ${body.session_id} in this account`);
-    const conflict = body.request_id !== undefined ? sql`(user_id, request_id, name) WHERE request_id IS NOT NULL` : sql`(user_id, session_id, name) WHERE session_id IS NOT NULL`;
+    const queued = () =>
+      usageQueued(
+        services.redis,
+        services.redisKeys.usageQueue,
+        key.userId,
+        field,
+        (body.request_id ?? body.session_id)!,
+      );
+    if (!(await recorded()) && !(await landsSoon(recorded, queued)))
+      throw notFound(
+        body.request_id !== undefined
+          ? `no request ${body.request_id} in this account`
+          : `no session ${body.session_id} in this account`,
+      );
+    const conflict =
+      body.request_id !== undefined
+        ? sql`(user_id, request_id, name) WHERE request_id IS NOT NULL`
+        : sql`(user_id, session_id, name) WHERE session_id IS NOT NULL`;
     const { rows } = await sql<{ created_at: Date; updated_at: Date }>`
       INSERT INTO scores (user_id, api_key_id, request_id, session_id, name, value, comment)
       VALUES (${key.userId}, ${key.id}, ${body.request_id ?? null}, ${body.session_id ?? null}, ${body.name}, ${body.value}, ${body.comment ?? null})

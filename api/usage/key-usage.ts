@@ -2,11 +2,21 @@ import type { Middleware } from 'koa';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { rateLimited, type Policy } from '../../shared/limits/limiter.js';
 import { keyUsageView } from '../../shared/usage/key-usage-view.js';
-import { authenticateAndCount, bearerCredential } from '../openai/credential.js';
+import { authenticateAndCount, bearerCredential } from '../http/credential.js';
 
 const MINUTE = 60_000;
-const perIp: Policy = { name: 'key-usage-ip', limit: 10, windowMs: MINUTE, refuse: rateLimited('too many usage lookups from this address') };
-const perKey: Policy = { name: 'key-usage-key', limit: 30, windowMs: MINUTE, refuse: rateLimited('too many usage lookups for this key') };
+const perIp: Policy = {
+  name: 'key-usage-ip',
+  limit: 10,
+  windowMs: MINUTE,
+  refuse: rateLimited('too many usage lookups from this address'),
+};
+const perKey: Policy = {
+  name: 'key-usage-key',
+  limit: 30,
+  windowMs: MINUTE,
+  refuse: rateLimited('too many usage lookups for this key'),
+};
 
 /**
  * GET /v1/key/usage: the key is its own credential, whatever its usage-access switch. The source

@@ -10,7 +10,8 @@ const files = {
 };
 
 // Nothing inline, nothing external: scripts and styles from this origin only, requests to it only.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 function serve(type: string, body: Buffer): Middleware {
   return (ctx) => {

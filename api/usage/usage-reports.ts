@@ -3,7 +3,7 @@ import { GatewayError } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import { logsAnswer, reportAnswer, type ReportAnswer } from '../../shared/usage/usage-answers.js';
-import { authenticateAndCount } from '../openai/credential.js';
+import { authenticateAndCount } from '../http/credential.js';
 
 /** The report as JSON (wrapped by the caller's envelope) or as a CSV file. */
 export function sendReport(ctx: Context, answer: ReportAnswer, wrap: (json: Record<string, unknown>) => unknown): void {
@@ -20,7 +20,11 @@ export function sendReport(ctx: Context, answer: ReportAnswer, wrap: (json: Reco
 async function usageKey(ctx: Context, services: GatewayServices): Promise<ApiKeyContext> {
   const key = await authenticateAndCount(ctx, services);
   if (!key.usageAccess) {
-    throw new GatewayError('usage_access_disabled', 403, "this key may not read the account's usage: turn its usage access on in the console");
+    throw new GatewayError(
+      'usage_access_disabled',
+      403,
+      "this key may not read the account's usage: turn its usage access on in the console",
+    );
   }
   ctx.set('Cache-Control', 'no-store');
   return key;

@@ -1,3 +1,4 @@
+import type { GatewayServices } from '../../shared/gateway/services.js';
 import type { Context } from 'koa';
 import type { Discount } from '../../shared/billing/pricing.js';
 import type { CatalogModel, Endpoint } from '../../shared/catalog/index.js';
@@ -11,8 +12,7 @@ import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import { createTask, type CreatedTask } from '../../shared/tasks/create-task.js';
 import { callTags } from '../../shared/usage/tags.js';
 import { readJsonObject } from '../middleware/read-json.js';
-import { authenticateRequest } from '../openai/credential.js';
-import type { TaskApiServices } from './task-api-services.js';
+import { authenticateRequest } from '../http/credential.js';
 import { answerCreated, baseUrl } from './task-responses.js';
 import { checkImageCount } from '../../shared/assets/fetch-images.js';
 import { externalImageUrls, rehostExternalImages } from '../../shared/assets/rehost.js';
@@ -24,16 +24,30 @@ export interface TaskRoute<R extends { model: string }> {
   /** Validates the body (400 naming the field). */
   parse(body: unknown): R;
   /** Checks what needs the model and the key, fills in defaults, and prices the call. */
-  prepare(request: R, model: CatalogModel, key: ApiKeyContext, discount: Discount): { request: Record<string, unknown>; cost: number };
+  prepare(
+    request: R,
+    model: CatalogModel,
+    key: ApiKeyContext,
+    discount: Discount,
+  ): { request: Record<string, unknown>; cost: number };
 }
 
 /** The creating call of every task surface: steps 1-4, validation and pricing, then an idempotent job. */
-export async function acceptTask<R extends { model: string }>(ctx: Context, services: TaskApiServices, route: TaskRoute<R>): Promise<void> {
+export async function acceptTask<R extends { model: string }>(
+  ctx: Context,
+  services: GatewayServices,
+  route: TaskRoute<R>,
+): Promise<void> {
   const key = await authenticateRequest(ctx, services);
   const idempotencyKey = parseIdempotencyKey(ctx.get('idempotency-key') || undefined);
   const tags = callTags(ctx.get('x-service-tags') || undefined, key.tags);
   const body = await readJsonObject(ctx, services.config.http.bodyLimitBytes);
-  const { created, model } = await createRouteTask(services, key, route, body.value, { requestId: ctx.state.requestId as string, tags, idempotencyKey, baseUrl: baseUrl(services, ctx) });
+  const { created, model } = await createRouteTask(services, key, route, body.value, {
+    requestId: ctx.state.requestId as string,
+    tags,
+    idempotencyKey,
+    baseUrl: baseUrl(services, ctx),
+  });
   answerCreated(ctx, created, model.id);
 }
 
@@ -46,19 +60,39 @@ export interface TaskCallContext {
 }
 
 /** A task from a creating call's body (the task surfaces, and the private protocol's task calls). */
-export async function createRouteTask<R extends { model: string }>(services: TaskApiServices, key: ApiKeyContext, route: TaskRoute<R>, bodyValue: Record<string, unknown>, call: TaskCallContext): Promise<{ created: CreatedTask; model: CatalogModel }> {
+export async function createRouteTask<R extends { model: string }>(
+  services: GatewayServices,
+  key: ApiKeyContext,
+  route: TaskRoute<R>,
+  bodyValue: Record<string, unknown>,
+  call: TaskCallContext,
+): Promise<{ created: CreatedTask; model: CatalogModel }> {
   // `provider` (preferred providers) is the gateway's routing field, not part of the task request.
   const { provider: providerField, ...fields } = withDefaultModel(bodyValue, key);
   const parsed = route.parse(fields);
   // The same plan as every surface: a plain id, auto or a preset picks the model, and the route
   // is the first healthy upstream account by weight (the task is submitted later, by a worker).
-  const plan = await planModels(services.routing, key, parsed.model, route.endpoint, parseProviderPreferences(providerField, services.catalog));
+  const plan = await planModels(
+    services.routing,
+    key,
+    parsed.model,
+    route.endpoint,
+    parseProviderPreferences(providerField, services.catalog),
+  );
   const model = plan.models[0]!;
   const [upstreamRoute] = await routesFor(services.routing, model, plan.preferences);
   const prepared = route.prepare(parsed, model, key, discountOf(services, key));
   const { cost } = prepared;
   // After pricing (which reads the request as the client wrote it): the upstream gets signed links.
-  const links = { db: services.db, storage: services.storage, linkSecret: services.linkSecret, baseUrl: call.baseUrl, ttlMs: services.config.tasks.deadlineMs, now: services.clock.now(), limits: services.config.imageFetch };
+  const links = {
+    db: services.db,
+    storage: services.storage,
+    linkSecret: services.linkSecret,
+    baseUrl: call.baseUrl,
+    ttlMs: services.config.tasks.deadlineMs,
+    now: services.clock.now(),
+    limits: services.config.imageFetch,
+  };
   if (!model.accepts_urls) checkImageCount(externalImageUrls(prepared.request), links.limits);
   const created = await createTask(services, services.jobs, {
     kind: route.kind,
@@ -66,7 +100,12 @@ export async function createRouteTask<R extends { model: string }>(services: Tas
     model,
     route: upstreamRoute!,
     // Once admitted: external image URLs first (for a model that cannot fetch them), then asset references.
-    request: async () => resolveAssetReferences(links, key, model.accepts_urls ? prepared.request : await rehostExternalImages(links, key.userId, prepared.request)),
+    request: async () =>
+      resolveAssetReferences(
+        links,
+        key,
+        model.accepts_urls ? prepared.request : await rehostExternalImages(links, key.userId, prepared.request),
+      ),
     rawBody: bodyValue,
     requestId: call.requestId,
     tags: call.tags,

@@ -1,10 +1,10 @@
+import type { GatewayServices } from '../../shared/gateway/services.js';
 import type { Middleware } from 'koa';
 import { finalizeCost } from '../../shared/billing/pricing.js';
 import { scaledQuote, videoShape } from '../../shared/billing/quote.js';
 import { videoCreateSchema, type VideoCreateRequest } from '../../shared/protocols/videos/create-request.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { acceptTask, type TaskRoute } from './accept-task.js';
-import type { TaskApiServices } from './task-api-services.js';
 
 export const videoRoute: TaskRoute<VideoCreateRequest> = {
   kind: 'video',
@@ -17,6 +17,6 @@ export const videoRoute: TaskRoute<VideoCreateRequest> = {
 };
 
 /** POST /v1/videos: accepted at once as an idempotent, paid job; the task is polled by id. */
-export function createVideoTask(services: TaskApiServices): Middleware {
+export function createVideoTask(services: GatewayServices): Middleware {
   return (ctx) => acceptTask(ctx, services, videoRoute);
 }

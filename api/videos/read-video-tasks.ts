@@ -1,15 +1,15 @@
+import type { GatewayServices } from '../../shared/gateway/services.js';
 import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import type { TaskKind } from '../../shared/db/schema.js';
 import { findUserTask, listUserTasks } from '../../shared/db/tasks.js';
 import { notFound } from '../../shared/errors.js';
 import { parseOrThrow } from '../../shared/validation.js';
-import { authenticateAndCount } from '../openai/credential.js';
-import type { TaskApiServices } from './task-api-services.js';
+import { authenticateAndCount } from '../http/credential.js';
 import { taskIdParam, viewWithLinks } from './task-responses.js';
 
 /** GET /v1/videos/{id} (and image tasks): another account's id answers exactly like a missing one. */
-export function getTask(services: TaskApiServices, kind: TaskKind): Middleware {
+export function getTask(services: GatewayServices, kind: TaskKind): Middleware {
   return async (ctx) => {
     const key = await authenticateAndCount(ctx, services);
     const id = taskIdParam(ctx, kind);
@@ -25,7 +25,7 @@ export const taskListQuery = z.strictObject({
 });
 
 /** GET /v1/videos: newest first, cursor paging with `after` = the last id of the previous page. */
-export function listTasks(services: TaskApiServices, kind: TaskKind): Middleware {
+export function listTasks(services: GatewayServices, kind: TaskKind): Middleware {
   return async (ctx: Context) => {
     const key = await authenticateAndCount(ctx, services);
     const q = parseOrThrow(taskListQuery, ctx.query);

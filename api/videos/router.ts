@@ -1,3 +1,4 @@
+import type { GatewayServices } from '../../shared/gateway/services.js';
 import type Router from '@koa/router';
 import { apiRouter } from '../http/router.js';
 import { serveStoredFile } from '../files/serve-stored-file.js';
@@ -5,10 +6,9 @@ import { createImageTask } from '../images/create-image-task.js';
 import { cancelTask } from './cancel-task.js';
 import { createVideoTask } from './create-video-task.js';
 import { getTask, listTasks } from './read-video-tasks.js';
-import type { TaskApiServices } from './task-api-services.js';
 
 /** Video tasks, image tasks and the stored files they produce. */
-export function taskRouter(services: TaskApiServices): Router {
+export function taskRouter(services: GatewayServices): Router {
   const router = apiRouter('/v1');
   router.post('/videos', createVideoTask(services));
   router.get('/videos', listTasks(services, 'video'));

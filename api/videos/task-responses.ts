@@ -1,10 +1,10 @@
+import type { GatewayServices } from '../../shared/gateway/services.js';
 import { notFound } from '../../shared/errors.js';
 import type { Context } from 'koa';
 import type { TaskRow } from '../../shared/db/schema.js';
 import { linkUrl, signLink } from '../../shared/storage/signed-links.js';
 import type { CreatedTask } from '../../shared/tasks/create-task.js';
 import { taskView } from '../../shared/tasks/task-view.js';
-import type { TaskApiServices } from './task-api-services.js';
 import { baseUrl } from '../http/base-url.js';
 
 /** A stored_url works for this long; every read of the task makes a fresh one. */
@@ -19,7 +19,7 @@ export function answerCreated(ctx: Context, created: CreatedTask, modelId: strin
 
 export { baseUrl };
 
-export function viewWithLinks(services: TaskApiServices, ctx: Context, task: TaskRow) {
+export function viewWithLinks(services: GatewayServices, ctx: Context, task: TaskRow) {
   const base = baseUrl(services, ctx);
   const expiresAt = services.clock.now() + LINK_TTL_MS;
   return taskView(task, (t, objectKey) => {

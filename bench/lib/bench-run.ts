@@ -52,7 +52,8 @@ export class BenchRun {
   /** Stops everything; removes the scratch directory only when the run succeeded. */
   async end(succeeded: boolean): Promise<void> {
     await this.stopAll();
-    if (succeeded && process.env.BENCH_KEEP_LOGS !== '1') await rm(this.tmpDir, { recursive: true, force: true }).catch(() => {});
+    if (succeeded && process.env.BENCH_KEEP_LOGS !== '1')
+      await rm(this.tmpDir, { recursive: true, force: true }).catch(() => {});
     else this.log(`logs kept in ${this.logDir}`);
   }
 

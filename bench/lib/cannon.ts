@@ -63,7 +63,11 @@ export function cannon(options: CannonOptions): Promise<CannonResult> {
             headers: options.headers,
             ...(perRequest || perBody
               ? {
-                  setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...options.headers, ...perRequest?.() }, ...(perBody && { body: perBody() }) }),
+                  setupRequest: (req: autocannon.Request) => ({
+                    ...req,
+                    headers: { ...options.headers, ...perRequest?.() },
+                    ...(perBody && { body: perBody() }),
+                  }),
                 }
               : {}),
           },

@@ -75,7 +75,8 @@ async function cli(root: string, env: NodeJS.ProcessEnv, args: string[]): Promis
 async function waitHealthy(url: string, child: Child, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.proc.exitCode !== null) throw new Error(`${child.name} exited with code ${child.proc.exitCode} (see its log)`);
+    if (child.proc.exitCode !== null)
+      throw new Error(`${child.name} exited with code ${child.proc.exitCode} (see its log)`);
     try {
       const res = await fetch(`${url}/readyz`);
       if (res.ok) return;
@@ -97,7 +98,12 @@ export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTes
     JSON.stringify(
       {
         providers: [
-          ...Object.entries(setup.upstreams).map(([id, url]) => ({ id, protocol: 'openai', base_url: `${url}/v1`, api_key: 'bench-upstream-secret' })),
+          ...Object.entries(setup.upstreams).map(([id, url]) => ({
+            id,
+            protocol: 'openai',
+            base_url: `${url}/v1`,
+            api_key: 'bench-upstream-secret',
+          })),
           ...(setup.catalogExtra?.providers ?? []),
         ],
         models: [
@@ -135,13 +141,30 @@ export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTes
   await cli(setup.root, env, ['migrate']);
   const email = `bench-${randomBytes(3).toString('hex')}@example.test`;
   // A trillion micro-USD ($1M): no phase can run out of balance.
-  await cli(setup.root, env, ['user:create', '--email', email, '--password', 'bench-password-123', '--balance-micro-usd', '1000000000000']);
+  await cli(setup.root, env, [
+    'user:create',
+    '--email',
+    email,
+    '--password',
+    'bench-password-123',
+    '--balance-micro-usd',
+    '1000000000000',
+  ]);
   const created = await cli(setup.root, env, ['key:create', '--email', email, '--name', 'bench']);
   if (typeof created.key !== 'string') throw new Error(`key:create printed no key: ${JSON.stringify(created)}`);
 
-  const api = spawnNode('gateway-api', path.join(setup.root, 'dist/bin/api.js'), [], { env, cwd: setup.root, logDir: setup.logDir, nodeArgs: setup.apiNodeArgs });
+  const api = spawnNode('gateway-api', path.join(setup.root, 'dist/bin/api.js'), [], {
+    env,
+    cwd: setup.root,
+    logDir: setup.logDir,
+    nodeArgs: setup.apiNodeArgs,
+  });
   const spawnWorker = (name: string, extraEnv: Record<string, string> = {}): Child => {
-    const child = spawnNode(name, path.join(setup.root, 'dist/bin/worker.js'), [], { env: { ...env, ...extraEnv }, cwd: setup.root, logDir: setup.logDir });
+    const child = spawnNode(name, path.join(setup.root, 'dist/bin/worker.js'), [], {
+      env: { ...env, ...extraEnv },
+      cwd: setup.root,
+      logDir: setup.logDir,
+    });
     child.proc.stdout?.resume();
     return child;
   };

@@ -22,10 +22,40 @@ export const LIMITED_GROUP = {
  * A new account with the account layer's limits; returns its e-mail and the `key:create` flags of
  * a key with the key layer's limits in the group `limited`.
  */
-export async function limitedAccount(gw: GatewayUnderTest, name: string): Promise<{ email: string; keyFlags: string[] }> {
+export async function limitedAccount(
+  gw: GatewayUnderTest,
+  name: string,
+): Promise<{ email: string; keyFlags: string[] }> {
   const email = `bench-${name}-${Date.now().toString(36)}@example.test`;
-  await gw.cli(['user:create', '--email', email, '--password', 'bench-password-123', '--balance-micro-usd', '1000000000000']);
-  await gw.cli(['user:limits', '--email', email, '--rpm', String(LIMITS.user.rpm), '--tpm', String(LIMITS.user.tpm), '--concurrency', String(LIMITS.user.concurrency)]);
-  const keyFlags = ['--group', 'limited', '--rpm', String(LIMITS.key.rpm), '--tpm', String(LIMITS.key.tpm), '--concurrency', String(LIMITS.key.concurrency)];
+  await gw.cli([
+    'user:create',
+    '--email',
+    email,
+    '--password',
+    'bench-password-123',
+    '--balance-micro-usd',
+    '1000000000000',
+  ]);
+  await gw.cli([
+    'user:limits',
+    '--email',
+    email,
+    '--rpm',
+    String(LIMITS.user.rpm),
+    '--tpm',
+    String(LIMITS.user.tpm),
+    '--concurrency',
+    String(LIMITS.user.concurrency),
+  ]);
+  const keyFlags = [
+    '--group',
+    'limited',
+    '--rpm',
+    String(LIMITS.key.rpm),
+    '--tpm',
+    String(LIMITS.key.tpm),
+    '--concurrency',
+    String(LIMITS.key.concurrency),
+  ];
   return { email, keyFlags };
 }

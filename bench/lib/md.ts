@@ -6,7 +6,8 @@ export const f0 = (v: number) => (Number.isFinite(v) ? Math.round(v).toLocaleStr
 export const f1 = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
 export const f2 = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : 'n/a');
 export const f3 = (v: number) => (Number.isFinite(v) ? v.toFixed(3) : 'n/a');
-export const signed = (v: number, digits = 2) => (Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(digits)}` : 'n/a');
+export const signed = (v: number, digits = 2) =>
+  Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(digits)}` : 'n/a';
 export const pct = (v: number) => (Number.isFinite(v) ? `${Math.round(v * 100)}%` : 'n/a');
 
 export function table(header: string[], rows: (string | number)[][], align?: ('l' | 'r')[]): string {
@@ -21,7 +22,9 @@ export function machine(): string {
 export function commit(root: string): string {
   try {
     const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim() !== '';
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim() !==
+      '';
     return dirty ? `${sha} (with uncommitted changes)` : sha;
   } catch {
     return 'unknown';

@@ -52,7 +52,10 @@ export async function summarizeProfile(file: string, root: string): Promise<Prof
     const where = f.url.includes('/node_modules/')
       ? f.url.replace(/^.*node_modules\//, '')
       : f.url.startsWith(rootUrl)
-        ? f.url.slice(rootUrl.length).replace(/^dist\//, '').replace(/\.js$/, '.ts')
+        ? f.url
+            .slice(rootUrl.length)
+            .replace(/^dist\//, '')
+            .replace(/\.js$/, '.ts')
         : f.url;
     return `${name} (${where}:${f.lineNumber + 1})`;
   };
@@ -79,7 +82,8 @@ export async function summarizeProfile(file: string, root: string): Promise<Prof
         let origin: string;
         if (!where.includes(':')) origin = fn.startsWith('(') ? fn : 'native / V8 builtins';
         else if (where.startsWith('node:')) origin = 'Node.js core (node:*)';
-        else if (/^(api|shared|workers|bin)\//.test(where)) origin = `gateway: ${where.split('/').slice(0, 2).join('/')}`;
+        else if (/^(api|shared|workers|bin)\//.test(where))
+          origin = `gateway: ${where.split('/').slice(0, 2).join('/')}`;
         else if (where.startsWith('file://')) origin = 'other files';
         else origin = `npm: ${where.startsWith('@') ? where.split('/').slice(0, 2).join('/') : where.split('/')[0]}`;
         groups.set(origin, (groups.get(origin) ?? 0) + us);

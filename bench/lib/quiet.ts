@@ -33,7 +33,8 @@ export class QuietGuard {
       const busy = b.total > a.total ? (b.busy - a.busy) / (b.total - a.total) : 0;
       if (busy <= this.settings.busy || Date.now() >= deadline) {
         this.budgetMs = Math.max(0, this.budgetMs - (Date.now() - started));
-        if (busy > this.settings.busy) this.settings.log(`machine still ${Math.round(busy * 100)}% busy before the phase; measuring anyway`);
+        if (busy > this.settings.busy)
+          this.settings.log(`machine still ${Math.round(busy * 100)}% busy before the phase; measuring anyway`);
         return busy;
       }
     }
@@ -54,7 +55,10 @@ export interface MeterResult {
  * CPU counters of the run's processes around a span. `roles` name what is reported; `own` is every
  * process of the run (roles included), so whatever else was busy counts as foreign load.
  */
-export function startMeter(roles: Record<string, number[]>, own: number[]): { stop(late?: Record<string, number[]>): MeterResult } {
+export function startMeter(
+  roles: Record<string, number[]>,
+  own: number[],
+): { stop(late?: Record<string, number[]>): MeterResult } {
   const pids = [...new Set([...own, ...Object.values(roles).flat()])];
   const before: CpuSnapshot = snapshot(pids);
   const hostBefore = hostJiffies();

@@ -27,7 +27,10 @@ export async function commandStats(redis: Redis): Promise<Map<string, CommandSta
   return out;
 }
 
-export function statsDelta(before: Map<string, CommandStat>, after: Map<string, CommandStat>): Map<string, CommandStat> {
+export function statsDelta(
+  before: Map<string, CommandStat>,
+  after: Map<string, CommandStat>,
+): Map<string, CommandStat> {
   const out = new Map<string, CommandStat>();
   for (const [name, a] of after) {
     const b = before.get(name) ?? { calls: 0, usec: 0 };
@@ -38,10 +41,9 @@ export function statsDelta(before: Map<string, CommandStat>, after: Map<string, 
 
 /** The gateway's Lua scripts by SHA-1, as ioredis sends them with EVALSHA. */
 export const SCRIPT_NAMES: ReadonlyMap<string, string> = new Map(
-  Object.entries({ STEP, PEEK, RENEW, CONSUME, LOAD_BALANCE, LOAD_QUOTA, CREDIT, CLAIM_USAGE, ACK_USAGE }).map(([name, lua]) => [
-    createHash('sha1').update(lua).digest('hex'),
-    name.toLowerCase(),
-  ]),
+  Object.entries({ STEP, PEEK, RENEW, CONSUME, LOAD_BALANCE, LOAD_QUOTA, CREDIT, CLAIM_USAGE, ACK_USAGE }).map(
+    ([name, lua]) => [createHash('sha1').update(lua).digest('hex'), name.toLowerCase()],
+  ),
 );
 
 /** BullMQ's Lua scripts by SHA-1 (`bullmq:<name>`), read from its package, for naming EVALSHA lines. */
@@ -56,9 +58,13 @@ export async function bullmqScriptNames(root: string): Promise<Map<string, strin
   }
   for (const file of files) {
     try {
-      const mod = (await import(pathToFileURL(path.join(dir, file)).href)) as Record<string, { name?: string; content?: string }>;
+      const mod = (await import(pathToFileURL(path.join(dir, file)).href)) as Record<
+        string,
+        { name?: string; content?: string }
+      >;
       for (const v of Object.values(mod)) {
-        if (v && typeof v.content === 'string') out.set(createHash('sha1').update(v.content).digest('hex'), `bullmq:${v.name ?? file}`);
+        if (v && typeof v.content === 'string')
+          out.set(createHash('sha1').update(v.content).digest('hex'), `bullmq:${v.name ?? file}`);
       }
     } catch {
       // a file that is not a plain script module
@@ -102,7 +108,14 @@ function socketsByPid(pids: number[]): Map<string, number> {
       const [hexIp, hexPort] = f[1]!.split(':');
       const port = parseInt(hexPort!, 16);
       // IPv4 in /proc/net/tcp is little-endian hex; loopback is all we need to recognise.
-      const ip = hexIp!.length === 8 ? hexIp!.match(/../g)!.reverse().map((h) => parseInt(h, 16)).join('.') : '::';
+      const ip =
+        hexIp!.length === 8
+          ? hexIp!
+              .match(/../g)!
+              .reverse()
+              .map((h) => parseInt(h, 16))
+              .join('.')
+          : '::';
       out.set(`${ip}:${port}`, pid);
     }
   }
@@ -119,7 +132,11 @@ export function clientOwners(roles: Record<string, number[]>): Map<string, strin
 }
 
 /** Redis clients not owned by any of `roles` that were active within the last `withinS` seconds. */
-export async function foreignActiveClients(redis: Redis, roles: Record<string, number[]>, withinS: number): Promise<string[]> {
+export async function foreignActiveClients(
+  redis: Redis,
+  roles: Record<string, number[]>,
+  withinS: number,
+): Promise<string[]> {
   const owners = clientOwners(roles);
   const list = String(await redis.call('CLIENT', 'LIST'));
   const out: string[] = [];

@@ -49,8 +49,14 @@ const f0 = (v: number) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en
 const f2 = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : 'n/a');
 const signed = (v: number) => (Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(2)}` : 'n/a');
 
-function find(phases: Phase[], p: Pick<Phase, 'upstream' | 'mode' | 'connections'>, target: TargetName): Phase | undefined {
-  return phases.find((x) => x.upstream === p.upstream && x.mode === p.mode && x.connections === p.connections && x.target === target);
+function find(
+  phases: Phase[],
+  p: Pick<Phase, 'upstream' | 'mode' | 'connections'>,
+  target: TargetName,
+): Phase | undefined {
+  return phases.find(
+    (x) => x.upstream === p.upstream && x.mode === p.mode && x.connections === p.connections && x.target === target,
+  );
 }
 
 function cpuDetail(phase: Phase): string {
@@ -81,7 +87,12 @@ export function checks(report: Report): Check[] {
       const bare = find(phases, key, 'bare');
       if (!gw || !bare) continue;
       const ratio = gw.load.rps / bare.load.rps;
-      out.push({ name: `throughput ≥ 0.6× bare proxy — instant ${mode}, ${connections} conns`, measured: `${f2(ratio)}× (${f0(gw.load.rps)} vs ${f0(bare.load.rps)} req/s)`, pass: ratio >= 0.6, disturbed: disturbed(gw, bare) });
+      out.push({
+        name: `throughput ≥ 0.6× bare proxy — instant ${mode}, ${connections} conns`,
+        measured: `${f2(ratio)}× (${f0(gw.load.rps)} vs ${f0(bare.load.rps)} req/s)`,
+        pass: ratio >= 0.6,
+        disturbed: disturbed(gw, bare),
+      });
     }
   }
   for (const mode of ['json', 'stream'] as const) {
@@ -89,7 +100,12 @@ export function checks(report: Report): Check[] {
     for (const connections of report.settings.connections) {
       const gw = find(phases, { upstream: 'instant', mode, connections }, 'gateway');
       if (!gw) continue;
-      out.push({ name: `CPU ≤ ${limit} µs per ${mode} request (API + worker + Redis) — instant, ${connections} conns`, measured: `${f0(gw.cpuPerReq)} µs`, pass: gw.cpuPerReq <= limit, disturbed: disturbed(gw) });
+      out.push({
+        name: `CPU ≤ ${limit} µs per ${mode} request (API + worker + Redis) — instant, ${connections} conns`,
+        measured: `${f0(gw.cpuPerReq)} µs`,
+        pass: gw.cpuPerReq <= limit,
+        disturbed: disturbed(gw),
+      });
     }
   }
   for (const mode of ['json', 'stream'] as const) {
@@ -100,19 +116,38 @@ export function checks(report: Report): Check[] {
       if (!gw || !bare) continue;
       const d50 = gw.load.p50 - bare.load.p50;
       const d99 = gw.load.p99 - bare.load.p99;
-      out.push({ name: `paced added latency p50 ≤ 1.5 ms — ${mode}, ${connections} conns`, measured: `${signed(d50)} ms`, pass: d50 <= 1.5, disturbed: disturbed(gw, bare) });
-      out.push({ name: `paced added latency p99 ≤ 7 ms — ${mode}, ${connections} conns`, measured: `${signed(d99)} ms`, pass: d99 <= 7, disturbed: disturbed(gw, bare) });
+      out.push({
+        name: `paced added latency p50 ≤ 1.5 ms — ${mode}, ${connections} conns`,
+        measured: `${signed(d50)} ms`,
+        pass: d50 <= 1.5,
+        disturbed: disturbed(gw, bare),
+      });
+      out.push({
+        name: `paced added latency p99 ≤ 7 ms — ${mode}, ${connections} conns`,
+        measured: `${signed(d99)} ms`,
+        pass: d99 <= 7,
+        disturbed: disturbed(gw, bare),
+      });
     }
   }
   const added = report.ttfb.gateway.p50 - report.ttfb.bare.p50;
-  out.push({ name: 'sequential added time to first byte ≤ 1 ms (median, streaming)', measured: `${signed(added)} ms`, pass: added <= 1 });
+  out.push({
+    name: 'sequential added time to first byte ≤ 1 ms (median, streaming)',
+    measured: `${signed(added)} ms`,
+    pass: added <= 1,
+  });
   const max = Math.max(...report.settings.connections);
   for (const upstream of ['instant', 'paced'] as const) {
     for (const mode of ['json', 'stream'] as const) {
       const gw = find(phases, { upstream, mode, connections: max }, 'gateway');
       if (!gw) continue;
       const bad = gw.load.errors + gw.load.timeouts + gw.load.non2xx;
-      out.push({ name: `zero errors at ${max} connections — ${upstream} ${mode}`, measured: `${bad} (errors ${gw.load.errors}, timeouts ${gw.load.timeouts}, non-2xx ${gw.load.non2xx})`, pass: bad === 0, disturbed: disturbed(gw) });
+      out.push({
+        name: `zero errors at ${max} connections — ${upstream} ${mode}`,
+        measured: `${bad} (errors ${gw.load.errors}, timeouts ${gw.load.timeouts}, non-2xx ${gw.load.non2xx})`,
+        pass: bad === 0,
+        disturbed: disturbed(gw),
+      });
     }
   }
   return out;
@@ -131,7 +166,9 @@ export function renderMarkdown(report: Report): string {
   lines.push('');
   lines.push('### Load (closed loop, autocannon)');
   lines.push('');
-  lines.push('| scenario | conns | target | req/s | × bare | p50 ms | p99 ms | errors / non-2xx | CPU µs/req | × bare | CPU detail µs/req | host busy / foreign |');
+  lines.push(
+    '| scenario | conns | target | req/s | × bare | p50 ms | p99 ms | errors / non-2xx | CPU µs/req | × bare | CPU detail µs/req | host busy / foreign |',
+  );
   lines.push('|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|');
   for (const p of phases) {
     const bare = find(phases, p, 'bare');
@@ -153,13 +190,18 @@ export function renderMarkdown(report: Report): string {
   lines.push('');
   lines.push('### Added latency, paced upstream (20 ms to first byte, chunks 2 ms apart)');
   lines.push('');
-  lines.push('| scenario | conns | gateway p50 / p99 ms | − bare proxy p50 / p99 | − simulator p50 / p99 | bare − simulator p50 / p99 |');
+  lines.push(
+    '| scenario | conns | gateway p50 / p99 ms | − bare proxy p50 / p99 | − simulator p50 / p99 | bare − simulator p50 / p99 |',
+  );
   lines.push('|---|---:|---:|---:|---:|---:|');
   for (const p of phases.filter((x) => x.upstream === 'paced' && x.target === 'gateway')) {
     const bare = find(phases, p, 'bare');
     const sim = find(phases, p, 'sim');
-    const d = (a: Phase | undefined, b: Phase | undefined) => (a && b ? `${signed(a.load.p50 - b.load.p50)} / ${signed(a.load.p99 - b.load.p99)}` : 'n/a');
-    lines.push(`| paced ${p.mode} | ${p.connections} | ${f2(p.load.p50)} / ${f2(p.load.p99)} | ${d(p, bare)} | ${d(p, sim)} | ${d(bare, sim)} |`);
+    const d = (a: Phase | undefined, b: Phase | undefined) =>
+      a && b ? `${signed(a.load.p50 - b.load.p50)} / ${signed(a.load.p99 - b.load.p99)}` : 'n/a';
+    lines.push(
+      `| paced ${p.mode} | ${p.connections} | ${f2(p.load.p50)} / ${f2(p.load.p99)} | ${d(p, bare)} | ${d(p, sim)} | ${d(bare, sim)} |`,
+    );
   }
   lines.push('');
   lines.push('### Sequential time to first body byte (one connection, streaming, instant upstream)');
@@ -178,17 +220,20 @@ export function renderMarkdown(report: Report): string {
   lines.push('');
   lines.push('| target | measured | result |');
   lines.push('|---|---|---|');
-  for (const c of checks(report)) lines.push(`| ${c.name} | ${c.measured}${c.disturbed ? ' ⚠' : ''} | ${c.pass ? 'PASS' : '**FAIL**'} |`);
-  if (checks(report).some((c) => c.disturbed)) lines.push('', '⚠ = a phase behind this figure ran under foreign load (see the load table).');
+  for (const c of checks(report))
+    lines.push(`| ${c.name} | ${c.measured}${c.disturbed ? ' ⚠' : ''} | ${c.pass ? 'PASS' : '**FAIL**'} |`);
+  if (checks(report).some((c) => c.disturbed))
+    lines.push('', '⚠ = a phase behind this figure ran under foreign load (see the load table).');
   lines.push('');
   lines.push('### Usage records the gateway wrote during the run');
   lines.push('');
   lines.push('| status | error code | stream | records |');
   lines.push('|---:|---|---|---:|');
-  for (const u of report.usage) lines.push(`| ${u.status_code} | ${u.error_code ?? ''} | ${u.stream} | ${u.n.toLocaleString('en-US')} |`);
+  for (const u of report.usage)
+    lines.push(`| ${u.status_code} | ${u.error_code ?? ''} | ${u.stream} | ${u.n.toLocaleString('en-US')} |`);
   lines.push('');
   lines.push(
-    'CPU µs/req = (utime + stime from /proc/<pid>/stat, summed over the target\'s processes during the phase and the usage drain after it) ÷ 2xx responses. ' +
+    "CPU µs/req = (utime + stime from /proc/<pid>/stat, summed over the target's processes during the phase and the usage drain after it) ÷ 2xx responses. " +
       'Gateway = API + worker + Redis server; Postgres backends of the bench database are shown in brackets and not counted. ' +
       'Bare proxy and simulator = their own process. "host busy" = share of both cores in use during the phase; "foreign" = the part of it used by processes outside the benchmark (other jobs on the machine); a phase with more than 10% foreign load is measured again while the run\'s retry budget lasts, keeping the least disturbed attempt.',
   );

@@ -18,9 +18,15 @@ export interface SequentialResult {
   failures: number;
 }
 
-export async function sequentialInterleaved(targets: SequentialTarget[], n: number, warmup = 30): Promise<Record<string, SequentialResult>> {
+export async function sequentialInterleaved(
+  targets: SequentialTarget[],
+  n: number,
+  warmup = 30,
+): Promise<Record<string, SequentialResult>> {
   const clients = targets.map((t) => new Client(new URL(t.url).origin, { pipelining: 1, keepAliveTimeout: 60_000 }));
-  const out: Record<string, SequentialResult> = Object.fromEntries(targets.map((t) => [t.name, { latencies: [], failures: 0 }]));
+  const out: Record<string, SequentialResult> = Object.fromEntries(
+    targets.map((t) => [t.name, { latencies: [], failures: 0 }]),
+  );
   try {
     for (let i = 0; i < warmup + n; i++) {
       // Rotate which target goes first so none always follows the same one.
@@ -29,7 +35,12 @@ export async function sequentialInterleaved(targets: SequentialTarget[], n: numb
         const t = targets[k]!;
         const started = performance.now();
         const body = typeof t.body === 'function' ? t.body() : t.body;
-        const res = await clients[k]!.request({ method: t.method ?? 'POST', path: new URL(t.url).pathname, headers: t.headers, ...(body !== undefined && { body }) });
+        const res = await clients[k]!.request({
+          method: t.method ?? 'POST',
+          path: new URL(t.url).pathname,
+          headers: t.headers,
+          ...(body !== undefined && { body }),
+        });
         await res.body.arrayBuffer();
         const ms = performance.now() - started;
         if (i < warmup) continue;

@@ -38,7 +38,12 @@ export async function sequentialTtfb(
         const target = targets[k]!;
         const url = new URL(target.url);
         const started = performance.now();
-        const res = await clients[k]!.request({ method: 'POST', path: url.pathname + url.search, headers: target.headers ?? headers, body: target.body ?? body });
+        const res = await clients[k]!.request({
+          method: 'POST',
+          path: url.pathname + url.search,
+          headers: target.headers ?? headers,
+          body: target.body ?? body,
+        });
         let first: number | undefined;
         for await (const _chunk of res.body) first ??= performance.now();
         if (i < warmup) continue;
@@ -52,7 +57,16 @@ export async function sequentialTtfb(
   return Object.fromEntries(
     targets.map((t, k) => {
       const sorted = Float64Array.from(samples[k]!).sort();
-      return [t.name, { n: sorted.length, failures: failures[k]!, p50: quantile(sorted, 0.5), p90: quantile(sorted, 0.9), p99: quantile(sorted, 0.99) }];
+      return [
+        t.name,
+        {
+          n: sorted.length,
+          failures: failures[k]!,
+          p50: quantile(sorted, 0.5),
+          p90: quantile(sorted, 0.9),
+          p99: quantile(sorted, 0.99),
+        },
+      ];
     }),
   );
 }

@@ -10,7 +10,13 @@ const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
 
 async function raw() {
   const start = performance.now();
-  for (let i = 0; i < n; i++) await (await fetch(`${base}/v1/videos?limit=1`, { headers: { authorization: `Bearer ${key}`, accept: 'application/json' }, redirect: 'manual' })).json();
+  for (let i = 0; i < n; i++)
+    await (
+      await fetch(`${base}/v1/videos?limit=1`, {
+        headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
+        redirect: 'manual',
+      })
+    ).json();
   return (performance.now() - start) / n;
 }
 async function client() {
@@ -29,4 +35,6 @@ for (let round = 0; round < 7; round++) {
 }
 const r = median(raws);
 const c = median(libs);
-console.log(`raw fetch ${r.toFixed(3)} ms/call, gateway-client ${c.toFixed(3)} ms/call, added ${(c - r).toFixed(3)} ms/call (${n} calls x 7 paired rounds)`);
+console.log(
+  `raw fetch ${r.toFixed(3)} ms/call, gateway-client ${c.toFixed(3)} ms/call, added ${(c - r).toFixed(3)} ms/call (${n} calls x 7 paired rounds)`,
+);

@@ -15,8 +15,10 @@ export function assertStrongPassword(password: string, email: string, param = 'n
   const length = [...password].length;
   if (length < PASSWORD_MIN) throw weak(`\`${param}\` is too short: use at least ${PASSWORD_MIN} characters`, param);
   if (length > PASSWORD_MAX) throw weak(`\`${param}\` is too long: use at most ${PASSWORD_MAX} characters`, param);
-  if (dumbPasswords.check(password)) throw weak(`\`${param}\` is one of the most common passwords; choose another`, param);
+  if (dumbPasswords.check(password))
+    throw weak(`\`${param}\` is one of the most common passwords; choose another`, param);
   const local = email.split('@')[0]?.toLowerCase() ?? '';
   // A one- or two-letter local part is in too many good passwords to forbid.
-  if (local.length >= 3 && password.toLowerCase().includes(local)) throw weak(`\`${param}\` contains your e-mail address's name; choose another`, param);
+  if (local.length >= 3 && password.toLowerCase().includes(local))
+    throw weak(`\`${param}\` contains your e-mail address's name; choose another`, param);
 }

@@ -32,7 +32,10 @@ const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 100) / 100}
 /** Refuses a request with more image URLs than the gateway fetches for one (400 naming the first one too many). */
 export function checkImageCount(refs: readonly ImageRef[], limits: ImageFetchLimits): void {
   if (refs.length <= limits.maxImages) return;
-  throw badRequest(`the gateway fetches at most ${limits.maxImages} image URLs of one request for this model; this one has ${refs.length}`, refs[limits.maxImages]!.field);
+  throw badRequest(
+    `the gateway fetches at most ${limits.maxImages} image URLs of one request for this model; this one has ${refs.length}`,
+    refs[limits.maxImages]!.field,
+  );
 }
 
 /**
@@ -40,9 +43,19 @@ export function checkImageCount(refs: readonly ImageRef[], limits: ImageFetchLim
  * each at most `maxBytes`, all together at most `totalBytes`, so that what one request holds in
  * memory is bounded. The first refusal answers 400 naming its field; no new fetch starts after it.
  */
-export async function fetchImages(refs: readonly ImageRef[], limits: ImageFetchLimits, extra?: Partial<SafeFetchOptions>): Promise<FetchedImage[]> {
+export async function fetchImages(
+  refs: readonly ImageRef[],
+  limits: ImageFetchLimits,
+  extra?: Partial<SafeFetchOptions>,
+): Promise<FetchedImage[]> {
   checkImageCount(refs, limits);
-  const options: SafeFetchOptions = { maxBytes: limits.maxBytes, timeoutMs: TIMEOUT_MS, accept: ['image/'], ...(limits.trusted.length > 0 && { allowHttp: true, trusted: limits.trusted }), ...extra };
+  const options: SafeFetchOptions = {
+    maxBytes: limits.maxBytes,
+    timeoutMs: TIMEOUT_MS,
+    accept: ['image/'],
+    ...(limits.trusted.length > 0 && { allowHttp: true, trusted: limits.trusted }),
+    ...extra,
+  };
   const fetched: FetchedImage[] = new Array<FetchedImage>(refs.length);
   let total = 0;
   let next = 0;
@@ -54,10 +67,14 @@ export async function fetchImages(refs: readonly ImageRef[], limits: ImageFetchL
       try {
         const image = await safeFetch(ref.url, options);
         total += image.bytes.length;
-        if (total > limits.totalBytes) throw badRequest(`the fetched images exceed ${mib(limits.totalBytes)} together at ${ref.field}`, ref.field);
+        if (total > limits.totalBytes)
+          throw badRequest(`the fetched images exceed ${mib(limits.totalBytes)} together at ${ref.field}`, ref.field);
         fetched[i] = { bytes: image.bytes, contentType: image.contentType };
       } catch (err) {
-        failure ??= isGatewayError(err) && err.param === undefined ? new GatewayError(err.code, err.status, err.message, { param: ref.field }) : err;
+        failure ??=
+          isGatewayError(err) && err.param === undefined
+            ? new GatewayError(err.code, err.status, err.message, { param: ref.field })
+            : err;
       }
     }
   };

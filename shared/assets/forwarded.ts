@@ -29,16 +29,24 @@ async function readAll(storage: ObjectStore, key: string): Promise<Buffer> {
  * original, which stays unchanged.
  */
 export async function forwardedObject(storage: ObjectStore, asset: AssetRow): Promise<Forwarded> {
-  if (asset.size_bytes <= FORWARD_MAX_BYTES) return { objectKey: asset.object_key, size: asset.size_bytes, contentType: asset.content_type };
+  if (asset.size_bytes <= FORWARD_MAX_BYTES)
+    return { objectKey: asset.object_key, size: asset.size_bytes, contentType: asset.content_type };
   const key = derivativeKey(asset);
   const kept = await storage.head(key);
   if (kept) return { objectKey: key, size: kept.size, contentType: 'image/jpeg' };
   const original = await readAll(storage, asset.object_key);
   let width = asset.width;
-  let encoded = await sharp(original, { limitInputPixels: MAX_PIXELS }).rotate().jpeg({ quality: 85, mozjpeg: true }).toBuffer();
+  let encoded = await sharp(original, { limitInputPixels: MAX_PIXELS })
+    .rotate()
+    .jpeg({ quality: 85, mozjpeg: true })
+    .toBuffer();
   while (encoded.length > FORWARD_MAX_BYTES && width > 64) {
     width = Math.floor(width * 0.75);
-    encoded = await sharp(original, { limitInputPixels: MAX_PIXELS }).rotate().resize({ width }).jpeg({ quality: 80, mozjpeg: true }).toBuffer();
+    encoded = await sharp(original, { limitInputPixels: MAX_PIXELS })
+      .rotate()
+      .resize({ width })
+      .jpeg({ quality: 80, mozjpeg: true })
+      .toBuffer();
   }
   await storage.put(key, encoded, { contentType: 'image/jpeg' });
   return { objectKey: key, size: encoded.length, contentType: 'image/jpeg' };

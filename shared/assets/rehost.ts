@@ -67,9 +67,15 @@ export async function rehostExternalImages<T>(ctx: RehostContext, userId: string
     // One object per fetch, never shared: the sweep can remove it once its own link expired.
     const key = `fetched/${userId}/${randomBase62(24)}`;
     // Recorded before it is stored: a process that dies in between leaves a row to sweep, never an object nobody knows of.
-    await ctx.db.insertInto('fetched_objects').values({ object_key: key, user_id: userId, expires_at: new Date(expiresAt) }).execute();
+    await ctx.db
+      .insertInto('fetched_objects')
+      .values({ object_key: key, user_id: userId, expires_at: new Date(expiresAt) })
+      .execute();
     await ctx.storage.put(key, image.bytes, { contentType: image.contentType });
-    at(out, path)[path.at(-1)!] = linkUrl(ctx.baseUrl, signLink({ objectKey: key, userId, expiresAt, contentType: image.contentType }, ctx.linkSecret));
+    at(out, path)[path.at(-1)!] = linkUrl(
+      ctx.baseUrl,
+      signLink({ objectKey: key, userId, expiresAt, contentType: image.contentType }, ctx.linkSecret),
+    );
   }
   return out;
 }

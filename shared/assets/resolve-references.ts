@@ -9,7 +9,11 @@ import { findAsset } from './scope.js';
 
 const REFERENCE = /^asset:\/\/(asset_[A-Za-z0-9]{20})$/;
 
-function walk(value: unknown, path: (string | number)[], found: Array<{ path: (string | number)[]; ref: string }>): void {
+function walk(
+  value: unknown,
+  path: (string | number)[],
+  found: Array<{ path: (string | number)[]; ref: string }>,
+): void {
   if (typeof value === 'string') {
     // A whole value that is a reference (text that merely mentions one is left alone).
     if (/^asset:\/\/\S+$/.test(value)) found.push({ path, ref: value });
@@ -45,17 +49,35 @@ export async function resolveAssetReferences<T>(ctx: ResolveContext, key: ApiKey
   let total = 0;
   for (const { path, ref } of found) {
     const param = fieldPath(path);
-    if (key.assetAccess === 'none') throw new GatewayError('asset_access_denied', 403, 'this key may not reference assets', { param });
+    if (key.assetAccess === 'none')
+      throw new GatewayError('asset_access_denied', 403, 'this key may not reference assets', { param });
     const id = REFERENCE.exec(ref)?.[1];
     const asset = id ? await findAsset(ctx.db, key, key.userId, id) : undefined;
-    if (!asset) throw new GatewayError('reference_asset_unavailable', 400, `the referenced asset is not available: ${ref}`, { param });
+    if (!asset)
+      throw new GatewayError('reference_asset_unavailable', 400, `the referenced asset is not available: ${ref}`, {
+        param,
+      });
     // A model gets at most 10 MiB an image (a derivative of a larger original) and 20 MiB a request.
     const forwarded = await forwardedObject(ctx.storage, asset);
     total += forwarded.size;
     if (total > FORWARD_TOTAL_BYTES) {
-      throw new GatewayError('invalid_request', 400, `the referenced images exceed ${FORWARD_TOTAL_BYTES / 1024 / 1024} MiB together at ${ref}`, { param });
+      throw new GatewayError(
+        'invalid_request',
+        400,
+        `the referenced images exceed ${FORWARD_TOTAL_BYTES / 1024 / 1024} MiB together at ${ref}`,
+        { param },
+      );
     }
-    const token = signLink({ objectKey: forwarded.objectKey, userId: asset.user_id, expiresAt: ctx.now + ctx.ttlMs, filename: asset.filename, contentType: forwarded.contentType }, ctx.linkSecret);
+    const token = signLink(
+      {
+        objectKey: forwarded.objectKey,
+        userId: asset.user_id,
+        expiresAt: ctx.now + ctx.ttlMs,
+        filename: asset.filename,
+        contentType: forwarded.contentType,
+      },
+      ctx.linkSecret,
+    );
     let target = resolved as Record<string | number, unknown>;
     for (const step of path.slice(0, -1)) target = target[step] as Record<string | number, unknown>;
     target[path.at(-1)!] = linkUrl(ctx.baseUrl, token);

@@ -8,9 +8,23 @@ import { GatewayError, isGatewayError } from '../errors.js';
 // the 6to4 relay anycast (192.88.99.0/24, which forwards to whatever IPv6 host) and reserved ranges.
 const BLOCKED = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24],
-  ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) BLOCKED.addSubnet(net, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  BLOCKED.addSubnet(net, prefix, 'ipv4');
 // IPv6: only global unicast (2000::/3) can be public. That leaves out, among the rest, every form
 // that embeds an IPv4 address a gateway or tunnel would deliver to (IPv4-compatible ::/96,
 // IPv4-translated ::ffff:0:0:0/96, NAT64 64:ff9b::/96 and the local-use 64:ff9b:1::/48), unique and
@@ -20,7 +34,13 @@ for (const [net, prefix] of [
 // IPv4 rules.
 const GLOBAL_UNICAST = new BlockList();
 GLOBAL_UNICAST.addSubnet('2000::', 3, 'ipv6');
-for (const [net, prefix] of [['2001::', 23], ['2001:db8::', 32], ['2002::', 16], ['3fff::', 20]] as const) BLOCKED.addSubnet(net, prefix, 'ipv6');
+for (const [net, prefix] of [
+  ['2001::', 23],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+  ['3fff::', 20],
+] as const)
+  BLOCKED.addSubnet(net, prefix, 'ipv6');
 const MAPPED = new BlockList();
 MAPPED.addSubnet('::ffff:0:0', 96, 'ipv6');
 
@@ -66,7 +86,10 @@ const failed = (message: string) => new GatewayError('reference_fetch_failed', 4
  * elsewhere); every redirect checked the same way; size, time and content type capped. A refused
  * address never receives a connection.
  */
-export async function safeFetch(url: string, options: SafeFetchOptions): Promise<{ bytes: Buffer; contentType: string; url: string }> {
+export async function safeFetch(
+  url: string,
+  options: SafeFetchOptions,
+): Promise<{ bytes: Buffer; contentType: string; url: string }> {
   const fetched = await safeStream(url, options);
   const chunks: Buffer[] = [];
   for await (const chunk of fetched.body) chunks.push(chunk as Buffer);
@@ -85,24 +108,41 @@ export async function safeStream(url: string, options: SafeFetchOptions): Promis
     } catch {
       throw blocked('not a URL');
     }
-    if (parsed.protocol !== 'https:' && !(options.allowHttp && parsed.protocol === 'http:')) throw blocked('only https URLs are fetched');
+    if (parsed.protocol !== 'https:' && !(options.allowHttp && parsed.protocol === 'http:'))
+      throw blocked('only https URLs are fetched');
     const host = parsed.hostname.replace(/^\[|\]$/g, '');
-    const addresses = isIP(host) ? [host] : await (options.lookup ?? ((h: string) => dnsLookup(h, { all: true }).then((r) => r.map((a) => a.address))))(host).catch(() => {
-      throw failed(`${host} does not resolve`);
-    });
+    const addresses = isIP(host)
+      ? [host]
+      : await (options.lookup ?? ((h: string) => dnsLookup(h, { all: true }).then((r) => r.map((a) => a.address))))(
+          host,
+        ).catch(() => {
+          throw failed(`${host} does not resolve`);
+        });
     const allowed = (ip: string) => options.trusted?.includes(ip) || isPublicAddress(ip);
-    if (addresses.length === 0 || !addresses.every(allowed)) throw blocked(`${host} resolves to an address the gateway does not connect to`);
+    if (addresses.length === 0 || !addresses.every(allowed))
+      throw blocked(`${host} resolves to an address the gateway does not connect to`);
     const pinned = addresses[0]!;
     const agent = new Agent({
       connect: {
-        lookup: ((_hostname: string, opts: { all?: boolean }, cb: (err: null, address: unknown, family?: number) => void) =>
-          opts.all ? cb(null, [{ address: pinned, family: isIP(pinned) }]) : cb(null, pinned, isIP(pinned))) as unknown as LookupFunction,
+        lookup: ((
+          _hostname: string,
+          opts: { all?: boolean },
+          cb: (err: null, address: unknown, family?: number) => void,
+        ) =>
+          opts.all
+            ? cb(null, [{ address: pinned, family: isIP(pinned) }])
+            : cb(null, pinned, isIP(pinned))) as unknown as LookupFunction,
       },
     });
     const close = () => agent.close().catch(() => undefined);
     let streaming = false;
     try {
-      const res = await request(parsed, { dispatcher: agent, method: 'GET', signal, headers: { accept: accept?.join(', ') ?? '*/*' } }).catch((err: Error) => {
+      const res = await request(parsed, {
+        dispatcher: agent,
+        method: 'GET',
+        signal,
+        headers: { accept: accept?.join(', ') ?? '*/*' },
+      }).catch((err: Error) => {
         throw failed(`fetching ${host} failed: ${err.message}`);
       });
       if (res.statusCode >= 300 && res.statusCode < 400 && res.headers.location) {
@@ -114,7 +154,10 @@ export async function safeStream(url: string, options: SafeFetchOptions): Promis
         await res.body.dump();
         throw failed(`fetching ${host} answered ${res.statusCode}`);
       }
-      const contentType = String(res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      const contentType = String(res.headers['content-type'] ?? '')
+        .split(';')[0]!
+        .trim()
+        .toLowerCase();
       if (accept && !accept.some((a) => contentType.startsWith(a))) {
         await res.body.dump();
         throw failed(`${host} answered ${contentType || 'no content type'}, not ${accept.join(' or ')}`);
@@ -125,7 +168,12 @@ export async function safeStream(url: string, options: SafeFetchOptions): Promis
         throw failed(`${host} sent more than ${options.maxBytes} bytes`);
       }
       streaming = true;
-      return { body: capped(res.body, options.maxBytes, host, close), contentType, size: Number.isFinite(declared) ? declared : undefined, url: current };
+      return {
+        body: capped(res.body, options.maxBytes, host, close),
+        contentType,
+        size: Number.isFinite(declared) ? declared : undefined,
+        url: current,
+      };
     } finally {
       if (!streaming) await close();
     }
@@ -134,7 +182,12 @@ export async function safeStream(url: string, options: SafeFetchOptions): Promis
 }
 
 /** The body, failing once it passes `maxBytes`; the pinned connection closes when it ends, fails or is dropped. */
-function capped(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number, host: string, close: () => Promise<unknown>): Readable {
+function capped(
+  body: AsyncIterable<Buffer> & { destroy(): void },
+  maxBytes: number,
+  host: string,
+  close: () => Promise<unknown>,
+): Readable {
   async function* read(): AsyncGenerator<Buffer> {
     let size = 0;
     try {

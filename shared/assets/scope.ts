@@ -9,12 +9,18 @@ import type { ApiKeyContext } from '../keys/api-key.js';
  */
 export function scoped(db: Db, key: ApiKeyContext | undefined, userId: string) {
   let q = db.selectFrom('assets').selectAll().where('user_id', '=', userId);
-  if (key?.assetAccess === 'own') q = q.where((eb) => eb.or([eb('api_key_id', '=', key.id), eb('api_key_id', 'is', null)]));
+  if (key?.assetAccess === 'own')
+    q = q.where((eb) => eb.or([eb('api_key_id', '=', key.id), eb('api_key_id', 'is', null)]));
   if (key?.assetAccess === 'none') q = q.where(sql<boolean>`false`);
   return q;
 }
 
-export function findAsset(db: Db, key: ApiKeyContext | undefined, userId: string, id: string): Promise<AssetRow | undefined> {
+export function findAsset(
+  db: Db,
+  key: ApiKeyContext | undefined,
+  userId: string,
+  id: string,
+): Promise<AssetRow | undefined> {
   return scoped(db, key, userId).where('id', '=', id).executeTakeFirst();
 }
 

@@ -14,7 +14,15 @@ export async function sweepExpiredUploads(db: Db, storage: ObjectStore, now: num
       'id',
       'object_key',
       // Assets completed before they had keys of their own live under their upload's key.
-      eb.exists(eb.selectFrom('assets').select('id').whereRef('assets.upload_id', '=', 'asset_uploads.id').whereRef('assets.object_key', '=', 'asset_uploads.object_key')).as('holds_asset'),
+      eb
+        .exists(
+          eb
+            .selectFrom('assets')
+            .select('id')
+            .whereRef('assets.upload_id', '=', 'asset_uploads.id')
+            .whereRef('assets.object_key', '=', 'asset_uploads.object_key'),
+        )
+        .as('holds_asset'),
     ])
     .where('expires_at', '<', new Date(now - 3_600_000))
     .limit(500)

@@ -18,7 +18,9 @@ function mac(payload: string, secret: Buffer): Buffer {
 
 /** The token of the local driver's upload URL (`PUT /v1/uploads/{token}`), bound to size and type. */
 export function signUpload(claims: UploadClaims, secret: Buffer): string {
-  const payload = Buffer.from(JSON.stringify([claims.uploadId, claims.objectKey, claims.contentType, claims.sizeBytes, claims.expiresAt])).toString('base64url');
+  const payload = Buffer.from(
+    JSON.stringify([claims.uploadId, claims.objectKey, claims.contentType, claims.sizeBytes, claims.expiresAt]),
+  ).toString('base64url');
   return `${payload}.${mac(payload, secret).toString('base64url')}`;
 }
 
@@ -31,7 +33,9 @@ export function verifyUpload(token: string, secret: Buffer, now: number): Upload
   const expected = mac(payload, secret);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   try {
-    const [uploadId, objectKey, contentType, sizeBytes, expiresAt] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as [string, string, string, number, number];
+    const [uploadId, objectKey, contentType, sizeBytes, expiresAt] = JSON.parse(
+      Buffer.from(payload, 'base64url').toString('utf8'),
+    ) as [string, string, string, number, number];
     if (expiresAt <= now) return undefined;
     return { uploadId, objectKey, contentType, sizeBytes, expiresAt };
   } catch {

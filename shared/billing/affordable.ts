@@ -7,10 +7,18 @@ import { tokenCost, type Discount } from './pricing.js';
  * could pay for, as OpenRouter's 402 does, so a client can lower `max_tokens` and retry. Any other
  * error is returned as it is.
  */
-export function affordableOutput(err: unknown, model: CatalogModel, promptTokens: number, maxOutput: number, discount: Discount, choices = 1): unknown {
+export function affordableOutput(
+  err: unknown,
+  model: CatalogModel,
+  promptTokens: number,
+  maxOutput: number,
+  discount: Discount,
+  choices = 1,
+): unknown {
   if (!isGatewayError(err) || err.available === undefined) return err;
   // The cap holds each of `choices` answers (`n`): the advice is a cap per answer.
-  const cost = (output: number) => tokenCost(model, { inputTokens: promptTokens, outputTokens: output * choices, cachedTokens: 0 }, discount);
+  const cost = (output: number) =>
+    tokenCost(model, { inputTokens: promptTokens, outputTokens: output * choices, cachedTokens: 0 }, discount);
   let affordable = -1;
   if (cost(0) <= err.available) {
     // The largest output the amount covers, by bisection (cost grows with the output).

@@ -37,7 +37,9 @@ export class BalanceStore {
       const settled = await settledBalance(this.db, userId);
       if (settled === undefined) throw new Error(`unknown account ${userId}`);
       const value = settled - Number(undrained ?? 0);
-      const result = Number(await this.redis.gwLoadBalance(this.keys.balance(userId), this.keys.epoch(userId), epoch ?? '0', value));
+      const result = Number(
+        await this.redis.gwLoadBalance(this.keys.balance(userId), this.keys.epoch(userId), epoch ?? '0', value),
+      );
       if (result !== -1) return;
     }
   }

@@ -42,7 +42,12 @@ export function scaledTokenPrice(model: CatalogModel, usage: TokenUsage): number
   const p = model.pricing;
   const cached = Math.min(usage.cachedTokens, usage.inputTokens);
   const cachedRate = p.cached_input_per_mtok ?? p.input_per_mtok;
-  return (usage.inputTokens - cached) * p.input_per_mtok + cached * cachedRate + usage.outputTokens * p.output_per_mtok + p.per_request * MICRO;
+  return (
+    (usage.inputTokens - cached) * p.input_per_mtok +
+    cached * cachedRate +
+    usage.outputTokens * p.output_per_mtok +
+    p.per_request * MICRO
+  );
 }
 
 export function tokenCost(model: CatalogModel, usage: TokenUsage, discount: Discount = NO_DISCOUNT): number {
@@ -59,7 +64,8 @@ export function variantPrice(price: VariantPrice | undefined, variant: string): 
 export function isExplicitlyFree(model: CatalogModel): boolean {
   if (model.free) return true;
   const p = model.pricing;
-  const zero = (v: VariantPrice | undefined) => v === undefined || (typeof v === 'number' ? v === 0 : Object.values(v).every((x) => x === 0));
+  const zero = (v: VariantPrice | undefined) =>
+    v === undefined || (typeof v === 'number' ? v === 0 : Object.values(v).every((x) => x === 0));
   return (
     p.input_per_mtok === 0 &&
     p.output_per_mtok === 0 &&

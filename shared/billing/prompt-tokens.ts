@@ -45,7 +45,11 @@ export function promptTokenBound(req: ChatRequest, model: CatalogModel, bodyByte
   let tokens = REPLY_PRIMER;
   for (const message of req.messages) {
     tokens += MESSAGE_OVERHEAD + count(message.role);
-    const { content, tool_calls: toolCalls, name } = message as { content?: unknown; tool_calls?: unknown; name?: unknown };
+    const {
+      content,
+      tool_calls: toolCalls,
+      name,
+    } = message as { content?: unknown; tool_calls?: unknown; name?: unknown };
     if (typeof name === 'string') tokens += count(name);
     if (Array.isArray(content)) for (const part of content) tokens += partTokens(part, count);
     else tokens += partTokens(content, count);
@@ -57,10 +61,28 @@ export function promptTokenBound(req: ChatRequest, model: CatalogModel, bodyByte
 }
 
 // Keys whose values are not text the model reads as tokens (names of kinds, ids, inline bytes).
-const NOT_TEXT = new Set(['type', 'role', 'id', 'tool_use_id', 'tool_call_id', 'media_type', 'mimeType', 'mime_type', 'data', 'cache_control']);
+const NOT_TEXT = new Set([
+  'type',
+  'role',
+  'id',
+  'tool_use_id',
+  'tool_call_id',
+  'media_type',
+  'mimeType',
+  'mime_type',
+  'data',
+  'cache_control',
+]);
 
 function isImage(record: Record<string, unknown>): boolean {
-  return record.type === 'image' || record.type === 'image_url' || record.inlineData !== undefined || record.inline_data !== undefined || record.fileData !== undefined || record.file_data !== undefined;
+  return (
+    record.type === 'image' ||
+    record.type === 'image_url' ||
+    record.inlineData !== undefined ||
+    record.inline_data !== undefined ||
+    record.fileData !== undefined ||
+    record.file_data !== undefined
+  );
 }
 
 function walkTokens(value: unknown, count: Counter): number {
@@ -92,7 +114,12 @@ export function structuredTokenCount(turns: readonly unknown[], rest: readonly u
 }
 
 /** The reservation bound of the same prompt: the count with the tokenizer's margin, never more than the body's bytes. */
-export function structuredPromptTokens(turns: readonly unknown[], rest: readonly unknown[], model: CatalogModel, bodyBytes: number): number {
+export function structuredPromptTokens(
+  turns: readonly unknown[],
+  rest: readonly unknown[],
+  model: CatalogModel,
+  bodyBytes: number,
+): number {
   return Math.min(Math.ceil(structuredTokenCount(turns, rest, model) * counterFor(model).factor), bodyBytes);
 }
 

@@ -29,7 +29,16 @@ export class QuotaStore {
       const pending = Number(undrained ?? 0);
       const spent = await keySpend(this.db, keyId, startOfUtcDay(now), startOfUtcMonth(now));
       const result = Number(
-        await this.redis.gwLoadQuota(q.t, q.d, q.m, q.epoch, epoch ?? '0', spent.total + pending, spent.daily + pending, spent.monthly + pending),
+        await this.redis.gwLoadQuota(
+          q.t,
+          q.d,
+          q.m,
+          q.epoch,
+          epoch ?? '0',
+          spent.total + pending,
+          spent.daily + pending,
+          spent.monthly + pending,
+        ),
       );
       if (result !== -1) return;
     }

@@ -29,17 +29,27 @@ export function scaledQuote(endpoint: QuotableEndpoint, model: CatalogModel, pay
     case 'chat/completions': {
       const req = parseWithPrefix(chatRequestSchema, payload);
       const inputTokens = promptTokenBound(req, model, Buffer.byteLength(JSON.stringify(req)));
-      return scaledTokenPrice(model, { inputTokens, outputTokens: maxOutputTokens(req, model.max_output_tokens) * (req.n ?? 1), cachedTokens: 0 });
+      return scaledTokenPrice(model, {
+        inputTokens,
+        outputTokens: maxOutputTokens(req, model.max_output_tokens) * (req.n ?? 1),
+        cachedTokens: 0,
+      });
     }
     case 'images/generations': {
       const req = parseWithPrefix(imageGenerationSchema, payload);
       const quality = (payload as { quality?: unknown }).quality;
-      return (imagePrice(model, req.size, typeof quality === 'string' ? quality : undefined) * req.n + model.pricing.per_request) * 1_000_000;
+      return (
+        (imagePrice(model, req.size, typeof quality === 'string' ? quality : undefined) * req.n +
+          model.pricing.per_request) *
+        1_000_000
+      );
     }
     case 'videos': {
       const req = parseWithPrefix(videoCreateSchema, payload);
       const { duration, resolution } = videoShape(model, req.duration, req.resolution);
-      const rate = req.generate_audio ? (model.pricing.per_second_with_audio ?? model.pricing.per_second) : model.pricing.per_second;
+      const rate = req.generate_audio
+        ? (model.pricing.per_second_with_audio ?? model.pricing.per_second)
+        : model.pricing.per_second;
       const perSecond = variantPrice(rate, resolution);
       if (perSecond === undefined && rate !== undefined) throw offered('resolution', resolution, Object.keys(rate));
       return Math.round(((perSecond ?? 0) * duration + model.pricing.per_request) * 1_000_000);
@@ -58,14 +68,26 @@ export function imagePrice(model: CatalogModel, size: string, quality: string | 
   if (typeof prices === 'number') return prices;
   if (quality !== undefined) {
     // The qualities priced apart, and OpenAI's defaults, which take the plain `<size>` price.
-    const qualities = new Set(['auto', 'standard', ...Object.keys(prices).filter((k) => k.includes(':')).map((k) => k.slice(0, k.indexOf(':')))]);
+    const qualities = new Set([
+      'auto',
+      'standard',
+      ...Object.keys(prices)
+        .filter((k) => k.includes(':'))
+        .map((k) => k.slice(0, k.indexOf(':'))),
+    ]);
     if (!qualities.has(quality)) throw offered('quality', quality, [...qualities]);
   }
   const priced = (quality === undefined ? undefined : prices[`${quality}:${size}`]) ?? prices[size];
   if (priced !== undefined) return priced;
   const sizes = sizesOf(prices);
   if (!sizes.includes(size)) throw offered('size', size, sizes);
-  throw offered('quality', quality ?? '(none)', Object.keys(prices).filter((k) => k.endsWith(`:${size}`)).map((k) => k.split(':')[0]!));
+  throw offered(
+    'quality',
+    quality ?? '(none)',
+    Object.keys(prices)
+      .filter((k) => k.endsWith(`:${size}`))
+      .map((k) => k.split(':')[0]!),
+  );
 }
 
 function sizesOf(prices: Record<string, number>): string[] {
@@ -78,7 +100,8 @@ export function videoShape(model: CatalogModel, duration: number | undefined, re
   const r = resolution ?? model.resolutions?.[0];
   if (d === undefined) throw badRequest('required: this model offers no default duration', 'duration');
   if (r === undefined) throw badRequest('required: this model offers no default resolution', 'resolution');
-  if (model.durations && !model.durations.includes(d)) throw offered('duration', String(d), model.durations.map(String));
+  if (model.durations && !model.durations.includes(d))
+    throw offered('duration', String(d), model.durations.map(String));
   if (model.resolutions && !model.resolutions.includes(r)) throw offered('resolution', r, model.resolutions);
   return { duration: d, resolution: r };
 }

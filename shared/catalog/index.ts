@@ -1,6 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import YAML from 'yaml';
-import { catalogSchema, type CatalogFile, type CatalogGroup, type CatalogModel, type CatalogProvider, type Endpoint } from './schema.js';
+import {
+  catalogSchema,
+  type CatalogFile,
+  type CatalogGroup,
+  type CatalogModel,
+  type CatalogProvider,
+  type Endpoint,
+} from './schema.js';
 
 export type { CatalogGroup, CatalogModel, CatalogProvider, Endpoint };
 
@@ -53,13 +60,19 @@ function resolveSecrets(c: CatalogFile, env: NodeJS.ProcessEnv): CatalogFile {
   const secret = (value: string, where: string) => {
     if (!value.startsWith('env:')) return value;
     const resolved = env[value.slice(4)];
-    if (resolved === undefined) throw new CatalogError(`invalid catalog:\n  ${where}: environment variable ${value.slice(4)} is not set`);
+    if (resolved === undefined)
+      throw new CatalogError(`invalid catalog:\n  ${where}: environment variable ${value.slice(4)} is not set`);
     return resolved;
   };
   const providers = c.providers.map((p, i) => ({
     ...p,
     api_key: secret(p.api_key, `providers[${i}].api_key`),
-    ...(p.accounts && { accounts: p.accounts.map((a, j) => ({ ...a, api_key: secret(a.api_key, `providers[${i}].accounts[${j}].api_key`) })) }),
+    ...(p.accounts && {
+      accounts: p.accounts.map((a, j) => ({
+        ...a,
+        api_key: secret(a.api_key, `providers[${i}].accounts[${j}].api_key`),
+      })),
+    }),
   }));
   return { ...c, providers };
 }
@@ -68,7 +81,13 @@ function index(c: CatalogFile): Catalog {
   const groups = new Map<string, Group>();
   for (const g of c.groups ?? []) groups.set(g.id, toGroup(g));
   if (!groups.has('default')) {
-    groups.set('default', { id: 'default', models: '*', limits: { rpm: null, tpm: null, concurrency: null }, discountPercent: 0, selfService: true });
+    groups.set('default', {
+      id: 'default',
+      models: '*',
+      limits: { rpm: null, tpm: null, concurrency: null },
+      discountPercent: 0,
+      selfService: true,
+    });
   }
   return {
     providers: new Map(c.providers.map((p) => [p.id, p])),
@@ -93,5 +112,10 @@ export function groupAllows(catalog: Catalog, groupId: string, modelId: string):
 }
 
 function formatPath(path: PropertyKey[]): string {
-  return path.reduce<string>((acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)), '') || '(root)';
+  return (
+    path.reduce<string>(
+      (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)),
+      '',
+    ) || '(root)'
+  );
 }

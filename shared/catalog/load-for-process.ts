@@ -4,7 +4,9 @@ import { CatalogError, loadCatalogFile, type Catalog } from './index.js';
 /** Loads CATALOG_FILE; a bad catalog stops the process with every problem named by its field path. */
 export async function loadCatalogOrExit(config: Config): Promise<Catalog> {
   if (!config.catalog.file) {
-    process.stderr.write('CATALOG_FILE is not set: name the model catalog (see README, "Catalog"); `npm start` without it runs the demo\n');
+    process.stderr.write(
+      'CATALOG_FILE is not set: name the model catalog (see README, "Catalog"); `npm start` without it runs the demo\n',
+    );
     process.exit(1);
   }
   try {

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 
 /** The gateway endpoints a model can serve; the same names are used by estimates and usage records. */
-export const ENDPOINTS = ['chat/completions', 'embeddings', 'images/generations', 'images/edits', 'videos', 'images/tasks'] as const;
+export const ENDPOINTS = [
+  'chat/completions',
+  'embeddings',
+  'images/generations',
+  'images/edits',
+  'videos',
+  'images/tasks',
+] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
 export const PROTOCOLS = ['openai', 'anthropic', 'gemini', 'content-tasks', 'openai-videos'] as const;
@@ -29,7 +36,16 @@ const provider = z.strictObject({
    * Several upstream accounts of this provider (each key `env:NAME` or literal), spread by weight
    * and rested when they keep failing; without it the provider is one account, `api_key`.
    */
-  accounts: z.array(z.strictObject({ id, api_key: z.string().default(''), weight: z.number().int().min(0).max(1_000_000).default(1) })).min(1).optional(),
+  accounts: z
+    .array(
+      z.strictObject({
+        id,
+        api_key: z.string().default(''),
+        weight: z.number().int().min(0).max(1_000_000).default(1),
+      }),
+    )
+    .min(1)
+    .optional(),
   /**
    * `openai` providers: the field the upstream reads its output cap from, where the gateway writes
    * the cap a call was reserved for. Unset: the field(s) the client used, `max_completion_tokens`
@@ -99,29 +115,40 @@ export const catalogSchema = z
   .superRefine((c, ctx) => {
     const providerIds = new Set<string>();
     c.providers.forEach((p, i) => {
-      if (providerIds.has(p.id)) ctx.addIssue({ code: 'custom', path: ['providers', i, 'id'], message: `duplicate provider id ${p.id}` });
+      if (providerIds.has(p.id))
+        ctx.addIssue({ code: 'custom', path: ['providers', i, 'id'], message: `duplicate provider id ${p.id}` });
       providerIds.add(p.id);
     });
     const modelIds = new Set<string>();
     c.models.forEach((m, i) => {
-      if (modelIds.has(m.id)) ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `duplicate model id ${m.id}` });
+      if (modelIds.has(m.id))
+        ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `duplicate model id ${m.id}` });
       modelIds.add(m.id);
       m.routes.forEach((r, j) => {
         const protocol = c.providers.find((p) => p.id === r.provider)?.protocol;
         if (!protocol) {
-          ctx.addIssue({ code: 'custom', path: ['models', i, 'routes', j, 'provider'], message: `unknown provider ${r.provider}` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['models', i, 'routes', j, 'provider'],
+            message: `unknown provider ${r.provider}`,
+          });
           return;
         }
         for (const endpoint of m.endpoints) {
           if (!SERVES[protocol].includes(endpoint)) {
-            ctx.addIssue({ code: 'custom', path: ['models', i, 'routes', j, 'provider'], message: `a ${protocol} provider cannot serve ${endpoint}` });
+            ctx.addIssue({
+              code: 'custom',
+              path: ['models', i, 'routes', j, 'provider'],
+              message: `a ${protocol} provider cannot serve ${endpoint}`,
+            });
           }
         }
       });
     });
     (c.groups ?? []).forEach((g, i) =>
       g.models.forEach((m, j) => {
-        if (m !== '*' && !modelIds.has(m)) ctx.addIssue({ code: 'custom', path: ['groups', i, 'models', j], message: `unknown model ${m}` });
+        if (m !== '*' && !modelIds.has(m))
+          ctx.addIssue({ code: 'custom', path: ['groups', i, 'models', j], message: `unknown model ${m}` });
       }),
     );
   });

@@ -29,7 +29,8 @@ export const commands: Record<string, Command> = {
     async run(ctx, f) {
       // Every flag is checked before anything is written, so a refused command leaves nothing behind.
       const balance = integerFlag(f, 'balance-micro-usd');
-      if (balance !== undefined && balance < 0) throw badRequest('--balance-micro-usd must not be negative', 'balance-micro-usd');
+      if (balance !== undefined && balance < 0)
+        throw badRequest('--balance-micro-usd must not be negative', 'balance-micro-usd');
       const user = await createUser(ctx.db, requiredFlag(f, 'email'), requiredFlag(f, 'password'));
       if (balance) await creditBalance(ctx.db, await ctx.balances(), user.id, balance, 'initial balance');
       return { id: user.id, email: user.email, balance_micro_usd: balance ?? 0 };
@@ -89,14 +90,19 @@ export const commands: Record<string, Command> = {
       const user = await ctx.user(requiredFlag(f, 'email'));
       const secret = requiredFlag(f, 'secret');
       const profile = requiredFlag(f, 'profile');
-      if (profile !== 'legacy_v1' && profile !== 'standard_v1') throw badRequest('must be legacy_v1 or standard_v1', '--profile');
-      const settings: KeyCreate = parseOrThrow(keyCreateSchema, { name: flag(f, 'name') ?? 'imported', group: flag(f, 'group') });
+      if (profile !== 'legacy_v1' && profile !== 'standard_v1')
+        throw badRequest('must be legacy_v1 or standard_v1', '--profile');
+      const settings: KeyCreate = parseOrThrow(keyCreateSchema, {
+        name: flag(f, 'name') ?? 'imported',
+        group: flag(f, 'group'),
+      });
       settings.compatibility_profile = profile;
       let created;
       try {
         created = await createKey(await ctx.keyAdmin(), user.id, settings, secret);
       } catch (err) {
-        if (err instanceof Error && err.message.startsWith('an imported key')) throw badRequest(err.message, '--secret');
+        if (err instanceof Error && err.message.startsWith('an imported key'))
+          throw badRequest(err.message, '--secret');
         if ((err as { code?: unknown }).code === '23505') throw badRequest('this key is already imported', '--secret');
         throw err;
       }
@@ -113,13 +119,18 @@ export const commands: Record<string, Command> = {
         tpm_limit: limitFlag(f, 'tpm'),
         concurrency_limit: limitFlag(f, 'concurrency'),
       };
-      const row = await updateUserLimits(ctx.db, user.id, Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)));
+      const row = await updateUserLimits(
+        ctx.db,
+        user.id,
+        Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)),
+      );
       await publishOwnerChange(await ctx.redis(), ctx.keys.keyInvalidation, user.id);
       return { ...row, discount_percent: Number(row.discount_percent) };
     },
   },
   'user:groups': {
-    usage: 'user:groups --email E [--allow G,G|none]   (groups the user may give keys in the console, beside `default` and self-service ones)',
+    usage:
+      'user:groups --email E [--allow G,G|none]   (groups the user may give keys in the console, beside `default` and self-service ones)',
     async run(ctx, f) {
       const user = await ctx.user(requiredFlag(f, 'email'));
       const catalog = await ctx.catalog();
@@ -130,7 +141,11 @@ export const commands: Record<string, Command> = {
         if (unknown) throw badRequest(`unknown group '${unknown}'`, 'allow');
         allowed = await setAllowedGroups(ctx.db, user.id, allowed);
       }
-      return { email: user.email, allowed_groups: allowed, ...(catalog && { selectable_groups: selectableGroups(catalog, { allowed_groups: allowed }).map((g) => g.id) }) };
+      return {
+        email: user.email,
+        allowed_groups: allowed,
+        ...(catalog && { selectable_groups: selectableGroups(catalog, { allowed_groups: allowed }).map((g) => g.id) }),
+      };
     },
   },
   'user:discount': {
@@ -156,12 +171,12 @@ async function balanceOf(ctx: CliContext, userId: string) {
   return { balance_micro_usd: b?.balance ?? 0, settled_micro_usd: b?.settled ?? 0, pending_micro_usd: b?.pending ?? 0 };
 }
 
-
 async function changeStatus(ctx: CliContext, f: Flags, status: 'disabled' | 'active' | 'revoked') {
   const keyId = requiredFlag(f, 'key-id');
   const existing = UUID.test(keyId) ? await findKeyById(ctx.db, keyId) : undefined;
   if (!existing) throw notFound(`no key with id ${keyId}`);
-  if (existing.status === 'revoked' && status !== 'revoked') throw badRequest('a revoked key cannot be changed', 'key-id');
+  if (existing.status === 'revoked' && status !== 'revoked')
+    throw badRequest('a revoked key cannot be changed', 'key-id');
   const row = await setKeyStatus(await ctx.keyAdmin(), existing.user_id, keyId, status);
   return row ? keyView(row) : undefined;
 }

@@ -55,7 +55,12 @@ export class CliContext {
   }
 
   async keyAdmin(): Promise<KeyAdmin> {
-    return { db: this.db, redis: await this.redis(), channel: this.keys.keyInvalidation, catalog: await this.catalog() };
+    return {
+      db: this.db,
+      redis: await this.redis(),
+      channel: this.keys.keyInvalidation,
+      catalog: await this.catalog(),
+    };
   }
 
   async user(email: string): Promise<User> {

@@ -36,19 +36,26 @@ export function requiredFlag(f: Flags, name: string): string {
 export function integerFlag(f: Flags, name: string): number | undefined {
   const v = flag(f, name);
   if (v === undefined) return undefined;
-  if (!/^-?\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw badRequest(`--${name} must be a whole number`, name);
+  if (!/^-?\d+$/.test(v) || !Number.isSafeInteger(Number(v)))
+    throw badRequest(`--${name} must be a whole number`, name);
   return Number(v);
 }
 
 export function listFlag(f: Flags, name: string): string[] | undefined {
   const v = flag(f, name);
-  return v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean);
+  return v === undefined
+    ? undefined
+    : v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 }
 
 /** A limit: a whole number from 0 to 10^9, or `none` to remove it. */
 export function limitFlag(f: Flags, name: string): number | null | undefined {
   if (flag(f, name) === 'none') return null;
   const n = integerFlag(f, name);
-  if (n !== undefined && (n < 0 || n > 1_000_000_000)) throw badRequest(`--${name} must be from 0 to 1000000000, or none`, name);
+  if (n !== undefined && (n < 0 || n > 1_000_000_000))
+    throw badRequest(`--${name} must be from 0 to 1000000000, or none`, name);
   return n;
 }

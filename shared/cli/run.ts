@@ -8,7 +8,9 @@ import { CliContext } from './context.js';
 import { parseFlags } from './flags.js';
 
 function usage(): string {
-  return `usage: gateway <command> [flags]\n${Object.values(commands).map((c) => `  ${c.usage}`).join('\n')}\n`;
+  return `usage: gateway <command> [flags]\n${Object.values(commands)
+    .map((c) => `  ${c.usage}`)
+    .join('\n')}\n`;
 }
 
 /** Runs one operator command: one JSON object on stdout, or a clear error on stderr and exit code 1. */
@@ -36,7 +38,10 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv): Promise<nu
     return 0;
   } catch (err) {
     const field = isGatewayError(err) && err.param ? ` (${err.param})` : '';
-    const message = err instanceof ConfigError || err instanceof ServiceError || isGatewayError(err) ? `${err.message}${field}` : `${(err as Error).message ?? err}`;
+    const message =
+      err instanceof ConfigError || err instanceof ServiceError || isGatewayError(err)
+        ? `${err.message}${field}`
+        : `${(err as Error).message ?? err}`;
     process.stderr.write(`error: ${message}\n`);
     return 1;
   } finally {

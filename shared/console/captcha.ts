@@ -3,7 +3,10 @@ import { GatewayError } from '../errors.js';
 import { sameSecret } from '../same-secret.js';
 import type { GatewayServices } from '../gateway/services.js';
 
-const refused = () => new GatewayError('captcha_invalid', 400, '`captcha_token` was not accepted; solve the challenge again', { param: 'captcha_token' });
+const refused = () =>
+  new GatewayError('captcha_invalid', 400, '`captcha_token` was not accepted; solve the challenge again', {
+    param: 'captcha_token',
+  });
 
 /**
  * Checks a captcha token. With CAPTCHA_VERIFY_URL: the common siteverify protocol (a form-encoded
@@ -30,7 +33,9 @@ export async function verifyCaptcha(services: GatewayServices, token: string, re
     success = res.statusCode === 200 && body.success === true;
   } catch (err) {
     services.log.warn({ err }, 'captcha verifier unreachable');
-    throw new GatewayError('service_unavailable', 503, 'the captcha check is unavailable; try again shortly', { retryAfter: 5 });
+    throw new GatewayError('service_unavailable', 503, 'the captcha check is unavailable; try again shortly', {
+      retryAfter: 5,
+    });
   }
   if (!success) throw refused();
 }

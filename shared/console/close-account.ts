@@ -12,12 +12,23 @@ export async function closeAccount(services: GatewayServices, userId: string): P
   const now = new Date();
   await services.db.transaction().execute(async (trx) => {
     await revokeUserKeys(trx, userId, now);
-    await trx.updateTable('console_sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+    await trx
+      .updateTable('console_sessions')
+      .set({ revoked_at: now })
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .execute();
     await trx.deleteFrom('user_identities').where('user_id', '=', userId).execute();
     await trx.deleteFrom('passkeys').where('user_id', '=', userId).execute();
     await trx
       .updateTable('users')
-      .set({ email: `closed+${userId}@closed.invalid`, password_hash: null, two_factor_enabled: false, closed_at: now, updated_at: now })
+      .set({
+        email: `closed+${userId}@closed.invalid`,
+        password_hash: null,
+        two_factor_enabled: false,
+        closed_at: now,
+        updated_at: now,
+      })
       .where('id', '=', userId)
       .execute();
   });

@@ -5,7 +5,16 @@ import { randomBase62 } from '../ids.js';
 import type { GatewayServices } from '../gateway/services.js';
 
 /** The sensitive actions, as the spec's `sensitive-code` enum names them. */
-export const SENSITIVE_ACTIONS = ['change_password', 'close_account', 'add_passkey', 'remove_passkey', 'two_factor', 'link_provider', 'unlink_provider', 'withdrawal'] as const;
+export const SENSITIVE_ACTIONS = [
+  'change_password',
+  'close_account',
+  'add_passkey',
+  'remove_passkey',
+  'two_factor',
+  'link_provider',
+  'unlink_provider',
+  'withdrawal',
+] as const;
 export type SensitiveAction = (typeof SENSITIVE_ACTIONS)[number];
 
 /** Every action a code confirms (the sensitive ones and those the flows send themselves); a code for one never confirms another. */
@@ -36,10 +45,19 @@ function codeHash(secret: Buffer, userId: string, action: CodeAction, code: stri
 }
 
 function cooldownRefusal(retryAfter: number): GatewayError {
-  return new GatewayError('verification_cooldown', 429, `a code for this action was sent recently; ask again in ${retryAfter} s`, {
-    retryAfter,
-    headers: { 'X-RateLimit-Limit-Requests': '1', 'X-RateLimit-Remaining-Requests': '0', 'X-RateLimit-Reset-Requests': String(retryAfter) },
-  });
+  return new GatewayError(
+    'verification_cooldown',
+    429,
+    `a code for this action was sent recently; ask again in ${retryAfter} s`,
+    {
+      retryAfter,
+      headers: {
+        'X-RateLimit-Limit-Requests': '1',
+        'X-RateLimit-Remaining-Requests': '0',
+        'X-RateLimit-Reset-Requests': String(retryAfter),
+      },
+    },
+  );
 }
 
 export interface SentCode {
@@ -59,15 +77,39 @@ export function codeTerms(services: GatewayServices): SentCode {
  * VERIFICATION_COOLDOWN_SECONDS per (user, action): sooner answers 429 `verification_cooldown` with
  * Retry-After and X-RateLimit-*.
  */
-export async function sendCode(services: GatewayServices, user: { id: string; email: string }, action: CodeAction): Promise<SentCode> {
+export async function sendCode(
+  services: GatewayServices,
+  user: { id: string; email: string },
+  action: CodeAction,
+): Promise<SentCode> {
   const { ttlMs, cooldownMs } = services.config.console.codes;
-  await services.limiter.consume([{ policy: { name: 'code-cooldown', limit: 1, windowMs: cooldownMs, refuse: cooldownRefusal }, subject: `${user.id}:${action}` }]);
+  await services.limiter.consume([
+    {
+      policy: { name: 'code-cooldown', limit: 1, windowMs: cooldownMs, refuse: cooldownRefusal },
+      subject: `${user.id}:${action}`,
+    },
+  ]);
   const code = String(randomInt(0, 10 ** CODE_DIGITS)).padStart(CODE_DIGITS, '0');
   const now = new Date(services.clock.now());
   const expiresAt = new Date(now.getTime() + ttlMs);
   await services.db.transaction().execute(async (trx) => {
-    await trx.updateTable('verification_codes').set({ used_at: now }).where('user_id', '=', user.id).where('action', '=', action).where('used_at', 'is', null).execute();
-    await trx.insertInto('verification_codes').values({ user_id: user.id, action, code_hash: codeHash(services.linkSecret, user.id, action, code), created_at: now, expires_at: expiresAt }).execute();
+    await trx
+      .updateTable('verification_codes')
+      .set({ used_at: now })
+      .where('user_id', '=', user.id)
+      .where('action', '=', action)
+      .where('used_at', 'is', null)
+      .execute();
+    await trx
+      .insertInto('verification_codes')
+      .values({
+        user_id: user.id,
+        action,
+        code_hash: codeHash(services.linkSecret, user.id, action, code),
+        created_at: now,
+        expires_at: expiresAt,
+      })
+      .execute();
   });
   const text = `${SUBJECTS[action]}: ${code}\n\nIt works once, for ${Math.round(ttlMs / 60_000)} minutes. If you did not ask for it, ignore this mail.`;
   await sendMail(services, { to: user.email, subject: SUBJECTS[action], text });
@@ -78,7 +120,11 @@ export async function sendCode(services: GatewayServices, user: { id: string; em
  * sendCode for the flows that answer the same whether or not a code went out (sign-in, sign-up,
  * reset): within the cooldown nothing is sent. → undefined when sent, else the seconds to wait.
  */
-export async function sendCodeUnlessCooling(services: GatewayServices, user: { id: string; email: string }, action: CodeAction): Promise<number | undefined> {
+export async function sendCodeUnlessCooling(
+  services: GatewayServices,
+  user: { id: string; email: string },
+  action: CodeAction,
+): Promise<number | undefined> {
   try {
     await sendCode(services, user, action);
     return undefined;
@@ -89,7 +135,10 @@ export async function sendCodeUnlessCooling(services: GatewayServices, user: { i
 }
 
 /** Queues one mail (the `mail` job retries a refusing SMTP server; nobody waits for it). */
-export async function sendMail(services: GatewayServices, mail: { to: string; subject: string; text: string }): Promise<void> {
+export async function sendMail(
+  services: GatewayServices,
+  mail: { to: string; subject: string; text: string },
+): Promise<void> {
   await services.jobs.enqueue('mail', mail, { jobId: `mail-${randomBase62(20)}` });
 }
 
@@ -103,11 +152,27 @@ export async function sendMail(services: GatewayServices, mail: { to: string; su
  * no account): every failure answers the same `verification_invalid`, so that "exhausted" does
  * not tell an account with a pending code from an address without one.
  */
-export async function consumeCode(services: GatewayServices, userId: string, action: CodeAction, code: string, options: { anonymous?: boolean } = {}): Promise<void> {
+export async function consumeCode(
+  services: GatewayServices,
+  userId: string,
+  action: CodeAction,
+  code: string,
+  options: { anonymous?: boolean } = {},
+): Promise<void> {
   const now = new Date(services.clock.now());
   const invalid = () =>
-    new GatewayError('verification_invalid', 400, options.anonymous ? 'the code is wrong, has expired or was tried too often: ask for a fresh one if it keeps failing' : 'the code is wrong or has expired', { param: 'code' });
-  const exhausted = () => (options.anonymous ? invalid() : new GatewayError('verification_exhausted', 400, 'too many wrong codes: ask for a fresh one', { param: 'code' }));
+    new GatewayError(
+      'verification_invalid',
+      400,
+      options.anonymous
+        ? 'the code is wrong, has expired or was tried too often: ask for a fresh one if it keeps failing'
+        : 'the code is wrong or has expired',
+      { param: 'code' },
+    );
+  const exhausted = () =>
+    options.anonymous
+      ? invalid()
+      : new GatewayError('verification_exhausted', 400, 'too many wrong codes: ask for a fresh one', { param: 'code' });
   const latest = services.db
     .selectFrom('verification_codes')
     .select('id')
@@ -127,12 +192,21 @@ export async function consumeCode(services: GatewayServices, userId: string, act
     .executeTakeFirst();
   if (!live) {
     if (options.anonymous) throw invalid();
-    const dead = await services.db.selectFrom('verification_codes').select(['attempts', 'expires_at']).where('id', '=', latest).executeTakeFirst();
+    const dead = await services.db
+      .selectFrom('verification_codes')
+      .select(['attempts', 'expires_at'])
+      .where('id', '=', latest)
+      .executeTakeFirst();
     throw dead && dead.expires_at > now && dead.attempts >= CODE_MAX_ATTEMPTS ? exhausted() : invalid();
   }
   const expected = codeHash(services.linkSecret, userId, action, code);
   if (!timingSafeEqual(expected, live.code_hash)) throw live.attempts >= CODE_MAX_ATTEMPTS ? exhausted() : invalid();
   // Single use, also against a concurrent second use of the same code.
-  const used = await services.db.updateTable('verification_codes').set({ used_at: now }).where('id', '=', live.id).where('used_at', 'is', null).executeTakeFirst();
+  const used = await services.db
+    .updateTable('verification_codes')
+    .set({ used_at: now })
+    .where('id', '=', live.id)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
   if (Number(used.numUpdatedRows) !== 1) throw invalid();
 }

@@ -15,9 +15,22 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
  * to write (any link can carry them) and is only logged.
  */
 const PROVIDER_ERRORS = new Set([
-  'invalid_request', 'unauthorized_client', 'access_denied', 'unsupported_response_type', 'invalid_scope', 'server_error', 'temporarily_unavailable',
-  'interaction_required', 'login_required', 'account_selection_required', 'consent_required', 'invalid_request_uri', 'invalid_request_object',
-  'request_not_supported', 'request_uri_not_supported', 'registration_not_supported',
+  'invalid_request',
+  'unauthorized_client',
+  'access_denied',
+  'unsupported_response_type',
+  'invalid_scope',
+  'server_error',
+  'temporarily_unavailable',
+  'interaction_required',
+  'login_required',
+  'account_selection_required',
+  'consent_required',
+  'invalid_request_uri',
+  'invalid_request_object',
+  'request_not_supported',
+  'request_uri_not_supported',
+  'registration_not_supported',
 ]);
 
 export type OidcPurpose = 'sign_in' | 'link';
@@ -83,14 +96,20 @@ export class OidcProviders {
     if (!pending) {
       const issuer = new URL(p.issuer);
       // Plain HTTP only for a provider on this machine (development, tests).
-      const execute = issuer.protocol === 'http:' && LOOPBACK.has(issuer.hostname) ? [client.allowInsecureRequests] : [];
+      const execute =
+        issuer.protocol === 'http:' && LOOPBACK.has(issuer.hostname) ? [client.allowInsecureRequests] : [];
       pending = client.discovery(issuer, p.clientId, p.clientSecret, undefined, { execute });
       pending.catch(() => this.discovered.delete(p.name));
       this.discovered.set(p.name, pending);
     }
     return pending.catch((err: unknown) => {
       this.services.log.warn({ err, provider: p.name }, 'OpenID Connect discovery failed');
-      throw new GatewayError('upstream_unavailable', 503, `the sign-in provider '${p.name}' cannot be reached; try again shortly`, { retryAfter: 5 });
+      throw new GatewayError(
+        'upstream_unavailable',
+        503,
+        `the sign-in provider '${p.name}' cannot be reached; try again shortly`,
+        { retryAfter: 5 },
+      );
     });
   }
 
@@ -98,13 +117,26 @@ export class OidcProviders {
    * The provider's authorization URL for a sign-in or a link, when its state expires, and the
    * secret the starting browser must hold (as a cookie) to finish it.
    */
-  async authorizationUrl(name: string, purpose: OidcPurpose, redirectUri: string, userId?: string): Promise<{ url: string; expiresAt: Date; binding: string }> {
+  async authorizationUrl(
+    name: string,
+    purpose: OidcPurpose,
+    redirectUri: string,
+    userId?: string,
+  ): Promise<{ url: string; expiresAt: Date; binding: string }> {
     const p = this.provider(name);
     const config = await this.configuration(p);
     const verifier = client.randomPKCECodeVerifier();
     const nonce = client.randomNonce();
     const binding = randomBytes(32).toString('base64url');
-    const state = await this.states.issue({ provider: p.name, purpose, userId, redirectUri, verifier, nonce, binding: bindingHash(binding) });
+    const state = await this.states.issue({
+      provider: p.name,
+      purpose,
+      userId,
+      redirectUri,
+      verifier,
+      nonce,
+      binding: bindingHash(binding),
+    });
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: redirectUri,
       scope: p.scopes,
@@ -124,18 +156,24 @@ export class OidcProviders {
   async complete(name: string, query: URLSearchParams, browser: ReturningBrowser): Promise<ProviderIdentity> {
     const p = this.provider(name);
     const state = await this.states.take(query.get('state') ?? '');
-    if (!state || state.provider !== p.name) throw oauthFailed('the sign-in state is unknown, used or expired: start again');
+    if (!state || state.provider !== p.name)
+      throw oauthFailed('the sign-in state is unknown, used or expired: start again');
     // A state (and its code) carried to another browser is worth nothing there: no login CSRF, and
     // nobody's provider account is linked to an account they did not start the link from.
     if (!browser.binding || !sameSecret(bindingHash(browser.binding), state.binding)) {
       throw oauthFailed('this sign-in was started in another browser, or took too long: start again from the console');
     }
     if (state.purpose === 'link' && browser.userId !== state.userId) {
-      throw oauthFailed('the link was started from another console session: sign in to the console in this browser and start again');
+      throw oauthFailed(
+        'the link was started from another console session: sign in to the console in this browser and start again',
+      );
     }
     const error = query.get('error');
     if (error) {
-      this.services.log.info({ provider: p.name, error, description: query.get('error_description') }, 'the sign-in provider refused');
+      this.services.log.info(
+        { provider: p.name, error, description: query.get('error_description') },
+        'the sign-in provider refused',
+      );
       throw oauthFailed(`the provider refused the sign-in (${PROVIDER_ERRORS.has(error) ? error : 'unknown reason'})`);
     }
     const config = await this.configuration(p);
@@ -143,7 +181,12 @@ export class OidcProviders {
     current.search = query.toString();
     let claims: Record<string, unknown> | undefined;
     try {
-      const tokens = await client.authorizationCodeGrant(config, current, { pkceCodeVerifier: state.verifier, expectedState: query.get('state') ?? '', expectedNonce: state.nonce, idTokenExpected: true });
+      const tokens = await client.authorizationCodeGrant(config, current, {
+        pkceCodeVerifier: state.verifier,
+        expectedState: query.get('state') ?? '',
+        expectedNonce: state.nonce,
+        idTokenExpected: true,
+      });
       claims = tokens.claims();
       // Many providers keep scope claims (email) out of the ID token: ask the UserInfo endpoint,
       // which must answer for the same subject.

@@ -1,4 +1,9 @@
-import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server';
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+} from '@simplewebauthn/server';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { User } from '../db/schema.js';
 import { GatewayError } from '../errors.js';
@@ -14,9 +19,11 @@ interface Ceremony {
 }
 
 /** One answer for every refused sign-in (unknown passkey, bad signature, no user verification, closed account). */
-export const PASSKEY_REFUSED = 'the passkey was not accepted: it must be registered here and verify you (PIN, fingerprint or face)';
+export const PASSKEY_REFUSED =
+  'the passkey was not accepted: it must be registered here and verify you (PIN, fingerprint or face)';
 
-const invalid = (status: number, message: string) => new GatewayError('passkey_invalid', status, message, { param: 'response' });
+const invalid = (status: number, message: string) =>
+  new GatewayError('passkey_invalid', status, message, { param: 'response' });
 
 export interface PasskeyView {
   id: string;
@@ -26,8 +33,20 @@ export interface PasskeyView {
   last_used_at: string | null;
 }
 
-export function passkeyView(row: { id: string; name: string; transports: string[]; created_at: Date; last_used_at: Date | null }): PasskeyView {
-  return { id: row.id, name: row.name, transports: row.transports, created_at: row.created_at.toISOString(), last_used_at: row.last_used_at?.toISOString() ?? null };
+export function passkeyView(row: {
+  id: string;
+  name: string;
+  transports: string[];
+  created_at: Date;
+  last_used_at: Date | null;
+}): PasskeyView {
+  return {
+    id: row.id,
+    name: row.name,
+    transports: row.transports,
+    created_at: row.created_at.toISOString(),
+    last_used_at: row.last_used_at?.toISOString() ?? null,
+  };
 }
 
 /** WebAuthn registration and sign-in ceremonies (@simplewebauthn/server), challenges held as single-use tickets. */
@@ -44,7 +63,11 @@ export class Passkeys {
 
   /** Creation options for a new passkey of `user` (its existing ones excluded), and the ceremony's id. */
   async registrationOptions(user: User) {
-    const existing = await this.services.db.selectFrom('passkeys').select(['credential_id', 'transports']).where('user_id', '=', user.id).execute();
+    const existing = await this.services.db
+      .selectFrom('passkeys')
+      .select(['credential_id', 'transports'])
+      .where('user_id', '=', user.id)
+      .execute();
     const options = await generateRegistrationOptions({
       rpName: this.rp.rpName,
       rpID: this.rp.rpId,
@@ -63,12 +86,26 @@ export class Passkeys {
   }
 
   /** Verifies the authenticator's attestation and stores the credential → the new passkey. */
-  async register(user: User, ceremonyId: string, response: RegistrationResponseJSON, name: string): Promise<PasskeyView> {
+  async register(
+    user: User,
+    ceremonyId: string,
+    response: RegistrationResponseJSON,
+    name: string,
+  ): Promise<PasskeyView> {
     const ceremony = await this.ceremonies.take(ceremonyId);
-    if (!ceremony || ceremony.userId !== user.id) throw new GatewayError('passkey_invalid', 400, 'the ceremony is unknown, used or expired: ask for new options', { param: 'ceremony_id' });
+    if (!ceremony || ceremony.userId !== user.id)
+      throw new GatewayError('passkey_invalid', 400, 'the ceremony is unknown, used or expired: ask for new options', {
+        param: 'ceremony_id',
+      });
     let verification;
     try {
-      verification = await verifyRegistrationResponse({ response, expectedChallenge: ceremony.challenge, expectedOrigin: this.rp.origin, expectedRPID: this.rp.rpId, requireUserVerification: true });
+      verification = await verifyRegistrationResponse({
+        response,
+        expectedChallenge: ceremony.challenge,
+        expectedOrigin: this.rp.origin,
+        expectedRPID: this.rp.rpId,
+        requireUserVerification: true,
+      });
     } catch (err) {
       throw invalid(400, `the authenticator's response was not accepted: ${(err as Error).message}`);
     }
@@ -76,7 +113,14 @@ export class Passkeys {
     const { credential } = verification.registrationInfo;
     const row = await this.services.db
       .insertInto('passkeys')
-      .values({ user_id: user.id, credential_id: credential.id, public_key: Buffer.from(credential.publicKey), counter: credential.counter, transports: credential.transports ?? [], name })
+      .values({
+        user_id: user.id,
+        credential_id: credential.id,
+        public_key: Buffer.from(credential.publicKey),
+        counter: credential.counter,
+        transports: credential.transports ?? [],
+        name,
+      })
       .onConflict((oc) => oc.column('credential_id').doNothing())
       .returningAll()
       .executeTakeFirst();
@@ -86,7 +130,11 @@ export class Passkeys {
 
   /** Request options for a sign-in with any passkey of this site (discoverable credentials). */
   async signInOptions() {
-    const options = await generateAuthenticationOptions({ rpID: this.rp.rpId, userVerification: 'required', timeout: CEREMONY_MS });
+    const options = await generateAuthenticationOptions({
+      rpID: this.rp.rpId,
+      userVerification: 'required',
+      timeout: CEREMONY_MS,
+    });
     const ceremony = await this.ceremonies.issue({ challenge: options.challenge });
     return { ceremony_id: ceremony.id, expires_at: ceremony.expiresAt.toISOString(), options };
   }
@@ -96,7 +144,11 @@ export class Passkeys {
     const ceremony = await this.ceremonies.take(ceremonyId);
     const refused = () => invalid(401, PASSKEY_REFUSED);
     if (!ceremony || ceremony.userId) throw refused();
-    const stored = await this.services.db.selectFrom('passkeys').selectAll().where('credential_id', '=', response.id).executeTakeFirst();
+    const stored = await this.services.db
+      .selectFrom('passkeys')
+      .selectAll()
+      .where('credential_id', '=', response.id)
+      .executeTakeFirst();
     if (!stored) throw refused();
     let verification;
     try {
@@ -105,7 +157,12 @@ export class Passkeys {
         expectedChallenge: ceremony.challenge,
         expectedOrigin: this.rp.origin,
         expectedRPID: this.rp.rpId,
-        credential: { id: stored.credential_id, publicKey: new Uint8Array(stored.public_key), counter: stored.counter, transports: stored.transports },
+        credential: {
+          id: stored.credential_id,
+          publicKey: new Uint8Array(stored.public_key),
+          counter: stored.counter,
+          transports: stored.transports,
+        },
         // Mere possession (a stolen or borrowed unlocked key) is not a sign-in.
         requireUserVerification: true,
       });
@@ -114,7 +171,11 @@ export class Passkeys {
     }
     if (!verification.verified) throw refused();
     // A counter that did not move forward (when the authenticator keeps one) is a cloned key: refused above by the library.
-    await this.services.db.updateTable('passkeys').set({ counter: verification.authenticationInfo.newCounter, last_used_at: new Date() }).where('id', '=', stored.id).execute();
+    await this.services.db
+      .updateTable('passkeys')
+      .set({ counter: verification.authenticationInfo.newCounter, last_used_at: new Date() })
+      .where('id', '=', stored.id)
+      .execute();
     return stored.user_id;
   }
 }

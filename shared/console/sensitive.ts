@@ -28,8 +28,10 @@ export async function confirmSensitive(
   const guard = new SignInGuard(services);
   await guard.guard(user.email, async () => {
     if (user.password_hash) {
-      if (given.password === undefined) throw badRequest(`\`${param}\` is required: confirm with your current password`, param);
-      if (!(await verifyPassword(user.password_hash, given.password))) throw new GatewayError('invalid_password', 403, `\`${param}\` is not your current password`, { param });
+      if (given.password === undefined)
+        throw badRequest(`\`${param}\` is required: confirm with your current password`, param);
+      if (!(await verifyPassword(user.password_hash, given.password)))
+        throw new GatewayError('invalid_password', 403, `\`${param}\` is not your current password`, { param });
     }
     await options.afterPassword?.();
     await consumeCode(services, user.id, action, given.code);

@@ -27,7 +27,12 @@ export interface LiveSession {
   user: User;
 }
 
-export async function startSession(db: Db, userId: string, ttlHours: number, origin: SessionOrigin): Promise<StartedSession> {
+export async function startSession(
+  db: Db,
+  userId: string,
+  ttlHours: number,
+  origin: SessionOrigin,
+): Promise<StartedSession> {
   const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
   const row = await insertSession(db, {
     userId,

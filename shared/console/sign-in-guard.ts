@@ -5,7 +5,12 @@ import type { GatewayServices } from '../gateway/services.js';
 const WINDOW_15_MIN = 15 * 60 * 1000;
 
 const locked = (retryAfter: number) =>
-  new GatewayError('account_locked', 429, `too many failed attempts: this account is locked; try again in ${retryAfter} s`, { retryAfter });
+  new GatewayError(
+    'account_locked',
+    429,
+    `too many failed attempts: this account is locked; try again in ${retryAfter} s`,
+    { retryAfter },
+  );
 
 // The lock is keyed by the e-mail as typed (lower-cased), hashed so Redis holds no addresses:
 // an unknown address locks exactly like a real one, so the lock tells nobody which exist.
@@ -22,7 +27,10 @@ export class SignInGuard {
 
   private keys(email: string) {
     const subject = subjectOf(email);
-    return { failures: this.services.redisKeys.policy('signin-failures', subject), lock: this.services.redisKeys.policy('account-lock', subject) };
+    return {
+      failures: this.services.redisKeys.policy('signin-failures', subject),
+      lock: this.services.redisKeys.policy('account-lock', subject),
+    };
   }
 
   /** Every sign-in attempt from one IP: SIGNIN_IP_LIMIT per 15 minutes (429 `too_many_attempts`). */
@@ -30,7 +38,18 @@ export class SignInGuard {
     const limit = this.services.config.console.signInIpLimit;
     await this.services.limiter.consume([
       {
-        policy: { name: 'signin-ip', limit, windowMs: WINDOW_15_MIN, refuse: (retryAfter) => new GatewayError('too_many_attempts', 429, `too many sign-in attempts from this address; try again in ${retryAfter} s`, { retryAfter }) },
+        policy: {
+          name: 'signin-ip',
+          limit,
+          windowMs: WINDOW_15_MIN,
+          refuse: (retryAfter) =>
+            new GatewayError(
+              'too_many_attempts',
+              429,
+              `too many sign-in attempts from this address; try again in ${retryAfter} s`,
+              { retryAfter },
+            ),
+        },
         subject: ip || 'unknown',
       },
     ]);
@@ -43,17 +62,27 @@ export class SignInGuard {
    * the tries in flight would reach it, the next waits as a locked account does. A locked account
    * learns nothing, and an error that is not a wrong guess gives its try back.
    */
-  async guard<T>(email: string, attempt: () => Promise<T>, counts: (err: unknown) => boolean = isGuessFailure): Promise<T> {
+  async guard<T>(
+    email: string,
+    attempt: () => Promise<T>,
+    counts: (err: unknown) => boolean = isGuessFailure,
+  ): Promise<T> {
     const { threshold, windowMs, durationMs } = this.services.config.console.lock;
     const keys = this.keys(email);
-    const [state, value] = (await this.services.redis.gwSignInAttempt(keys.failures, keys.lock, windowMs, threshold)) as [number, number];
+    const [state, value] = (await this.services.redis.gwSignInAttempt(
+      keys.failures,
+      keys.lock,
+      windowMs,
+      threshold,
+    )) as [number, number];
     if (state === LOCKED) throw locked(Math.max(1, Math.ceil(value / 1000)));
     let result: T;
     try {
       result = await attempt();
     } catch (err) {
       if (!counts(err)) await this.services.redis.gwSignInRelease(keys.failures);
-      else if (value >= threshold) await this.services.redis.multi().set(keys.lock, '1', 'PX', durationMs).del(keys.failures).exec();
+      else if (value >= threshold)
+        await this.services.redis.multi().set(keys.lock, '1', 'PX', durationMs).del(keys.failures).exec();
       throw err;
     }
     await this.services.redis.del(keys.failures);
@@ -85,5 +114,11 @@ if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[
 return 0
 `;
 
-const GUESS_FAILURES = new Set(['invalid_credentials', 'invalid_password', 'mfa_invalid', 'verification_invalid', 'verification_exhausted']);
+const GUESS_FAILURES = new Set([
+  'invalid_credentials',
+  'invalid_password',
+  'mfa_invalid',
+  'verification_invalid',
+  'verification_exhausted',
+]);
 export const isGuessFailure = (err: unknown) => err instanceof GatewayError && GUESS_FAILURES.has(err.code);

@@ -15,7 +15,12 @@ export class Tickets<T> {
 
   async issue(value: T): Promise<{ id: string; expiresAt: Date }> {
     const id = randomBytes(24).toString('base64url');
-    await this.services.redis.set(this.services.redisKeys.consoleTicket(this.kind, id), JSON.stringify(value), 'PX', this.ttlMs);
+    await this.services.redis.set(
+      this.services.redisKeys.consoleTicket(this.kind, id),
+      JSON.stringify(value),
+      'PX',
+      this.ttlMs,
+    );
     return { id, expiresAt: new Date(Date.now() + this.ttlMs) };
   }
 

@@ -24,6 +24,13 @@ export async function checkSecondStep(services: GatewayServices, user: User, cod
   } catch (err) {
     if (!(err instanceof GatewayError && err.code.startsWith('verification_'))) throw err;
     const exhausted = err.code === 'verification_exhausted';
-    throw new GatewayError('mfa_invalid', 401, exhausted ? 'too many wrong sign-in codes: sign in again without `code` for a fresh one' : 'the sign-in code is wrong or has expired', { param: 'code' });
+    throw new GatewayError(
+      'mfa_invalid',
+      401,
+      exhausted
+        ? 'too many wrong sign-in codes: sign in again without `code` for a fresh one'
+        : 'the sign-in code is wrong or has expired',
+      { param: 'code' },
+    );
   }
 }

@@ -9,7 +9,14 @@ export function contentKey(userId: string, requestId: string): string {
  * Keeps one call's prompt and completion for the account's dataset exports, when its owner turned
  * content logging on. Written after the answer went out; a failure is logged, never the call's.
  */
-export function logContent(storage: ObjectStore, userId: string, requestId: string, request: unknown, response: unknown, onError: (err: Error) => void): void {
+export function logContent(
+  storage: ObjectStore,
+  userId: string,
+  requestId: string,
+  request: unknown,
+  response: unknown,
+  onError: (err: Error) => void,
+): void {
   const body = Buffer.from(JSON.stringify({ request, response }));
   storage.put(contentKey(userId, requestId), body, { contentType: 'application/json' }).catch(onError);
 }
@@ -20,7 +27,8 @@ export function streamText(sse: string): string {
   for (const line of sse.split('\n')) {
     if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
     try {
-      const delta = (JSON.parse(line.slice(6)) as { choices?: Array<{ delta?: { content?: unknown } }> }).choices?.[0]?.delta?.content;
+      const delta = (JSON.parse(line.slice(6)) as { choices?: Array<{ delta?: { content?: unknown } }> }).choices?.[0]
+        ?.delta?.content;
       if (typeof delta === 'string') text += delta;
     } catch {
       // an event split across chunks is joined before this runs; anything else is not ours to judge

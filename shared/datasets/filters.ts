@@ -10,7 +10,10 @@ export const exportRequestSchema = z.strictObject({
   model: z.string().min(1).max(128).optional(),
   tag: z.string().min(1).max(64).optional(),
   key_id: z.uuid().optional(),
-  score_name: z.string().regex(/^[a-z0-9._-]{1,40}$/).optional(),
+  score_name: z
+    .string()
+    .regex(/^[a-z0-9._-]{1,40}$/)
+    .optional(),
   score_min: z.number().min(-1_000_000).max(1_000_000).optional(),
   score_max: z.number().min(-1_000_000).max(1_000_000).optional(),
 });

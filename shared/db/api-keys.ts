@@ -48,10 +48,20 @@ export function insertKey(db: Db | Trx, key: NewApiKey): Promise<ApiKeyRow> {
 
 /** Revokes every key of an account; the caller then publishes the owner change (publishOwnerChange) so every process drops them. */
 export function revokeUserKeys(db: Db | Trx, userId: string, now: Date) {
-  return db.updateTable('api_keys').set({ status: 'revoked', revoked_at: now, updated_at: now }).where('user_id', '=', userId).where('status', '<>', 'revoked').executeTakeFirst();
+  return db
+    .updateTable('api_keys')
+    .set({ status: 'revoked', revoked_at: now, updated_at: now })
+    .where('user_id', '=', userId)
+    .where('status', '<>', 'revoked')
+    .executeTakeFirst();
 }
 
-export function updateUserKey(db: Db | Trx, userId: string, keyId: string, patch: ApiKeyUpdate): Promise<ApiKeyRow | undefined> {
+export function updateUserKey(
+  db: Db | Trx,
+  userId: string,
+  keyId: string,
+  patch: ApiKeyUpdate,
+): Promise<ApiKeyRow | undefined> {
   return db
     .updateTable('api_keys')
     .set({ ...patch, updated_at: new Date() })
@@ -72,7 +82,11 @@ export async function listUserKeys(db: Db | Trx, userId: string, page: number, p
       .limit(pageSize)
       .offset((page - 1) * pageSize)
       .execute(),
-    db.selectFrom('api_keys').select((eb) => eb.fn.countAll<string>().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.n) };
 }

@@ -18,7 +18,12 @@ export interface IdempotentInsert {
  * expired key is taken over. Returns whether this call inserted the row. jsonb_populate_record types
  * every column from the table itself (absent ones are NULL, not their defaults).
  */
-export async function insertOnce(db: Db, table: 'tasks' | 'private_calls', row: { id: string; user_id: string; api_key_id: string | null }, idem: IdempotentInsert): Promise<boolean> {
+export async function insertOnce(
+  db: Db,
+  table: 'tasks' | 'private_calls',
+  row: { id: string; user_id: string; api_key_id: string | null },
+  idem: IdempotentInsert,
+): Promise<boolean> {
   const result = await sql<{ id: string }>`
     WITH idem AS (
       INSERT INTO idempotency_keys (user_id, api_key_id, endpoint, key, request_hash, response_status, response_body, task_id, created_at, expires_at)

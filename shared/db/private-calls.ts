@@ -43,7 +43,12 @@ export function insertPrivateCall(db: Db, call: NewPrivateCall, idem: PrivateIde
 
 /** A call by its id, for its owner only (another owner's id is a miss). */
 export function findOwnerPrivateCall(db: Db, userId: string, id: string): Promise<PrivateCallRow | undefined> {
-  return db.selectFrom('private_calls').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  return db
+    .selectFrom('private_calls')
+    .selectAll()
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
 }
 
 export function findPrivateCall(db: Db, id: string): Promise<PrivateCallRow | undefined> {
@@ -51,7 +56,13 @@ export function findPrivateCall(db: Db, id: string): Promise<PrivateCallRow | un
 }
 
 /** A call by the key's `clientRequestId`, within its 24-hour window. */
-export async function findPrivateCallByClientId(db: Db, userId: string, keyId: string, clientRequestId: string, now: number): Promise<PrivateCallRow | undefined> {
+export async function findPrivateCallByClientId(
+  db: Db,
+  userId: string,
+  keyId: string,
+  clientRequestId: string,
+  now: number,
+): Promise<PrivateCallRow | undefined> {
   return db
     .selectFrom('idempotency_keys as i')
     .innerJoin('private_calls as c', 'c.id', 'i.task_id')
@@ -66,7 +77,13 @@ export async function findPrivateCallByClientId(db: Db, userId: string, keyId: s
 
 /** Takes a chat call for its job (queued, or running when a job before it died): the call, or undefined when it ended. */
 export function claimPrivateCall(db: Db, id: string): Promise<PrivateCallRow | undefined> {
-  return db.updateTable('private_calls').set({ status: 'running' }).where('id', '=', id).where('status', 'in', ['queued', 'running']).returningAll().executeTakeFirst();
+  return db
+    .updateTable('private_calls')
+    .set({ status: 'running' })
+    .where('id', '=', id)
+    .where('status', 'in', ['queued', 'running'])
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** Moves a call from one of `from` to `status`; false when it was not in one of them (another worker, or already ended). */
@@ -74,7 +91,12 @@ export async function advancePrivateCall(
   db: Db,
   id: string,
   from: readonly TaskStatus[],
-  update: { status: TaskStatus; result?: unknown; error?: { code: string; message: string; status: number } | null; finishedAt?: Date },
+  update: {
+    status: TaskStatus;
+    result?: unknown;
+    error?: { code: string; message: string; status: number } | null;
+    finishedAt?: Date;
+  },
 ): Promise<boolean> {
   const result = await db
     .updateTable('private_calls')
@@ -92,15 +114,17 @@ export async function advancePrivateCall(
 
 /** Chat calls queued or running longer than `olderThan` (their job lost with Redis, or never enqueued). */
 export function stalePrivateChats(db: Db, olderThan: Date, limit: number): Promise<{ id: string }[]> {
-  return db
-    .selectFrom('private_calls')
-    .select('id')
-    // A stream runs in the API that relays it: there is no job to re-drive.
-    .where('stream', '=', false)
-    .where('status', 'in', ['queued', 'running'])
-    .where('created_at', '<', olderThan)
-    .limit(limit)
-    .execute();
+  return (
+    db
+      .selectFrom('private_calls')
+      .select('id')
+      // A stream runs in the API that relays it: there is no job to re-drive.
+      .where('stream', '=', false)
+      .where('status', 'in', ['queued', 'running'])
+      .where('created_at', '<', olderThan)
+      .limit(limit)
+      .execute()
+  );
 }
 
 /** A task of the owner, any kind (a private call's `taskId`). */
@@ -112,7 +136,12 @@ export function findOwnerTask(db: Db, userId: string, id: string): Promise<TaskR
 const TASK_ENDPOINTS = ['videos', 'images/tasks'];
 
 /** The task this key created under `clientRequestId` (as its Idempotency-Key), within the window. */
-export function findTaskByIdempotencyKey(db: Db, key: { userId: string; id: string }, clientRequestId: string, now: number): Promise<TaskRow | undefined> {
+export function findTaskByIdempotencyKey(
+  db: Db,
+  key: { userId: string; id: string },
+  clientRequestId: string,
+  now: number,
+): Promise<TaskRow | undefined> {
   return db
     .selectFrom('idempotency_keys as i')
     .innerJoin('tasks as t', 't.id', 'i.task_id')
@@ -126,7 +155,18 @@ export function findTaskByIdempotencyKey(db: Db, key: { userId: string; id: stri
 }
 
 /** The clientRequestId a task was created under by this key, if any. */
-export async function clientRequestIdOf(db: Db, key: { userId: string; id: string }, taskId: string): Promise<string | null> {
-  const row = await db.selectFrom('idempotency_keys').select('key').where('user_id', '=', key.userId).where('api_key_id', '=', key.id).where('endpoint', 'in', TASK_ENDPOINTS).where('task_id', '=', taskId).executeTakeFirst();
+export async function clientRequestIdOf(
+  db: Db,
+  key: { userId: string; id: string },
+  taskId: string,
+): Promise<string | null> {
+  const row = await db
+    .selectFrom('idempotency_keys')
+    .select('key')
+    .where('user_id', '=', key.userId)
+    .where('api_key_id', '=', key.id)
+    .where('endpoint', 'in', TASK_ENDPOINTS)
+    .where('task_id', '=', taskId)
+    .executeTakeFirst();
   return row?.key ?? null;
 }

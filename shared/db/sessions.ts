@@ -41,13 +41,23 @@ export function listLiveSessions(db: Db | Trx, userId: string) {
 
 /** Revokes the user's own session `sessionId`; false when it is not theirs or not live. */
 export async function revokeOwnSession(db: Db | Trx, userId: string, sessionId: string): Promise<boolean> {
-  const result = await db.updateTable('console_sessions').set({ revoked_at: new Date() }).where('id', '=', sessionId).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
+  const result = await db
+    .updateTable('console_sessions')
+    .set({ revoked_at: new Date() })
+    .where('id', '=', sessionId)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
 /** Revokes every live session of the user, but `keep` when given. */
 export function revokeUserSessions(db: Db | Trx, userId: string, keep?: string) {
-  let query = db.updateTable('console_sessions').set({ revoked_at: new Date() }).where('user_id', '=', userId).where('revoked_at', 'is', null);
+  let query = db
+    .updateTable('console_sessions')
+    .set({ revoked_at: new Date() })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null);
   if (keep) query = query.where('id', '<>', keep);
   return query.execute();
 }

@@ -4,7 +4,6 @@ import { insertOnce, type IdempotentInsert } from './insert-once.js';
 import type { TaskKind, TaskRow, TaskStage, TasksTable } from './schema.js';
 import type { Updateable } from 'kysely';
 
-
 /**
  * Inserts a task, and with an idempotency key also the key's stored result, in one statement (see
  * insertOnce). Returns whether this call created the task.
@@ -12,12 +11,17 @@ import type { Updateable } from 'kysely';
 export async function insertTask(db: Db, task: NewTask, idem?: IdempotentInsert): Promise<boolean> {
   if (idem) return insertOnce(db, 'tasks', task, idem);
   // jsonb_populate_record types every column from the table itself, so one statement carries it all.
-  await sql`INSERT INTO tasks SELECT * FROM jsonb_populate_record(null::tasks, ${JSON.stringify(task)}::jsonb)`.execute(db);
+  await sql`INSERT INTO tasks SELECT * FROM jsonb_populate_record(null::tasks, ${JSON.stringify(task)}::jsonb)`.execute(
+    db,
+  );
   return true;
 }
 
 /** Every column of a new task: jsonb_populate_record fills absent ones with NULL, not their defaults. */
-export type NewTask = Omit<TaskRow, 'request' | 'usage' | 'created_at' | 'updated_at' | 'started_at' | 'finished_at' | 'deadline_at'> & {
+export type NewTask = Omit<
+  TaskRow,
+  'request' | 'usage' | 'created_at' | 'updated_at' | 'started_at' | 'finished_at' | 'deadline_at'
+> & {
   request: Record<string, unknown>;
   usage: null;
   created_at: string;
@@ -28,7 +32,13 @@ export type NewTask = Omit<TaskRow, 'request' | 'usage' | 'created_at' | 'update
 };
 
 export function findUserTask(db: Db, userId: string, kind: TaskKind, id: string): Promise<TaskRow | undefined> {
-  return db.selectFrom('tasks').selectAll().where('id', '=', id).where('user_id', '=', userId).where('kind', '=', kind).executeTakeFirst();
+  return db
+    .selectFrom('tasks')
+    .selectAll()
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .where('kind', '=', kind)
+    .executeTakeFirst();
 }
 
 export function findTask(db: Db, id: string): Promise<TaskRow | undefined> {
@@ -36,7 +46,13 @@ export function findTask(db: Db, id: string): Promise<TaskRow | undefined> {
 }
 
 /** Newest first; the cursor is the last row's (created_at, id). */
-export function listUserTasks(db: Db, userId: string, kind: TaskKind, limit: number, after?: { createdAt: Date; id: string }) {
+export function listUserTasks(
+  db: Db,
+  userId: string,
+  kind: TaskKind,
+  limit: number,
+  after?: { createdAt: Date; id: string },
+) {
   let q = db.selectFrom('tasks').selectAll().where('user_id', '=', userId).where('kind', '=', kind);
   if (after) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.createdAt, after.id)));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
@@ -46,7 +62,12 @@ export function listUserTasks(db: Db, userId: string, kind: TaskKind, limit: num
  * Moves a task on only from the stages given: the compare-and-set that makes every job idempotent
  * (a second run, or a racing cancel, finds the stage moved and does nothing).
  */
-export function advanceTask(db: Db, id: string, from: readonly TaskStage[], patch: Updateable<TasksTable>): Promise<TaskRow | undefined> {
+export function advanceTask(
+  db: Db,
+  id: string,
+  from: readonly TaskStage[],
+  patch: Updateable<TasksTable>,
+): Promise<TaskRow | undefined> {
   return db
     .updateTable('tasks')
     .set({ ...patch, updated_at: new Date() })

@@ -18,7 +18,9 @@ export async function ensureUsagePartitions(db: Db, now: number, monthsAhead = 3
     const name = monthName(from.getUTCFullYear(), from.getUTCMonth());
     const exists = await sql<{ n: number }>`SELECT 1 AS n FROM pg_class WHERE relname = ${name}`.execute(db);
     if (exists.rows.length) continue;
-    await sql`CREATE TABLE IF NOT EXISTS ${sql.id(name)} PARTITION OF usage_records FOR VALUES FROM (${sql.lit(from.toISOString())}) TO (${sql.lit(to.toISOString())})`.execute(db);
+    await sql`CREATE TABLE IF NOT EXISTS ${sql.id(name)} PARTITION OF usage_records FOR VALUES FROM (${sql.lit(from.toISOString())}) TO (${sql.lit(to.toISOString())})`.execute(
+      db,
+    );
     created.push(name);
   }
   return created;

@@ -54,14 +54,25 @@ function add(into: Grouped, group: string | null, c: Counters): void {
 }
 
 /** From the records, for a range shorter than a day (the partial days at a report's edges). */
-async function fromRecords(db: Db, userId: string, groupBy: GroupBy, start: Date, end: Date, into: Grouped, total: Grouped): Promise<void> {
+async function fromRecords(
+  db: Db,
+  userId: string,
+  groupBy: GroupBy,
+  start: Date,
+  end: Date,
+  into: Grouped,
+  total: Grouped,
+): Promise<void> {
   if (end <= start) return;
-  const from = groupBy === 'tag'
-    ? sql`usage_records r CROSS JOIN LATERAL unnest(CASE WHEN cardinality(r.tags) = 0 THEN ARRAY[NULL::text] ELSE r.tags END) AS t(tag)`
-    : sql`usage_records r`;
+  const from =
+    groupBy === 'tag'
+      ? sql`usage_records r CROSS JOIN LATERAL unnest(CASE WHEN cardinality(r.tags) = 0 THEN ARRAY[NULL::text] ELSE r.tags END) AS t(tag)`
+      : sql`usage_records r`;
   const where = sql`r.user_id = ${userId} AND r.created_at >= ${start} AND r.created_at < ${end}`;
   const [grouped, sum] = await Promise.all([
-    sql<Record<string, unknown>>`SELECT ${RECORD_GROUP[groupBy]} AS grp, ${COUNTERS} FROM ${from} WHERE ${where} GROUP BY 1`.execute(db),
+    sql<
+      Record<string, unknown>
+    >`SELECT ${RECORD_GROUP[groupBy]} AS grp, ${COUNTERS} FROM ${from} WHERE ${where} GROUP BY 1`.execute(db),
     sql<Record<string, unknown>>`SELECT ${COUNTERS} FROM usage_records r WHERE ${where}`.execute(db),
   ]);
   for (const r of grouped.rows) add(into, (r.grp as string | null) ?? null, counters(r));
@@ -69,20 +80,37 @@ async function fromRecords(db: Db, userId: string, groupBy: GroupBy, start: Date
 }
 
 /** From the daily rollups, for whole UTC days [fromDay, toDay). */
-async function fromRollups(db: Db, userId: string, groupBy: GroupBy, fromDay: string, toDay: string, into: Grouped, total: Grouped): Promise<void> {
+async function fromRollups(
+  db: Db,
+  userId: string,
+  groupBy: GroupBy,
+  fromDay: string,
+  toDay: string,
+  into: Grouped,
+  total: Grouped,
+): Promise<void> {
   const range = sql`user_id = ${userId} AND day >= ${fromDay}::date AND day < ${toDay}::date`;
   const SUMS = sql`sum(requests) AS requests, sum(errors) AS errors, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
     sum(cached_tokens) AS cached_tokens, sum(charged_micro_usd) AS charged_micro_usd`;
   const grouped =
     groupBy === 'tag'
-      ? sql<Record<string, unknown>>`SELECT nullif(tag, '') AS grp, ${SUMS} FROM usage_daily_tags WHERE ${range} GROUP BY 1`
+      ? sql<
+          Record<string, unknown>
+        >`SELECT nullif(tag, '') AS grp, ${SUMS} FROM usage_daily_tags WHERE ${range} GROUP BY 1`
       : groupBy === 'model'
         ? sql<Record<string, unknown>>`SELECT model AS grp, ${SUMS} FROM usage_daily_models WHERE ${range} GROUP BY 1`
         : groupBy === 'key'
-          ? sql<Record<string, unknown>>`SELECT nullif(api_key_id, ${NO_KEY}::uuid)::text AS grp, ${SUMS} FROM usage_daily_keys WHERE ${range} GROUP BY 1`
-          : sql<Record<string, unknown>>`SELECT to_char(day, 'YYYY-MM-DD') AS grp, ${SUMS} FROM usage_daily_models WHERE ${range} GROUP BY 1`;
+          ? sql<
+              Record<string, unknown>
+            >`SELECT nullif(api_key_id, ${NO_KEY}::uuid)::text AS grp, ${SUMS} FROM usage_daily_keys WHERE ${range} GROUP BY 1`
+          : sql<
+              Record<string, unknown>
+            >`SELECT to_char(day, 'YYYY-MM-DD') AS grp, ${SUMS} FROM usage_daily_models WHERE ${range} GROUP BY 1`;
   // Every request once: the per-model rollup (few rows a day) gives the total.
-  const [rows, sum] = await Promise.all([grouped.execute(db), sql<Record<string, unknown>>`SELECT ${SUMS} FROM usage_daily_models WHERE ${range}`.execute(db)]);
+  const [rows, sum] = await Promise.all([
+    grouped.execute(db),
+    sql<Record<string, unknown>>`SELECT ${SUMS} FROM usage_daily_models WHERE ${range}`.execute(db),
+  ]);
   for (const r of rows.rows) add(into, (r.grp as string | null) ?? null, counters(r));
   add(total, 'total', counters(sum.rows[0] ?? {}));
 }
@@ -95,7 +123,13 @@ const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
  * only the partial days at the edges are read from the records, so a 93-day report reads at most
  * two days of records however many calls the account made.
  */
-export async function usageReport(db: Db, userId: string, groupBy: GroupBy, start: Date, end: Date): Promise<{ rows: ReportRow[]; total: Counters }> {
+export async function usageReport(
+  db: Db,
+  userId: string,
+  groupBy: GroupBy,
+  start: Date,
+  end: Date,
+): Promise<{ rows: ReportRow[]; total: Counters }> {
   const groups: Grouped = new Map();
   const total: Grouped = new Map();
   const firstWhole = Math.ceil(start.getTime() / DAY_MS) * DAY_MS;
@@ -110,13 +144,28 @@ export async function usageReport(db: Db, userId: string, groupBy: GroupBy, star
     await fromRecords(db, userId, groupBy, start, end, groups, total);
   }
   const rows = [...groups].map(([group, c]) => ({ group, ...c }));
-  rows.sort((a, b) => (a.group === null ? 1 : b.group === null ? -1 : a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
-  const zero: Counters = { requests: 0, errors: 0, input_tokens: 0, output_tokens: 0, cached_tokens: 0, charged_micro_usd: 0 };
+  rows.sort((a, b) =>
+    a.group === null ? 1 : b.group === null ? -1 : a.group < b.group ? -1 : a.group > b.group ? 1 : 0,
+  );
+  const zero: Counters = {
+    requests: 0,
+    errors: 0,
+    input_tokens: 0,
+    output_tokens: 0,
+    cached_tokens: 0,
+    charged_micro_usd: 0,
+  };
   return { rows: rows.filter((r) => r.requests > 0), total: total.get('total') ?? zero };
 }
 
 /** The same report computed from the records alone (the baseline the benchmark compares against). */
-export async function usageReportFromRecords(db: Db, userId: string, groupBy: GroupBy, start: Date, end: Date): Promise<{ rows: ReportRow[]; total: Counters }> {
+export async function usageReportFromRecords(
+  db: Db,
+  userId: string,
+  groupBy: GroupBy,
+  start: Date,
+  end: Date,
+): Promise<{ rows: ReportRow[]; total: Counters }> {
   const groups: Grouped = new Map();
   const total: Grouped = new Map();
   await fromRecords(db, userId, groupBy, start, end, groups, total);
@@ -141,9 +190,26 @@ export async function usageLogs(db: Db, userId: string, filters: LogFilters, lim
     .selectFrom('usage_records as r')
     .leftJoin('api_keys as k', 'k.id', 'r.api_key_id')
     .select([
-      'r.seq', 'r.request_id', 'r.created_at', 'r.model', 'r.endpoint', 'r.status_code', 'r.error_code', 'r.stream', 'r.input_tokens',
-      'r.output_tokens', 'r.cached_tokens', 'r.charged_micro_usd', 'r.tags', 'r.latency_ms', 'r.ttft_ms', 'r.session_id', 'r.api_key_id',
-      'k.prefix as key_prefix', 'r.upstream_account', 'r.template_version_id',
+      'r.seq',
+      'r.request_id',
+      'r.created_at',
+      'r.model',
+      'r.endpoint',
+      'r.status_code',
+      'r.error_code',
+      'r.stream',
+      'r.input_tokens',
+      'r.output_tokens',
+      'r.cached_tokens',
+      'r.charged_micro_usd',
+      'r.tags',
+      'r.latency_ms',
+      'r.ttft_ms',
+      'r.session_id',
+      'r.api_key_id',
+      'k.prefix as key_prefix',
+      'r.upstream_account',
+      'r.template_version_id',
     ])
     .where('r.user_id', '=', userId);
   if (filters.start) q = q.where('r.created_at', '>=', filters.start);
@@ -154,5 +220,8 @@ export async function usageLogs(db: Db, userId: string, filters: LogFilters, lim
   if (filters.tag) q = q.where(sql<boolean>`${filters.tag} = ANY(r.tags)`);
   if (filters.sessionId) q = q.where('r.session_id', '=', filters.sessionId);
   if (filters.beforeSeq) q = q.where(sql<boolean>`r.seq < ${filters.beforeSeq}::bigint`);
-  return q.orderBy(sql`r.seq`, 'desc').limit(limit + 1).execute();
+  return q
+    .orderBy(sql`r.seq`, 'desc')
+    .limit(limit + 1)
+    .execute();
 }

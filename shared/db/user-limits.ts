@@ -18,6 +18,11 @@ export function updateUserLimits(db: Db, userId: string, limits: UserLimits) {
 
 /** Replaces the groups the operator lets this user choose in the console (CLI `user:groups`). */
 export async function setAllowedGroups(db: Db, userId: string, groups: string[]): Promise<string[]> {
-  const row = await db.updateTable('users').set({ allowed_groups: groups, updated_at: new Date() }).where('id', '=', userId).returning('allowed_groups').executeTakeFirstOrThrow();
+  const row = await db
+    .updateTable('users')
+    .set({ allowed_groups: groups, updated_at: new Date() })
+    .where('id', '=', userId)
+    .returning('allowed_groups')
+    .executeTakeFirstOrThrow();
   return row.allowed_groups;
 }

@@ -2,7 +2,11 @@ import type { Db, Trx } from './index.js';
 import type { User } from './schema.js';
 
 export function findUserByEmail(db: Db | Trx, email: string): Promise<User | undefined> {
-  return db.selectFrom('users').selectAll().where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).executeTakeFirst();
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .executeTakeFirst();
 }
 
 export function findUserById(db: Db | Trx, id: string): Promise<User | undefined> {

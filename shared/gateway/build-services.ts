@@ -25,13 +25,19 @@ export interface RunningServices extends GatewayServices {
 }
 
 /** Connects everything a gateway process needs, once. */
-export async function buildServices(config: Config, catalog: Catalog, log: Logger, clock: Clock = systemClock): Promise<RunningServices> {
+export async function buildServices(
+  config: Config,
+  catalog: Catalog,
+  log: Logger,
+  clock: Clock = systemClock,
+): Promise<RunningServices> {
   const db = createDb(config.db.url, config.db.poolSize);
   const redis = createRedis(config.redis.url);
   // Admissions and finishes go out batched on a connection of their own (see createStepRedis).
   const stepConnection = createStepRedis(config.redis.url);
   const subscriber = createRedis(config.redis.url, { maxRetriesPerRequest: null });
-  for (const r of [redis, stepConnection, subscriber]) r.on('error', (err) => log.warn({ err: err.message }, 'redis connection problem'));
+  for (const r of [redis, stepConnection, subscriber])
+    r.on('error', (err) => log.warn({ err: err.message }, 'redis connection problem'));
   defineScripts(redis);
   defineScripts(stepConnection);
   await Promise.all([connectRedis(redis), connectRedis(stepConnection), connectRedis(subscriber)]);
@@ -58,13 +64,19 @@ export async function buildServices(config: Config, catalog: Catalog, log: Logge
   });
   const now = () => clock.now();
   const latency = new LatencyTracker(redis, config.redis.prefix, now);
-  const routing = { catalog, upstreams, health: new AccountHealth(redis, config.redis.prefix, now, {
+  const routing = {
+    catalog,
+    upstreams,
+    health: new AccountHealth(redis, config.redis.prefix, now, {
       threshold: config.routing.breakerThreshold,
       windowMs: config.routing.breakerWindowMs,
       cooldownMs: config.routing.breakerCooldownMs,
       maxCooldownMs: config.routing.breakerMaxCooldownMs,
       cacheMs: 500,
-    }), latency, cache: new RoutingCache(db) };
+    }),
+    latency,
+    cache: new RoutingCache(db),
+  };
   return {
     config,
     log,

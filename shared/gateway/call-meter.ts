@@ -75,7 +75,9 @@ export class CallMeter {
     if (this.finished) return Promise.resolve(0);
     this.finished = true;
     // Usage is known only for calls the upstream served (in full or in part); failures cost nothing.
-    const cost = outcome.fixedCost ?? (this.model && outcome.usage ? tokenCost(this.model, outcome.usage, discountOf(this.services, this.key)) : 0);
+    const cost =
+      outcome.fixedCost ??
+      (this.model && outcome.usage ? tokenCost(this.model, outcome.usage, discountOf(this.services, this.key)) : 0);
     const event: UsageEvent = {
       id: this.callId,
       request_id: this.requestId,
@@ -131,7 +133,10 @@ export class CallMeter {
         record,
       })
       .catch((err: unknown) => {
-        this.services.log.error({ err: (err as Error).message, callId: this.callId }, 'finishing a call failed; its holds expire on their own');
+        this.services.log.error(
+          { err: (err as Error).message, callId: this.callId },
+          'finishing a call failed; its holds expire on their own',
+        );
         return 0;
       });
   }

@@ -27,7 +27,9 @@ const keyExistsAndEnabled: KeyStep = (key) => {
 };
 
 const keyNotExpired: KeyStep = (key, _c, now) =>
-  key?.expiresAt !== null && key !== null && key.expiresAt <= now ? new GatewayError('key_expired', 401, 'this API key has expired') : undefined;
+  key?.expiresAt !== null && key !== null && key.expiresAt <= now
+    ? new GatewayError('key_expired', 401, 'this API key has expired')
+    : undefined;
 
 const sourceIpAllowed: KeyStep = (key, c) =>
   key?.ipAllowlist && !ipAllowed(key.ipAllowlist, c.ip)
@@ -38,7 +40,9 @@ const KEY_STEPS: readonly KeyStep[] = [keyExistsAndEnabled, keyNotExpired, sourc
 
 /** Steps 1-3. Throws the first failure as a GatewayError. */
 export async function authenticate(services: GatewayServices, credential: Credential): Promise<ApiKeyContext> {
-  return authenticateCached(services, credential) ?? checkKey(await loadKey(services, credential), credential, Date.now());
+  return (
+    authenticateCached(services, credential) ?? checkKey(await loadKey(services, credential), credential, Date.now())
+  );
 }
 
 /**
@@ -52,7 +56,9 @@ export function authenticateCached(services: GatewayServices, credential: Creden
     throw new GatewayError(
       'invalid_api_key',
       401,
-      credential.privateRoute ? 'the private protocol takes an ak- key in the body field apiKey' : 'ak- keys work only with the private protocol under /server; this route takes an sk- key',
+      credential.privateRoute
+        ? 'the private protocol takes an ak- key in the body field apiKey'
+        : 'ak- keys work only with the private protocol under /server; this route takes an sk- key',
     );
   }
   const now = Date.now();
@@ -77,20 +83,36 @@ function checkKey(key: ApiKeyContext | null, credential: Credential, now: number
 }
 
 /** Step 4: the model exists, serves this endpoint, and the key's group allows it. */
-export function authorizeModel(services: GatewayServices, key: ApiKeyContext, modelId: string, endpoint: Endpoint): CatalogModel {
+export function authorizeModel(
+  services: GatewayServices,
+  key: ApiKeyContext,
+  modelId: string,
+  endpoint: Endpoint,
+): CatalogModel {
   const model = services.catalog.models.get(modelId);
   if (!model || !model.endpoints.includes(endpoint)) {
-    throw new GatewayError('model_not_found', 404, `model '${modelId}' does not exist or does not serve ${endpoint}`, { param: 'model' });
+    throw new GatewayError('model_not_found', 404, `model '${modelId}' does not exist or does not serve ${endpoint}`, {
+      param: 'model',
+    });
   }
   if (!groupAllows(services.catalog, key.groupId, modelId)) {
-    throw new GatewayError('model_not_allowed', 403, `this key's group does not allow model '${modelId}'`, { param: 'model' });
+    throw new GatewayError('model_not_allowed', 403, `this key's group does not allow model '${modelId}'`, {
+      param: 'model',
+    });
   }
   return model;
 }
 
 /** The key's group as the catalog defines it now (a group removed from the catalog has no limits). */
 export function groupOf(services: GatewayServices, key: ApiKeyContext): Group {
-  return services.catalog.groups.get(key.groupId) ?? { id: key.groupId, models: '*', limits: { rpm: null, tpm: null, concurrency: null }, discountPercent: 0 };
+  return (
+    services.catalog.groups.get(key.groupId) ?? {
+      id: key.groupId,
+      models: '*',
+      limits: { rpm: null, tpm: null, concurrency: null },
+      discountPercent: 0,
+    }
+  );
 }
 
 /** The key's effective discount: its account's and its group's, compounded (see finalizeCost). */
@@ -112,7 +134,15 @@ export function admit(
   detachedReservationTtlMs?: number,
 ): Promise<Admitted> {
   // On every chat call: one promise, no async wrapper, no object spread (see shared/routing/fallback.ts).
-  const input: AdmissionInput = { key, group: groupOf(services, key), callId, maxCost, estimatedTokens, now: services.clock.now(), detachedReservationTtlMs };
+  const input: AdmissionInput = {
+    key,
+    group: groupOf(services, key),
+    callId,
+    maxCost,
+    estimatedTokens,
+    now: services.clock.now(),
+    detachedReservationTtlMs,
+  };
   return services.admissions.admit(input).catch((err: unknown) => {
     throw admissionFailure(services, err);
   });
@@ -134,9 +164,22 @@ const NO_QUOTA: ApiKeyContext['quota'] = Object.freeze({ total: null, daily: nul
  * reserves no money, takes no tokens and holds no concurrency slot; quota caps are not checked, so
  * a key over its cap can still list models and look up its usage.
  */
-export function countRequest(services: GatewayServices, key: ApiKeyContext, callId: string): Promise<Record<string, string>> {
+export function countRequest(
+  services: GatewayServices,
+  key: ApiKeyContext,
+  callId: string,
+): Promise<Record<string, string>> {
   const unmetered: ApiKeyContext = Object.assign({}, key, { quota: NO_QUOTA });
-  const input: AdmissionInput = { key: unmetered, group: groupOf(services, key), callId, maxCost: 0, estimatedTokens: 0, now: services.clock.now(), detachedReservationTtlMs: 1_000, holdsSlot: false };
+  const input: AdmissionInput = {
+    key: unmetered,
+    group: groupOf(services, key),
+    callId,
+    maxCost: 0,
+    estimatedTokens: 0,
+    now: services.clock.now(),
+    detachedReservationTtlMs: 1_000,
+    holdsSlot: false,
+  };
   return services.admissions.admit(input).then(
     (admitted) => admitted.headers,
     (err: unknown) => {

@@ -35,7 +35,11 @@ export interface GenerationAttempts extends MeterChain {
 export type RoutedGeneration = ModelAnswer;
 
 /** Sends one route's request in the route's own protocol (the client's bytes, or a translation), held to the reserved output. */
-function sendRoute(upstream: Upstream, upstreamModel: string, call: { request: GenerationRequest; maxOutput: number }): UpstreamCall {
+function sendRoute(
+  upstream: Upstream,
+  upstreamModel: string,
+  call: { request: GenerationRequest; maxOutput: number },
+): UpstreamCall {
   const protocol = upstream.provider.protocol as ChatProtocol;
   const { request } = call;
   const forwarded = protocol === request.protocol ? request.forwarded : undefined;
@@ -45,7 +49,8 @@ function sendRoute(upstream: Upstream, upstreamModel: string, call: { request: G
 
 function protocolsOf(routes: readonly RouteChoice[], own: ClientProtocol): Set<ChatProtocol> {
   const protocols = new Set<ChatProtocol>();
-  for (const route of routes) if (route.upstream.provider.protocol !== own) protocols.add(route.upstream.provider.protocol as ChatProtocol);
+  for (const route of routes)
+    if (route.upstream.provider.protocol !== own) protocols.add(route.upstream.provider.protocol as ChatProtocol);
   return protocols;
 }
 
@@ -72,14 +77,25 @@ export function routeGeneration(services: GatewayServices, attempts: GenerationA
       // The prompt counted by the model's tokenizer bounds money and TPM alike (see prompt-tokens.ts).
       const promptTokens = attempts.promptTokens(model);
       const discount = discountOf(services, key);
-      const maxCost = tokenCost(model, { inputTokens: promptTokens, outputTokens: allOutput, cachedTokens: 0 }, discount);
+      const maxCost = tokenCost(
+        model,
+        { inputTokens: promptTokens, outputTokens: allOutput, cachedTokens: 0 },
+        discount,
+      );
       const limitHeaders = await meter.admit(model, maxCost, promptTokens + allOutput).catch((err: unknown) => {
         throw affordableOutput(err, model, promptTokens, maxOutput, discount, request.choices);
       });
       attempts.onLimitHeaders?.(limitHeaders);
       // Only an admitted call makes the gateway fetch anything; a refused fetch gives the reservation back (a 400, charged nothing).
       await request.fetchImages(protocols, attempts.images);
-      return sendWithFallback(routing.health, routes, request.stream ? 'headers' : 'whole', sendRoute, { request, maxOutput }, state);
+      return sendWithFallback(
+        routing.health,
+        routes,
+        request.stream ? 'headers' : 'whole',
+        sendRoute,
+        { request, maxOutput },
+        state,
+      );
     },
     attempts.onModel,
   );

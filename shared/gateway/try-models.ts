@@ -55,7 +55,12 @@ export async function tryModels(
     const status = routed.response.statusCode;
     if (status !== 200 && !last && isRetryableStatus(status)) {
       await routed.response.discard();
-      await meter.finish({ statusCode: status, errorCode: 'upstream_error', provider: routed.upstream.provider.id, account: routed.account });
+      await meter.finish({
+        statusCode: status,
+        errorCode: 'upstream_error',
+        provider: routed.upstream.provider.id,
+        account: routed.account,
+      });
       continue;
     }
     onModel?.(model);

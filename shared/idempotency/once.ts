@@ -9,7 +9,9 @@ const IN_PROGRESS_WAIT_MS = 10_000;
 const IN_PROGRESS_TTL_MS = 30_000;
 
 function scopeDigest(scope: IdempotencyScope): string {
-  return createHash('sha256').update(JSON.stringify([scope.userId, scope.apiKeyId, scope.endpoint, scope.key])).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify([scope.userId, scope.apiKeyId, scope.endpoint, scope.key]))
+    .digest('base64url');
 }
 
 /**
@@ -30,12 +32,21 @@ export async function onceByKey<T>(
   if (stored) return replay(stored);
   const marker = services.redisKeys.idempotencyInProgress(scopeDigest(scope));
   const waitUntil = Date.now() + IN_PROGRESS_WAIT_MS;
-  while ((await services.redis.set(marker, '1', 'PX', IN_PROGRESS_TTL_MS, 'NX').catch(() => Promise.reject(serviceUnavailable()))) !== 'OK') {
+  while (
+    (await services.redis
+      .set(marker, '1', 'PX', IN_PROGRESS_TTL_MS, 'NX')
+      .catch(() => Promise.reject(serviceUnavailable()))) !== 'OK'
+  ) {
     await new Promise((r) => setTimeout(r, 25));
     const found = await findReplay(services.db, scope, hash, services.clock.now());
     if (found) return replay(found);
     if (Date.now() > waitUntil) {
-      throw new GatewayError('idempotency_in_progress', 409, `a request with this ${scope.endpoint === 'server' ? 'clientRequestId' : 'Idempotency-Key'} is still being accepted`, { retryAfter: 1 });
+      throw new GatewayError(
+        'idempotency_in_progress',
+        409,
+        `a request with this ${scope.endpoint === 'server' ? 'clientRequestId' : 'Idempotency-Key'} is still being accepted`,
+        { retryAfter: 1 },
+      );
     }
   }
   try {

@@ -17,7 +17,12 @@ export interface StoredResult {
  * The first result stored for this key, if it is still within its window. A different request
  * under the same key answers 422: a key names one operation, never two.
  */
-export async function findReplay(db: Db, scope: IdempotencyScope, hash: Buffer, now: number): Promise<StoredResult | undefined> {
+export async function findReplay(
+  db: Db,
+  scope: IdempotencyScope,
+  hash: Buffer,
+  now: number,
+): Promise<StoredResult | undefined> {
   const row = await db
     .selectFrom('idempotency_keys')
     .select(['request_hash', 'response_status', 'response_body'])
@@ -29,9 +34,14 @@ export async function findReplay(db: Db, scope: IdempotencyScope, hash: Buffer, 
     .executeTakeFirst();
   if (!row) return undefined;
   if (!row.request_hash.equals(hash)) {
-    throw new GatewayError('idempotency_key_reused', 422, 'this Idempotency-Key was used with a different request body', {
-      param: 'Idempotency-Key',
-    });
+    throw new GatewayError(
+      'idempotency_key_reused',
+      422,
+      'this Idempotency-Key was used with a different request body',
+      {
+        param: 'Idempotency-Key',
+      },
+    );
   }
   return { status: row.response_status, body: row.response_body };
 }

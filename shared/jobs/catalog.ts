@@ -16,10 +16,24 @@ export const JOBS = {
   /** A private-protocol chat call (shared/private/run-chat.ts): a retry after a crash runs it again, charged once (the usage record is unique by call id). */
   // The job carries what running the call needs (no read before the upstream call); a re-drive by the
   // maintenance sweep carries only the id, and the call is read then.
-  'private-chat': { schema: z.strictObject({ callId: z.string().min(1), keyId: z.string().optional(), requestId: z.string().optional(), request: z.record(z.string(), z.unknown()).optional() }), options: { attempts: 3, backoff: { type: 'exponential', delay: 1_000 } } },
+  'private-chat': {
+    schema: z.strictObject({
+      callId: z.string().min(1),
+      keyId: z.string().optional(),
+      requestId: z.string().optional(),
+      request: z.record(z.string(), z.unknown()).optional(),
+    }),
+    options: { attempts: 3, backoff: { type: 'exponential', delay: 1_000 } },
+  },
   /** An e-mail (codes, notices): sent by a worker so a slow SMTP server never holds a request. */
-  mail: { schema: z.strictObject({ to: z.string().min(3), subject: z.string().min(1), text: z.string() }), options: { attempts: 8, backoff: { type: 'exponential', delay: 2_000 } } },
-  'dataset-export': { schema: z.strictObject({ exportId: z.string().min(1) }), options: { attempts: 3, backoff: { type: 'exponential', delay: 2_000 } } },
+  mail: {
+    schema: z.strictObject({ to: z.string().min(3), subject: z.string().min(1), text: z.string() }),
+    options: { attempts: 8, backoff: { type: 'exponential', delay: 2_000 } },
+  },
+  'dataset-export': {
+    schema: z.strictObject({ exportId: z.string().min(1) }),
+    options: { attempts: 3, backoff: { type: 'exponential', delay: 2_000 } },
+  },
   maintenance: { schema: z.strictObject({}), options: { attempts: 1 } },
 } as const satisfies Record<string, { schema: z.ZodType; options: JobsOptions }>;
 

@@ -11,7 +11,9 @@ const DEFAULT_GROUP = 'default';
  */
 export function selectableGroups(catalog: Catalog, user: { allowed_groups: readonly string[] }): Group[] {
   const allowed = new Set(user.allowed_groups);
-  return [...catalog.groups.values()].filter((g) => g.id === DEFAULT_GROUP || g.selfService === true || allowed.has(g.id));
+  return [...catalog.groups.values()].filter(
+    (g) => g.id === DEFAULT_GROUP || g.selfService === true || allowed.has(g.id),
+  );
 }
 
 /**
@@ -19,13 +21,23 @@ export function selectableGroups(catalog: Catalog, user: { allowed_groups: reado
  * A key may keep the group it has (an edit that sends the whole key back changes nothing). An
  * unknown group is refused alike, so the answer does not tell which groups exist.
  */
-export function assertGroupSelectable(catalog: Catalog, user: { allowed_groups: readonly string[] }, group: string | undefined, current?: string): void {
+export function assertGroupSelectable(
+  catalog: Catalog,
+  user: { allowed_groups: readonly string[] },
+  group: string | undefined,
+  current?: string,
+): void {
   if (group === undefined || group === current) return;
   const choices = selectableGroups(catalog, user).map((g) => g.id);
   if (choices.includes(group)) return;
-  throw new GatewayError('group_not_allowed', 403, `'group': '${group}' is not a group you may choose (the operator assigns the others); yours: ${choices.join(', ')}`, {
-    param: 'group',
-  });
+  throw new GatewayError(
+    'group_not_allowed',
+    403,
+    `'group': '${group}' is not a group you may choose (the operator assigns the others); yours: ${choices.join(', ')}`,
+    {
+      param: 'group',
+    },
+  );
 }
 
 /** A group as the console lists it to a user who may choose it. */

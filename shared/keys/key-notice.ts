@@ -8,7 +8,12 @@ export const KEY_CREATED_SUBJECT = 'A new API key was created on your account';
  * session, or by the operator, does not go unnoticed. The job id is the key's: a retried call
  * never mails twice. The notice names the key, never its secret.
  */
-export async function mailKeyCreated(jobs: JobQueues, owner: { email: string }, key: ApiKeyRow, origin: { ip: string } | 'operator'): Promise<void> {
+export async function mailKeyCreated(
+  jobs: JobQueues,
+  owner: { email: string },
+  key: ApiKeyRow,
+  origin: { ip: string } | 'operator',
+): Promise<void> {
   // ASCII and short lines: the mail goes out 7-bit, readable as sent.
   const text = [
     'A new API key was created on your account.',
@@ -22,5 +27,9 @@ export async function mailKeyCreated(jobs: JobQueues, owner: { email: string }, 
     'If you did not expect it, revoke the key in the console,',
     'change your password and sign out your other sessions.',
   ].join('\n');
-  await jobs.enqueue('mail', { to: owner.email, subject: KEY_CREATED_SUBJECT, text }, { jobId: `mail-key-created-${key.id}` });
+  await jobs.enqueue(
+    'mail',
+    { to: owner.email, subject: KEY_CREATED_SUBJECT, text },
+    { jobId: `mail-key-created-${key.id}` },
+  );
 }

@@ -2,10 +2,24 @@ import { z } from 'zod';
 import type { ApiKeyRow, ApiKeyUpdate } from '../db/schema.js';
 import { normalizeCidr } from './api-key.js';
 
-const limit = z.number().int('must be a whole number').min(0, 'must not be negative').max(1_000_000_000, 'is too large').nullable();
+const limit = z
+  .number()
+  .int('must be a whole number')
+  .min(0, 'must not be negative')
+  .max(1_000_000_000, 'is too large')
+  .nullable();
 // 10^15 micro-USD is a billion dollars: anything above is a mistake, and it stays far below 2^53.
-const cap = z.number().int('must be a whole number').min(0, 'must not be negative').max(1e15, 'is too large').nullable();
-const tag = z.string().min(1).refine((t) => Buffer.byteLength(t) <= 64, 'a tag is at most 64 bytes').refine((t) => !t.includes(','), 'a tag cannot contain a comma');
+const cap = z
+  .number()
+  .int('must be a whole number')
+  .min(0, 'must not be negative')
+  .max(1e15, 'is too large')
+  .nullable();
+const tag = z
+  .string()
+  .min(1)
+  .refine((t) => Buffer.byteLength(t) <= 64, 'a tag is at most 64 bytes')
+  .refine((t) => !t.includes(','), 'a tag cannot contain a comma');
 const cidr = z.string().transform((value, ctx) => {
   const normalized = normalizeCidr(value);
   if (!normalized) ctx.addIssue({ code: 'custom', message: `'${value}' is not an IP address or CIDR range` });
@@ -28,13 +42,20 @@ const settings = {
   tags: z.array(tag).max(10),
   usage_access: z.boolean(),
   /** A preset slug of the key's account: the model of requests that name none (`model` omitted). */
-  default_preset: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'must be a preset slug').nullable(),
+  default_preset: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'must be a preset slug')
+    .nullable(),
 };
 
 export const keyCreateSchema = z.strictObject({
   ...Object.fromEntries(Object.entries(settings).map(([k, s]) => [k, s.optional()])),
   // legacy_v1 belongs to keys migrated from the older system: only `key:import` creates those.
-  compatibility_profile: z.enum(['standard_v1'], { error: 'standard_v1 (legacy_v1 is for keys imported from the older system: `key:import`)' }).optional(),
+  compatibility_profile: z
+    .enum(['standard_v1'], {
+      error: 'standard_v1 (legacy_v1 is for keys imported from the older system: `key:import`)',
+    })
+    .optional(),
   /** `private`: an `ak-` key of the private protocol (`/server`), else a standard `sk-` key. */
   kind: z.enum(['standard', 'private']).optional(),
 }) as z.ZodType<KeyCreate>;
@@ -74,7 +95,14 @@ export function keyColumns(s: KeyUpdate): ApiKeyUpdate {
   if (s.group !== undefined) row.group_id = s.group;
   if (s.ip_allowlist !== undefined) row.ip_allowlist = [...new Set(s.ip_allowlist)];
   if (s.asset_access !== undefined) row.asset_access = s.asset_access;
-  for (const f of ['rpm_limit', 'tpm_limit', 'concurrency_limit', 'total_micro_usd', 'daily_micro_usd', 'monthly_micro_usd'] as const) {
+  for (const f of [
+    'rpm_limit',
+    'tpm_limit',
+    'concurrency_limit',
+    'total_micro_usd',
+    'daily_micro_usd',
+    'monthly_micro_usd',
+  ] as const) {
     if (s[f] !== undefined) row[f] = s[f];
   }
   if (s.tags !== undefined) row.tags = [...new Set(s.tags)];

@@ -17,13 +17,20 @@ export interface KeyAdmin {
 }
 
 function checkGroup(admin: KeyAdmin, group: string | undefined): void {
-  if (group !== undefined && admin.catalog && !admin.catalog.groups.has(group)) throw badRequest(`unknown group '${group}'`, 'group');
+  if (group !== undefined && admin.catalog && !admin.catalog.groups.has(group))
+    throw badRequest(`unknown group '${group}'`, 'group');
 }
 
 /** Creates a key; the full secret is returned here and never again. */
-export async function createKey(admin: KeyAdmin, userId: string, s: KeyCreate, imported?: string): Promise<{ row: ApiKeyRow; key: string }> {
+export async function createKey(
+  admin: KeyAdmin,
+  userId: string,
+  s: KeyCreate,
+  imported?: string,
+): Promise<{ row: ApiKeyRow; key: string }> {
   checkGroup(admin, s.group);
-  if (s.expires_at && new Date(s.expires_at).getTime() <= Date.now()) throw badRequest('must be in the future', 'expires_at');
+  if (s.expires_at && new Date(s.expires_at).getTime() <= Date.now())
+    throw badRequest('must be in the future', 'expires_at');
   const secret = imported === undefined ? generateKeySecret(s.kind) : importedKeySecret(imported);
   const row = await insertKey(admin.db, {
     ...keyColumns(s),
@@ -37,7 +44,12 @@ export async function createKey(admin: KeyAdmin, userId: string, s: KeyCreate, i
 }
 
 /** Updates the given fields only; the compatibility profile cannot change (create a new key instead). */
-export async function updateKey(admin: KeyAdmin, userId: string, keyId: string, s: KeyUpdate): Promise<ApiKeyRow | undefined> {
+export async function updateKey(
+  admin: KeyAdmin,
+  userId: string,
+  keyId: string,
+  s: KeyUpdate,
+): Promise<ApiKeyRow | undefined> {
   if (s.compatibility_profile !== undefined) {
     throw badRequest('compatibility_profile is immutable: create a new key to change it', 'compatibility_profile');
   }
@@ -47,8 +59,16 @@ export async function updateKey(admin: KeyAdmin, userId: string, keyId: string, 
   return row;
 }
 
-export async function setKeyStatus(admin: KeyAdmin, userId: string, keyId: string, status: 'disabled' | 'revoked' | 'active') {
-  const row = await updateUserKey(admin.db, userId, keyId, { status, ...(status === 'revoked' ? { revoked_at: new Date() } : {}) });
+export async function setKeyStatus(
+  admin: KeyAdmin,
+  userId: string,
+  keyId: string,
+  status: 'disabled' | 'revoked' | 'active',
+) {
+  const row = await updateUserKey(admin.db, userId, keyId, {
+    status,
+    ...(status === 'revoked' ? { revoked_at: new Date() } : {}),
+  });
   if (row) await publishKeyChange(admin.redis, admin.channel, row.id);
   return row;
 }

@@ -24,7 +24,8 @@ const IMPORTABLE = /^(sk|ak)-[A-Za-z0-9_-]{16,200}$/;
 
 /** A migrated key's own secret, checked and hashed like a generated one (only its hash is stored). */
 export function importedKeySecret(key: string): NewKeySecret {
-  if (!IMPORTABLE.test(key)) throw new Error('an imported key is sk- or ak- followed by 16-200 letters, digits, - or _');
+  if (!IMPORTABLE.test(key))
+    throw new Error('an imported key is sk- or ak- followed by 16-200 letters, digits, - or _');
   return { key, hash: hashSecret(key), prefix: key.slice(0, PREFIX_LENGTH), last4: key.slice(-4) };
 }
 

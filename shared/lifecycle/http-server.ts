@@ -15,7 +15,12 @@ export function listen(server: Server, port: number, host: string): Promise<void
  * workers on one host); resolves with the port in use, or undefined when all were taken. Port 0
  * picks any free port. A worker never dies for its metrics endpoint.
  */
-export async function listenOnFreePort(server: Server, port: number, host: string, tries = 20): Promise<number | undefined> {
+export async function listenOnFreePort(
+  server: Server,
+  port: number,
+  host: string,
+  tries = 20,
+): Promise<number | undefined> {
   for (let candidate = port; candidate <= Math.min(port + tries, 65535); candidate++) {
     try {
       await listen(server, candidate, host);

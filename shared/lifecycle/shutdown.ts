@@ -20,7 +20,13 @@ export function installShutdown(log: Logger, phases: ShutdownPhase[]): () => Pro
         const timeout = new Promise<'timeout'>((resolve) => {
           timer = setTimeout(() => resolve('timeout'), phase.timeoutMs);
         });
-        const result = await Promise.race([phase.run().then(() => 'done' as const, (err: unknown) => err), timeout]);
+        const result = await Promise.race([
+          phase.run().then(
+            () => 'done' as const,
+            (err: unknown) => err,
+          ),
+          timeout,
+        ]);
         clearTimeout(timer);
         if (result === 'timeout') log.warn({ phase: phase.name }, 'shutdown phase timed out');
         else if (result !== 'done') log.error({ err: result, phase: phase.name }, 'shutdown phase failed');

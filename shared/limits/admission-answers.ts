@@ -11,8 +11,22 @@ export interface Header {
 
 export type AdmitRefusal =
   | { fail: 'balance'; balance: number; hdr: Partial<Record<Dimension, Header>> }
-  | { fail: 'quota'; period: 'total' | 'daily' | 'monthly'; cap: number; left: number; hdr: Partial<Record<Dimension, Header>> }
-  | { fail: 'rate'; layer: string; dim: Dimension; limit: number; retry: number; oversize: boolean; hdr: Partial<Record<Dimension, Header>> }
+  | {
+      fail: 'quota';
+      period: 'total' | 'daily' | 'monthly';
+      cap: number;
+      left: number;
+      hdr: Partial<Record<Dimension, Header>>;
+    }
+  | {
+      fail: 'rate';
+      layer: string;
+      dim: Dimension;
+      limit: number;
+      retry: number;
+      oversize: boolean;
+      hdr: Partial<Record<Dimension, Header>>;
+    }
   | { fail: 'concurrency'; layer: string; limit: number; hdr: Partial<Record<Dimension, Header>> };
 
 const HEADER_NAMES: Record<Dimension, readonly [string, string, string]> = {
@@ -54,14 +68,22 @@ export function refusal(reply: AdmitRefusal, now: number): GatewayError {
   const headers = rateHeaders(reply.hdr);
   switch (reply.fail) {
     case 'balance':
-      return new GatewayError('insufficient_balance', 402, 'insufficient balance for the maximum cost of this call', { headers, available: Math.max(0, reply.balance) });
+      return new GatewayError('insufficient_balance', 402, 'insufficient balance for the maximum cost of this call', {
+        headers,
+        available: Math.max(0, reply.balance),
+      });
     case 'quota': {
       const retryAfter = reply.period === 'total' ? undefined : secondsToNextPeriod(now, reply.period);
-      return new GatewayError('quota_exceeded', 429, `this key's ${reply.period} quota of ${reply.cap} micro-USD would be exceeded`, {
-        headers,
-        available: Math.max(0, reply.left),
-        ...(retryAfter === undefined ? {} : { retryAfter }),
-      });
+      return new GatewayError(
+        'quota_exceeded',
+        429,
+        `this key's ${reply.period} quota of ${reply.cap} micro-USD would be exceeded`,
+        {
+          headers,
+          available: Math.max(0, reply.left),
+          ...(retryAfter === undefined ? {} : { retryAfter }),
+        },
+      );
     }
     case 'rate':
       return new GatewayError(
@@ -73,10 +95,15 @@ export function refusal(reply: AdmitRefusal, now: number): GatewayError {
         { retryAfter: reply.retry, headers },
       );
     case 'concurrency':
-      return new GatewayError('rate_limit_exceeded', 429, `concurrency limit exceeded: ${reply.layer} limit of ${reply.limit} calls in flight`, {
-        retryAfter: 1,
-        headers,
-      });
+      return new GatewayError(
+        'rate_limit_exceeded',
+        429,
+        `concurrency limit exceeded: ${reply.layer} limit of ${reply.limit} calls in flight`,
+        {
+          retryAfter: 1,
+          headers,
+        },
+      );
   }
 }
 

@@ -114,7 +114,17 @@ export class Admissions {
     const concurrency = input.holdsSlot === false ? NONE : rules.concurrency;
     const concurrencyKeys = input.holdsSlot === false ? NONE : rules.concurrencyKeys;
     const acct = this.accountKeys(key.userId);
-    const q = this.pushAdmitFields(['A'], key, now, callId, input.maxCost, now + (input.detachedReservationTtlMs ?? this.options.reservationTtlMs), input.estimatedTokens, rates, concurrency);
+    const q = this.pushAdmitFields(
+      ['A'],
+      key,
+      now,
+      callId,
+      input.maxCost,
+      now + (input.detachedReservationTtlMs ?? this.options.reservationTtlMs),
+      input.estimatedTokens,
+      rates,
+      concurrency,
+    );
     const op = q.op;
     for (let attempt = 0; attempt < 5; attempt++) {
       let raw: string;
@@ -211,14 +221,36 @@ export class Admissions {
   async peekHeaders(key: ApiKeyContext, group: Group, now: number): Promise<Record<string, string>> {
     const { rates } = this.rules.rules(key, group);
     if (rates.length === 0) return {};
-    const hdr = JSON.parse(String(await this.redis.gwPeek(JSON.stringify({ now, rates })))) as Partial<Record<Dimension, Header>>;
+    const hdr = JSON.parse(String(await this.redis.gwPeek(JSON.stringify({ now, rates })))) as Partial<
+      Record<Dimension, Header>
+    >;
     return rateHeaders(hdr);
   }
 
-  private releaseUnanswered(key: ApiKeyContext, callId: string, tpm: readonly RateLayer[], concurrencyKeys: readonly string[]): void {
+  private releaseUnanswered(
+    key: ApiKeyContext,
+    callId: string,
+    tpm: readonly RateLayer[],
+    concurrencyKeys: readonly string[],
+  ): void {
     // Whether the admission took anything is unknown: finish looks the reservation up itself.
-    const admitted: Admitted = { headers: {}, tpm, concurrencyKeys, estimatedTokens: 0, reserved: -1, quotaReserved: '' };
-    void this.finish({ owner: { userId: key.userId, keyId: key.id }, callId, now: Date.now(), cost: 0, admitted, actualTokens: 0, record: undefined }).catch(() => {});
+    const admitted: Admitted = {
+      headers: {},
+      tpm,
+      concurrencyKeys,
+      estimatedTokens: 0,
+      reserved: -1,
+      quotaReserved: '',
+    };
+    void this.finish({
+      owner: { userId: key.userId, keyId: key.id },
+      callId,
+      now: Date.now(),
+      cost: 0,
+      admitted,
+      actualTokens: 0,
+      record: undefined,
+    }).catch(() => {});
   }
 
   /** Releases what the call held, charges it and queues its record; returns the amount charged. */
@@ -234,7 +266,18 @@ export class Admissions {
     // The script charges less only when the reservation and the balance ran out (and then rewrites
     // the record's charge).
     const cost = input.cost;
-    const op: (string | number)[] = ['F', now, input.callId, cost, held, a?.quotaReserved ?? '', acct.bal, acct.resv, acct.und, acct.epoch];
+    const op: (string | number)[] = [
+      'F',
+      now,
+      input.callId,
+      cost,
+      held,
+      a?.quotaReserved ?? '',
+      acct.bal,
+      acct.resv,
+      acct.und,
+      acct.epoch,
+    ];
     op.push(owner.keyId ? this.keySpendPrefix(owner.keyId) : '', utcDay(now), utcMonth(now), this.keys.usageQueue);
     op.push(input.once ? this.keys.finished(input.callId) : '', input.record ? queuedRecord(input.record, cost) : '');
     const tpm = a?.tpm ?? NONE;
@@ -269,7 +312,15 @@ export class Admissions {
       if (grant?.take(input.maxCost, input.estimatedTokens)) {
         // Half spent: the next grant is asked for now, so that no call waits for it.
         if (grant.low() && !bundle.next) this.refillSoon(id, bundle, input.now);
-        return { headers: grant.callHeaders(), tpm: rules.tpm, concurrencyKeys: NONE, estimatedTokens: input.estimatedTokens, reserved: input.maxCost, quotaReserved: '', grant };
+        return {
+          headers: grant.callHeaders(),
+          tpm: rules.tpm,
+          concurrencyKeys: NONE,
+          estimatedTokens: input.estimatedTokens,
+          reserved: input.maxCost,
+          quotaReserved: '',
+          grant,
+        };
       }
       if (grant) this.retire(grant);
       bundle.current = bundle.next;
@@ -296,7 +347,17 @@ export class Admissions {
       const grantId = newGrantId();
       const acct = this.accountKeys(bundle.key.userId);
       const op: (string | number)[] = ['G', size.requests, size.slots, GRANT_ROOM];
-      this.pushAdmitFields(op, bundle.key, now, grantId, size.money, now + this.options.reservationTtlMs, size.tokens, bundle.rules.rates, bundle.rules.concurrency);
+      this.pushAdmitFields(
+        op,
+        bundle.key,
+        now,
+        grantId,
+        size.money,
+        now + this.options.reservationTtlMs,
+        size.tokens,
+        bundle.rules.rates,
+        bundle.rules.concurrency,
+      );
       const raw = await this.step.run(op);
       if (raw === 'load_balance') return void (await this.balances.load(bundle.key.userId));
       if (raw === 'load_quota') return void (await this.quotas.load(bundle.key.id, now));
@@ -308,7 +369,12 @@ export class Admissions {
       grant.clockSkew = now - Date.now();
       // Its hold and its slots are renewed like a call's reservation and leases while it lives.
       this.renewer.track(grantId, acct.resv, NONE);
-      if (grant.slots > 0) this.renewer.track(grant.slotMember, '', grant.slotLayers.map((c) => `${c.k}:g`));
+      if (grant.slots > 0)
+        this.renewer.track(
+          grant.slotMember,
+          '',
+          grant.slotLayers.map((c) => `${c.k}:g`),
+        );
       if (this.bundles.get(id) !== bundle) this.retire(grant);
       else if (!bundle.current) bundle.current = grant;
       else if (!bundle.next) bundle.next = grant;
@@ -326,8 +392,26 @@ export class Admissions {
     const cost = input.cost;
     // The grant's hold pays up to what the call took of it; the rest comes from the balance.
     const fromHold = Math.min(cost, a.reserved);
-    const op: (string | number)[] = ['F', now, grant.id, cost, `g${a.reserved}`, '', acct.bal, acct.resv, acct.und, acct.epoch];
-    op.push(owner.keyId ? this.keySpendPrefix(owner.keyId) : '', utcDay(now), utcMonth(now), this.keys.usageQueue, '', input.record ? queuedRecord(input.record, cost) : '');
+    const op: (string | number)[] = [
+      'F',
+      now,
+      grant.id,
+      cost,
+      `g${a.reserved}`,
+      '',
+      acct.bal,
+      acct.resv,
+      acct.und,
+      acct.epoch,
+    ];
+    op.push(
+      owner.keyId ? this.keySpendPrefix(owner.keyId) : '',
+      utcDay(now),
+      utcMonth(now),
+      this.keys.usageQueue,
+      '',
+      input.record ? queuedRecord(input.record, cost) : '',
+    );
     const tpm = a.tpm;
     op.push(tpm.length);
     if (tpm.length > 0) {
@@ -358,11 +442,39 @@ export class Admissions {
     // A finish of charge 0 that looks the hold up: what is left of it goes back.
     // Unanswered: the hold lapses back on its own (RESERVATION_TTL_MS), the windows slide on.
     const lapse = () => {};
-    this.step.run(['F', now, grant.id, 0, '', '', acct.bal, acct.resv, acct.und, acct.epoch, '', utcDay(now), utcMonth(now), this.keys.usageQueue, '', '', 0, 0]).catch(lapse);
+    this.step
+      .run([
+        'F',
+        now,
+        grant.id,
+        0,
+        '',
+        '',
+        acct.bal,
+        acct.resv,
+        acct.und,
+        acct.epoch,
+        '',
+        utcDay(now),
+        utcMonth(now),
+        this.keys.usageQueue,
+        '',
+        '',
+        0,
+        0,
+      ])
+      .catch(lapse);
     const layers = grant.layers.filter((l) => l.requests > 0 || l.tokens > 0);
     if (layers.length === 0 && grant.slots === 0) return;
     const rest: (string | number)[] = ['R', now, layers.length];
-    for (const l of layers) rest.push(l.layer.k, l.layer.rpm ?? '', l.layer.tpm ?? '', Math.max(0, l.requests), Math.max(0, Math.floor(l.tokens)));
+    for (const l of layers)
+      rest.push(
+        l.layer.k,
+        l.layer.rpm ?? '',
+        l.layer.tpm ?? '',
+        Math.max(0, l.requests),
+        Math.max(0, Math.floor(l.tokens)),
+      );
     rest.push(grant.slots > 0 ? grant.slotLayers.length : 0);
     if (grant.slots > 0) for (const c of grant.slotLayers) rest.push(`${c.k}:g`, grant.slotMember);
     this.step.run(rest).catch(lapse);
@@ -405,7 +517,12 @@ export class Admissions {
     if (!names) {
       if (this.accountNames.size >= NAME_CACHE_SIZE) this.accountNames.clear();
       const k = this.keys;
-      names = { bal: k.balance(userId), resv: k.reservations(userId), und: k.undrained(userId), epoch: k.epoch(userId) };
+      names = {
+        bal: k.balance(userId),
+        resv: k.reservations(userId),
+        und: k.undrained(userId),
+        epoch: k.epoch(userId),
+      };
       this.accountNames.set(userId, names);
     }
     return names;

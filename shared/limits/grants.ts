@@ -68,7 +68,11 @@ export class Grant {
   /** Half spent: time to ask for the next grant, so that calls do not wait for it. */
   low(): boolean {
     if (this.money < this.initialMoney / 2) return true;
-    return this.layers.some((l) => (l.layer.rpm !== null && l.requests < this.initialRequests / 2) || (l.layer.tpm !== null && l.tokens < this.initialTokens / 2));
+    return this.layers.some(
+      (l) =>
+        (l.layer.rpm !== null && l.requests < this.initialRequests / 2) ||
+        (l.layer.tpm !== null && l.tokens < this.initialTokens / 2),
+    );
   }
 
   /** Takes one call's share if the grant covers it (nothing otherwise). */
@@ -90,12 +94,19 @@ export class Grant {
 
   /** The headers of a call admitted from it: Redis's figures plus what this grant still holds. */
   callHeaders(): Record<string, string> {
-    if (!this.headers['X-RateLimit-Remaining-Requests'] && !this.headers['X-RateLimit-Remaining-Tokens']) return this.headers;
+    if (!this.headers['X-RateLimit-Remaining-Requests'] && !this.headers['X-RateLimit-Remaining-Tokens'])
+      return this.headers;
     const out = { ...this.headers };
     const requests = Math.min(...this.layers.filter((l) => l.layer.rpm !== null).map((l) => l.requests));
     const tokens = Math.min(...this.layers.filter((l) => l.layer.tpm !== null).map((l) => l.tokens));
-    if (out['X-RateLimit-Remaining-Requests'] && Number.isFinite(requests)) out['X-RateLimit-Remaining-Requests'] = String(Number(out['X-RateLimit-Remaining-Requests']) + Math.max(0, Math.floor(requests)));
-    if (out['X-RateLimit-Remaining-Tokens'] && Number.isFinite(tokens)) out['X-RateLimit-Remaining-Tokens'] = String(Number(out['X-RateLimit-Remaining-Tokens']) + Math.max(0, Math.floor(tokens)));
+    if (out['X-RateLimit-Remaining-Requests'] && Number.isFinite(requests))
+      out['X-RateLimit-Remaining-Requests'] = String(
+        Number(out['X-RateLimit-Remaining-Requests']) + Math.max(0, Math.floor(requests)),
+      );
+    if (out['X-RateLimit-Remaining-Tokens'] && Number.isFinite(tokens))
+      out['X-RateLimit-Remaining-Tokens'] = String(
+        Number(out['X-RateLimit-Remaining-Tokens']) + Math.max(0, Math.floor(tokens)),
+      );
     return out;
   }
 }

@@ -45,8 +45,10 @@ export function limitRules(keys: RedisKeys, key: ApiKeyContext, group: Group): L
   const rates: RateLayer[] = [];
   const concurrency: ConcurrencyRule[] = [];
   for (const { layer, id, limits } of layers) {
-    if (limits.rpm !== null || limits.tpm !== null) rates.push({ k: keys.rate(layer, id), layer, rpm: limits.rpm, tpm: limits.tpm });
-    if (limits.concurrency !== null) concurrency.push({ k: keys.concurrency(layer, id), limit: limits.concurrency, layer });
+    if (limits.rpm !== null || limits.tpm !== null)
+      rates.push({ k: keys.rate(layer, id), layer, rpm: limits.rpm, tpm: limits.tpm });
+    if (limits.concurrency !== null)
+      concurrency.push({ k: keys.concurrency(layer, id), limit: limits.concurrency, layer });
   }
   return { rates, tpm: rates.filter((r) => r.tpm !== null), concurrency, concurrencyKeys: concurrency.map((c) => c.k) };
 }

@@ -21,7 +21,10 @@ export class LeaseRenewer {
 
   track(callId: string, resv: string, conc: readonly string[]): void {
     this.held.set(callId, { resv, conc });
-    this.timer ??= setInterval(() => void this.renew(), Math.max(100, Math.floor(Math.min(this.options.leaseTtlMs, this.options.reservationTtlMs) / 3))).unref();
+    this.timer ??= setInterval(
+      () => void this.renew(),
+      Math.max(100, Math.floor(Math.min(this.options.leaseTtlMs, this.options.reservationTtlMs) / 3)),
+    ).unref();
   }
 
   untrack(callId: string): void {
@@ -34,7 +37,9 @@ export class LeaseRenewer {
     // Per call, in the order the RENEW script reads them: id, reservations hash, lease keys.
     const args: (string | number)[] = [];
     for (const [id, h] of this.held) args.push(id, h.resv, h.conc.length, ...h.conc);
-    await this.redis.gwRenew(now, now + this.options.leaseTtlMs, now + this.options.reservationTtlMs, ...args).catch(() => {});
+    await this.redis
+      .gwRenew(now, now + this.options.leaseTtlMs, now + this.options.reservationTtlMs, ...args)
+      .catch(() => {});
   }
 
   stop(): void {

@@ -25,10 +25,16 @@ export class Limiter {
   ) {}
 
   async consume(checks: { policy: Policy; subject: string }[]): Promise<void> {
-    const rules = checks.map((c) => ({ k: this.keys.policy(c.policy.name, c.subject), limit: c.policy.limit, windowMs: c.policy.windowMs }));
+    const rules = checks.map((c) => ({
+      k: this.keys.policy(c.policy.name, c.subject),
+      limit: c.policy.limit,
+      windowMs: c.policy.windowMs,
+    }));
     let reply: { ok?: 1; fail?: 1; index?: number; retry?: number };
     try {
-      reply = JSON.parse(String(await this.redis.gwConsume(JSON.stringify({ now: this.clock.now(), rules })))) as typeof reply;
+      reply = JSON.parse(
+        String(await this.redis.gwConsume(JSON.stringify({ now: this.clock.now(), rules }))),
+      ) as typeof reply;
     } catch {
       throw serviceUnavailable();
     }
@@ -38,4 +44,5 @@ export class Limiter {
   }
 }
 
-export const rateLimited = (message: string) => (retryAfter: number) => new GatewayError('rate_limit_exceeded', 429, message, { retryAfter });
+export const rateLimited = (message: string) => (retryAfter: number) =>
+  new GatewayError('rate_limit_exceeded', 429, message, { retryAfter });

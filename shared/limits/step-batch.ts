@@ -77,7 +77,8 @@ export class StepBatch {
         const list = replies as string[];
         for (let i = 0; i < waiters.length; i++) {
           const reply = list[i];
-          if (reply === undefined) waiters[i]!.reject(new Error('the step script answered fewer replies than operations'));
+          if (reply === undefined)
+            waiters[i]!.reject(new Error('the step script answered fewer replies than operations'));
           else if (reply.startsWith('ERR ')) waiters[i]!.reject(new Error(reply.slice(4)));
           else waiters[i]!.resolve(reply);
         }

@@ -34,8 +34,13 @@ export function createMailer(config: Config['mail'], log: Logger): Mailer {
   return {
     async send(mail) {
       await mkdir(config.outboxDir, { recursive: true });
-      const file = path.join(config.outboxDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBase62(8)}.txt`);
-      await writeFile(file, `From: ${config.from}\nTo: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}\n`, { mode: 0o600 });
+      const file = path.join(
+        config.outboxDir,
+        `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBase62(8)}.txt`,
+      );
+      await writeFile(file, `From: ${config.from}\nTo: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}\n`, {
+        mode: 0o600,
+      });
       log.info({ file, to: mail.to }, 'no SMTP_URL: mail written to the outbox');
     },
     close: () => undefined,

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 
 const PRINTABLE_ASCII = /^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/;
-const clientRequestId = z.string({ error: 'required string' }).regex(PRINTABLE_ASCII, '1-255 printable ASCII characters');
+const clientRequestId = z
+  .string({ error: 'required string' })
+  .regex(PRINTABLE_ASCII, '1-255 printable ASCII characters');
 const id = z.string().min(1).max(255);
 
 /** `POST /server/v1/call`. `apiKey` is read (and checked) before this schema runs. */
@@ -18,6 +20,9 @@ export const privateCallSchema = z.object({
 /** `POST /server/v1/getResult` and `/cancel`: the call by `clientRequestId` or by `taskId`. */
 export const privateLookupSchema = z
   .object({ apiKey: z.unknown(), clientRequestId: clientRequestId.optional(), taskId: id.optional() })
-  .refine((b) => b.clientRequestId !== undefined || b.taskId !== undefined, { message: 'clientRequestId or taskId is required', path: ['clientRequestId'] });
+  .refine((b) => b.clientRequestId !== undefined || b.taskId !== undefined, {
+    message: 'clientRequestId or taskId is required',
+    path: ['clientRequestId'],
+  });
 
 export type PrivateCallRequest = z.infer<typeof privateCallSchema>;

@@ -18,7 +18,11 @@ export function privateCallView(call: PrivateCallRow): PrivateCallView {
 }
 
 /** A task call: the task's status, the task view (with `stored_url` once mirrored) once it succeeded, its error once it failed. */
-export function taskCallView(task: TaskRow, clientRequestId: string | null, taskView: (task: TaskRow) => unknown): PrivateCallView {
+export function taskCallView(
+  task: TaskRow,
+  clientRequestId: string | null,
+  taskView: (task: TaskRow) => unknown,
+): PrivateCallView {
   const view: PrivateCallView = { task_id: task.id, client_request_id: clientRequestId ?? '', status: task.status };
   if (task.status === 'succeeded') view.result = taskView(task);
   if (task.error_code) view.error = { code: task.error_code, message: task.error_message ?? task.error_code };

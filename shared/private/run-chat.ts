@@ -30,17 +30,35 @@ export interface PrivateChatJob {
  */
 export async function runPrivateChat(services: GatewayServices, job: PrivateChatJob): Promise<string> {
   const callId = job.callId;
-  let data = job.keyId && job.requestId && job.request ? { keyId: job.keyId, requestId: job.requestId, request: job.request } : undefined;
+  let data =
+    job.keyId && job.requestId && job.request
+      ? { keyId: job.keyId, requestId: job.requestId, request: job.request }
+      : undefined;
   if (!data) {
     const call = await claimPrivateCall(services.db, callId);
     if (!call) return 'nothing to do';
-    if (!call.api_key_id) return fail(services, callId, undefined, { code: 'invalid_api_key', message: 'the key of this call no longer exists', status: 401 });
+    if (!call.api_key_id)
+      return fail(services, callId, undefined, {
+        code: 'invalid_api_key',
+        message: 'the key of this call no longer exists',
+        status: 401,
+      });
     data = { keyId: call.api_key_id, requestId: call.request_id, request: call.request };
   }
   const key = await services.keyCache.lookupById(data.keyId);
   // A key revoked or disabled since the call was accepted does not run it.
-  if (!key || key.status === 'revoked') return fail(services, callId, undefined, { code: 'invalid_api_key', message: 'the key of this call no longer exists', status: 401 });
-  if (key.status === 'disabled') return fail(services, callId, undefined, { code: 'key_disabled', message: 'this API key is disabled', status: 403 });
+  if (!key || key.status === 'revoked')
+    return fail(services, callId, undefined, {
+      code: 'invalid_api_key',
+      message: 'the key of this call no longer exists',
+      status: 401,
+    });
+  if (key.status === 'disabled')
+    return fail(services, callId, undefined, {
+      code: 'key_disabled',
+      message: 'this API key is disabled',
+      status: 403,
+    });
   const { requestId } = data;
   let meter = new CallMeter(services, key, 'chat/completions', requestId, callId, [...key.tags]);
   meter.surface = 'private';
@@ -58,7 +76,14 @@ export async function runPrivateChat(services: GatewayServices, job: PrivateChat
       promptTokens: (model: Parameters<typeof promptTokenBound>[1]) => promptTokenBound(chat, model, bytes),
       meter,
       nextMeter: (attempt: number) => {
-        const next = new CallMeter(services, key, 'chat/completions', `${requestId}-fb${attempt}`, `${callId}-fb${attempt}`, [...key.tags]);
+        const next = new CallMeter(
+          services,
+          key,
+          'chat/completions',
+          `${requestId}-fb${attempt}`,
+          `${callId}-fb${attempt}`,
+          [...key.tags],
+        );
         next.surface = 'private';
         return next;
       },
@@ -73,10 +98,23 @@ export async function runPrivateChat(services: GatewayServices, job: PrivateChat
       meter = attempts.meter;
     }
     const answer = jsonAnswer(routed, 'openai', bytes, model.id);
-    await meter.finish({ statusCode: 200, provider: routed.upstream.provider.id, account: routed.account, usage: answer.usage, usageEstimated: answer.estimated, ttftMs: meter.elapsedMs() });
+    await meter.finish({
+      statusCode: 200,
+      provider: routed.upstream.provider.id,
+      account: routed.account,
+      usage: answer.usage,
+      usageEstimated: answer.estimated,
+      ttftMs: meter.elapsedMs(),
+    });
     await meter.sent();
     const ended = { status: 'succeeded' as const, result: answer.parsed };
-    if (await advancePrivateCall(services.db, callId, ['queued', 'running'], { status: ended.status, result: ended.result, finishedAt: new Date(services.clock.now()) })) {
+    if (
+      await advancePrivateCall(services.db, callId, ['queued', 'running'], {
+        status: ended.status,
+        result: ended.result,
+        finishedAt: new Date(services.clock.now()),
+      })
+    ) {
       await publishCallEnded(services.redis, services.redisKeys.callEnded, callId, ended).catch(() => undefined);
     }
     return 'succeeded';
@@ -88,10 +126,23 @@ export async function runPrivateChat(services: GatewayServices, job: PrivateChat
   }
 }
 
-async function fail(services: GatewayServices, callId: string, meter: CallMeter | undefined, error: { code: string; message: string; status: number }): Promise<string> {
+async function fail(
+  services: GatewayServices,
+  callId: string,
+  meter: CallMeter | undefined,
+  error: { code: string; message: string; status: number },
+): Promise<string> {
   await meter?.finish({ statusCode: error.status, errorCode: error.code });
-  if (await advancePrivateCall(services.db, callId, ['queued', 'running'], { status: 'failed', error, finishedAt: new Date(services.clock.now()) })) {
-    await publishCallEnded(services.redis, services.redisKeys.callEnded, callId, { status: 'failed', error }).catch(() => undefined);
+  if (
+    await advancePrivateCall(services.db, callId, ['queued', 'running'], {
+      status: 'failed',
+      error,
+      finishedAt: new Date(services.clock.now()),
+    })
+  ) {
+    await publishCallEnded(services.redis, services.redisKeys.callEnded, callId, { status: 'failed', error }).catch(
+      () => undefined,
+    );
   }
   return 'failed';
 }

@@ -14,7 +14,13 @@ export type ForwardedHeaders = Record<string, string>;
  */
 export interface ChatAdapter {
   readonly protocol: ChatProtocol;
-  send(upstream: Upstream, upstreamModel: string, body: Buffer | string, stream: boolean, forwarded: ForwardedHeaders | undefined): UpstreamCall;
+  send(
+    upstream: Upstream,
+    upstreamModel: string,
+    body: Buffer | string,
+    stream: boolean,
+    forwarded: ForwardedHeaders | undefined,
+  ): UpstreamCall;
   /** The usage of a whole answer of this protocol (undefined when it reports none). */
   usageOf(answer: unknown): TokenUsage | undefined;
   /** A same-protocol stream: bytes pass through; `clientWantsUsage` is chat completions' include_usage. */

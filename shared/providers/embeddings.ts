@@ -21,5 +21,10 @@ export function sendEmbeddings(upstream: Upstream, upstreamModel: string, reques
     if (key) headers.authorization = `Bearer ${key}`;
     path = `${upstream.basePath}/embeddings`;
   }
-  return new UpstreamCall(upstream.pool, { method: 'POST', path, headers, body: embeddingsBody(protocol, request, upstreamModel) });
+  return new UpstreamCall(upstream.pool, {
+    method: 'POST',
+    path,
+    headers,
+    body: embeddingsBody(protocol, request, upstreamModel),
+  });
 }

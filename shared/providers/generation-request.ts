@@ -88,12 +88,18 @@ export class GenerationRequest {
   }
 
   /** The body for one upstream route, held to `maxOutput` tokens an answer (in `capField` for an OpenAI upstream that names one). */
-  bodyFor(protocol: ChatProtocol, upstreamModel: string, maxOutput: number, capField?: OutputCapField): Buffer | string {
+  bodyFor(
+    protocol: ChatProtocol,
+    upstreamModel: string,
+    maxOutput: number,
+    capField?: OutputCapField,
+  ): Buffer | string {
     if (protocol === this.protocol) return this.passthrough(upstreamModel, maxOutput, capField);
     const memo = `${protocol}:${maxOutput}:${capField ?? ''}`;
     let body = this.encoded.get(memo);
     if (!body) {
-      const canonical = protocol === 'gemini' ? (this.inlinedForm ?? this.canonical(protocol)) : this.canonical(protocol);
+      const canonical =
+        protocol === 'gemini' ? (this.inlinedForm ?? this.canonical(protocol)) : this.canonical(protocol);
       // Every upstream is held to the cap the call was reserved for (the client's own, else the model's).
       const cap = Math.min(canonical.maxTokens ?? maxOutput, maxOutput);
       const request = canonical.maxTokens === cap ? canonical : Object.assign({}, canonical, { maxTokens: cap });
@@ -105,7 +111,9 @@ export class GenerationRequest {
       this.encoded.set(memo, body);
     }
     // generateContent names the model in its path, the others in the body (first, as they write it).
-    return JSON.stringify(protocol === 'gemini' ? body : Object.assign({ model: upstreamModel }, body, { model: upstreamModel }));
+    return JSON.stringify(
+      protocol === 'gemini' ? body : Object.assign({ model: upstreamModel }, body, { model: upstreamModel }),
+    );
   }
 
   private passthrough(upstreamModel: string, maxOutput: number, capField: OutputCapField | undefined): Buffer | string {
@@ -121,7 +129,8 @@ function imageUrls(request: CanonicalRequest): ImageRef[] {
   const refs: ImageRef[] = [];
   request.messages.forEach((message, i) =>
     message.parts.forEach((part, j) => {
-      if (part.type === 'image' && part.source.kind === 'url') refs.push({ url: part.source.url, field: `messages[${i}].content[${j}]` });
+      if (part.type === 'image' && part.source.kind === 'url')
+        refs.push({ url: part.source.url, field: `messages[${i}].content[${j}]` });
     }),
   );
   return refs;
@@ -138,7 +147,10 @@ async function inlineImages(request: CanonicalRequest, images: ImageFetchLimits)
     parts: message.parts.map((part): CanonicalPart => {
       if (part.type !== 'image' || part.source.kind !== 'url') return part;
       const image = fetched[k++]!;
-      return { type: 'image', source: { kind: 'base64', mediaType: image.contentType, data: image.bytes.toString('base64') } };
+      return {
+        type: 'image',
+        source: { kind: 'base64', mediaType: image.contentType, data: image.bytes.toString('base64') },
+      };
     }),
   }));
   return Object.assign({}, request, { messages });

@@ -22,7 +22,12 @@ const invalidAnswer = () => new GatewayError('upstream_error', 502, 'the upstrea
  * A whole upstream answer, received, for a client of `protocol`: passed through from an upstream of
  * the same protocol, translated through the canonical form from any other; with the usage to charge.
  */
-export function jsonAnswer(routed: RoutedResponse, protocol: ClientProtocol, promptBytes: number, modelId: string): JsonAnswer {
+export function jsonAnswer(
+  routed: RoutedResponse,
+  protocol: ClientProtocol,
+  promptBytes: number,
+  modelId: string,
+): JsonAnswer {
   const raw = routed.response.received();
   const upstreamProtocol = routed.upstream.provider.protocol as ChatProtocol;
   let parsed: unknown;
@@ -57,6 +62,10 @@ export function jsonAnswer(routed: RoutedResponse, protocol: ClientProtocol, pro
     outputBytes = () => Buffer.byteLength(textOf(canonical.parts));
   }
   const estimated = usage === undefined;
-  usage ??= { inputTokens: estimateTokensFromBytes(promptBytes), outputTokens: estimateTokensFromBytes(outputBytes()), cachedTokens: 0 };
+  usage ??= {
+    inputTokens: estimateTokensFromBytes(promptBytes),
+    outputTokens: estimateTokensFromBytes(outputBytes()),
+    cachedTokens: 0,
+  };
   return { body, parsed, usage, estimated };
 }

@@ -18,7 +18,9 @@ export async function passUpstreamError(routed: RoutedResponse): Promise<never> 
   let message = `the upstream provider rejected the request (status ${statusCode})`;
   let param: string | undefined;
   try {
-    const parsed = JSON.parse((await routed.response.body()).toString('utf8')) as { error?: { message?: unknown; param?: unknown } };
+    const parsed = JSON.parse((await routed.response.body()).toString('utf8')) as {
+      error?: { message?: unknown; param?: unknown };
+    };
     if (typeof parsed.error?.message === 'string') message = parsed.error.message;
     if (typeof parsed.error?.param === 'string') param = parsed.error.param;
   } catch {

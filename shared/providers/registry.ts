@@ -36,7 +36,13 @@ export class UpstreamRegistry {
       const accounts = provider.accounts ?? [{ id: 'default', api_key: provider.api_key, weight: 1 }];
       this.upstreams.set(
         provider.id,
-        accounts.map((a) => ({ provider: { ...provider, api_key: a.api_key }, account: a.id, weight: a.weight, basePath, pool })),
+        accounts.map((a) => ({
+          provider: { ...provider, api_key: a.api_key },
+          account: a.id,
+          weight: a.weight,
+          basePath,
+          pool,
+        })),
       );
     }
   }

@@ -8,7 +8,12 @@ import { field } from '../protocols/gemini/to-canonical.js';
 // ones that change the answer are refused by name, the ones that only change the tier are removed.
 
 const refused = (param: string, what: string) =>
-  new GatewayError('unsupported_parameter', 400, `'${param}' is not offered through the gateway: ${what} is billed beyond the model's token prices`, { param });
+  new GatewayError(
+    'unsupported_parameter',
+    400,
+    `'${param}' is not offered through the gateway: ${what} is billed beyond the model's token prices`,
+    { param },
+  );
 
 /** Top-level fields removed before a same-protocol upstream gets the body (it then bills its default tier). */
 export const STRIPPED_FIELDS: Readonly<Record<ClientProtocol, readonly string[]>> = {
@@ -29,7 +34,8 @@ function eachTool(body: Record<string, unknown>, check: (tool: Record<string, un
 function refuseChat(body: Record<string, unknown>): void {
   if (Array.isArray(body.modalities) && body.modalities.includes('audio')) throw refused('modalities', 'audio output');
   if (body.audio !== undefined && body.audio !== null) throw refused('audio', 'audio output');
-  if (body.web_search_options !== undefined && body.web_search_options !== null) throw refused('web_search_options', 'web search');
+  if (body.web_search_options !== undefined && body.web_search_options !== null)
+    throw refused('web_search_options', 'web search');
   eachTool(body, (tool, i) => {
     if (tool.type !== 'function' && tool.type !== 'custom') throw refused(`tools[${i}].type`, 'a built-in tool');
   });
@@ -38,7 +44,8 @@ function refuseChat(body: Record<string, unknown>): void {
     const content = isRecord(message) ? message.content : undefined;
     if (!Array.isArray(content)) return;
     content.forEach((part, j) => {
-      if (isRecord(part) && part.type === 'input_audio') throw refused(`messages[${i}].content[${j}].type`, 'audio input');
+      if (isRecord(part) && part.type === 'input_audio')
+        throw refused(`messages[${i}].content[${j}].type`, 'audio input');
     });
   });
 }
@@ -56,12 +63,14 @@ function refuseMessages(body: Record<string, unknown>): void {
 
 function refuseContent(body: Record<string, unknown>): void {
   eachTool(body, (tool, i) => {
-    for (const key in tool) if (!CONTENT_TOOL_KEYS.has(key) && tool[key] !== null) throw refused(`tools[${i}].${key}`, 'a built-in tool');
+    for (const key in tool)
+      if (!CONTENT_TOOL_KEYS.has(key) && tool[key] !== null) throw refused(`tools[${i}].${key}`, 'a built-in tool');
   });
   const config = field(body, 'generationConfig');
   if (!isRecord(config)) return;
   const modalities = field(config, 'responseModalities');
-  if (Array.isArray(modalities) && modalities.some((m) => String(m).toUpperCase() !== 'TEXT')) throw refused('generationConfig.responseModalities', 'audio or image output');
+  if (Array.isArray(modalities) && modalities.some((m) => String(m).toUpperCase() !== 'TEXT'))
+    throw refused('generationConfig.responseModalities', 'audio or image output');
   const speech = field(config, 'speechConfig');
   if (speech !== undefined && speech !== null) throw refused('generationConfig.speechConfig', 'audio output');
 }

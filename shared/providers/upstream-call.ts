@@ -40,7 +40,10 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
     });
     // A caller that waits for `complete` instead learns of a failure there.
     this.started.catch(() => {});
-    pool.dispatch({ method: request.method, path: request.path, headers: request.headers, body: request.body ?? null }, this);
+    pool.dispatch(
+      { method: request.method, path: request.path, headers: request.headers, body: request.body ?? null },
+      this,
+    );
   }
 
   /** Cancels the request; a pending `started`, `body()` or `relay()` rejects with `reason`. */

@@ -13,12 +13,35 @@ declare module 'ioredis' {
     gwRenew(now: number, leaseExpiry: number, reservationExpiry: number, ...calls: (string | number)[]): Reply;
     gwConsume(plan: string): Reply;
     gwLoadBalance(bal: string, epoch: string, seen: string, value: number): Reply;
-    gwLoadQuota(t: string, d: string, m: string, epoch: string, seen: string, total: number, day: number, month: number): Reply;
+    gwLoadQuota(
+      t: string,
+      d: string,
+      m: string,
+      epoch: string,
+      seen: string,
+      total: number,
+      day: number,
+      month: number,
+    ): Reply;
     gwCredit(bal: string, epoch: string, amount: number): Reply;
     gwClaimUsage(queue: string, lock: string, token: string, lockTtlMs: number, count: number): Reply;
     /** gwClaimUsage answering Buffers: the records pass through to Postgres without being decoded. */
-    gwClaimUsageBuffer(queue: string, lock: string, token: string, lockTtlMs: number, count: number): Promise<Buffer[] | null>;
-    gwAckUsage(queue: string, lock: string, deadList: string, token: string, count: number, deadCount: number, ...rest: (string | number | Buffer)[]): Reply;
+    gwClaimUsageBuffer(
+      queue: string,
+      lock: string,
+      token: string,
+      lockTtlMs: number,
+      count: number,
+    ): Promise<Buffer[] | null>;
+    gwAckUsage(
+      queue: string,
+      lock: string,
+      deadList: string,
+      token: string,
+      count: number,
+      deadCount: number,
+      ...rest: (string | number | Buffer)[]
+    ): Reply;
     gwMoveLegacyUsage(stream: string, queue: string, count: number): Reply;
     gwSignInAttempt(failures: string, lock: string, windowMs: number, threshold: number): Reply;
     gwSignInRelease(failures: string): Reply;

@@ -17,7 +17,13 @@ export interface HealthOptions {
   cacheMs: number;
 }
 
-export const DEFAULT_HEALTH: HealthOptions = { threshold: 3, windowMs: 30_000, cooldownMs: 15_000, maxCooldownMs: 300_000, cacheMs: 500 };
+export const DEFAULT_HEALTH: HealthOptions = {
+  threshold: 3,
+  windowMs: 30_000,
+  cooldownMs: 15_000,
+  maxCooldownMs: 300_000,
+  cacheMs: 500,
+};
 
 export type AccountState = 'closed' | 'open' | 'half-open';
 
@@ -56,7 +62,11 @@ export class AccountHealth {
   }
 
   private keys(account: string) {
-    return { fails: `${this.prefix}health:{${account}}:fails`, open: `${this.prefix}health:{${account}}:open`, probe: `${this.prefix}health:{${account}}:probe` };
+    return {
+      fails: `${this.prefix}health:{${account}}:fails`,
+      open: `${this.prefix}health:{${account}}:open`,
+      probe: `${this.prefix}health:{${account}}:probe`,
+    };
   }
 
   /** The states of these accounts, read in one MGET at most every `cacheMs`. */
@@ -87,8 +97,17 @@ export class AccountHealth {
     const o = this.options;
     this.failuresSeen.add(account);
     const cooldown = Number(
-      await (this.redis as unknown as { gwHealthFailure(...args: (string | number)[]): Promise<number> }).gwHealthFailure(
-        k.fails, k.open, this.now(), o.windowMs, o.threshold, o.cooldownMs, o.maxCooldownMs, Math.max(0, Math.round(retryAfterMs)),
+      await (
+        this.redis as unknown as { gwHealthFailure(...args: (string | number)[]): Promise<number> }
+      ).gwHealthFailure(
+        k.fails,
+        k.open,
+        this.now(),
+        o.windowMs,
+        o.threshold,
+        o.cooldownMs,
+        o.maxCooldownMs,
+        Math.max(0, Math.round(retryAfterMs)),
       ),
     );
     if (cooldown > 0) {
@@ -108,5 +127,4 @@ export class AccountHealth {
     this.failuresSeen.delete(account);
     this.cache.set(account, { state: 'closed', at: this.now() });
   }
-
 }

@@ -18,7 +18,11 @@ export const UNMEASURED_TTFT_MS = 60_000;
  * Orders the eligible models for an automatic choice, best first. Ties (and unmeasured latencies)
  * fall back to the id, so every process picks the same model for the same state.
  */
-export function rankAuto(models: readonly CatalogModel[], strategy: AutoStrategy, ttftMs: ReadonlyMap<string, number> = new Map()): CatalogModel[] {
+export function rankAuto(
+  models: readonly CatalogModel[],
+  strategy: AutoStrategy,
+  ttftMs: ReadonlyMap<string, number> = new Map(),
+): CatalogModel[] {
   const key = (m: CatalogModel): number => {
     if (strategy === 'quality') return -(m.quality ?? 0);
     if (strategy === 'cost') return listPrice(m);

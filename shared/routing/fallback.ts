@@ -58,7 +58,8 @@ export async function sendWithFallback<R>(
     const retryable = isRetryableStatus(call.statusCode);
     const retryAfter = headerValue(call.headers['retry-after']);
     report(health, route.healthKey, !retryable, call.statusCode === 429 ? retryAfter : undefined);
-    if (i === routes.length - 1 || !retryable) return { upstream: route.upstream, upstreamModel: route.upstreamModel, account: route.account, response: call };
+    if (i === routes.length - 1 || !retryable)
+      return { upstream: route.upstream, upstreamModel: route.upstreamModel, account: route.account, response: call };
     failure = upstreamStatusError(call.statusCode, retryAfter);
     await call.discard();
   }
@@ -66,7 +67,9 @@ export async function sendWithFallback<R>(
 }
 
 function report(health: AccountHealth, account: string, ok: boolean, retryAfter: string | undefined): void {
-  const done = ok ? health.success(account) : health.failure(account, retryAfter === undefined ? 0 : Number(retryAfter) * 1000 || 0);
+  const done = ok
+    ? health.success(account)
+    : health.failure(account, retryAfter === undefined ? 0 : Number(retryAfter) * 1000 || 0);
   done.catch(() => undefined); // health is advice: a Redis hiccup must not fail the call
 }
 

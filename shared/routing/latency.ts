@@ -44,7 +44,10 @@ export class LatencyTracker {
     const pipeline = this.redis.pipeline();
     for (const [model, { sum, count }] of batch) {
       const key = this.bucket(model, minute);
-      pipeline.hincrby(key, 'sum', sum).hincrby(key, 'count', count).pexpire(key, (WINDOW_MINUTES + 1) * MINUTE);
+      pipeline
+        .hincrby(key, 'sum', sum)
+        .hincrby(key, 'count', count)
+        .pexpire(key, (WINDOW_MINUTES + 1) * MINUTE);
     }
     await pipeline.exec();
     this.cached = undefined;
@@ -57,14 +60,18 @@ export class LatencyTracker {
     if (this.cached && this.cached.models === id && now - this.cached.at < this.cacheMs) return this.cached.averages;
     const minute = Math.floor(now / MINUTE);
     const pipeline = this.redis.pipeline();
-    for (const model of models) for (let m = minute - WINDOW_MINUTES + 1; m <= minute; m++) pipeline.hmget(this.bucket(model, m), 'sum', 'count');
+    for (const model of models)
+      for (let m = minute - WINDOW_MINUTES + 1; m <= minute; m++) pipeline.hmget(this.bucket(model, m), 'sum', 'count');
     const replies = (await pipeline.exec()) ?? [];
     const averages = new Map<string, number>();
     models.forEach((model, i) => {
       let sum = 0;
       let count = 0;
       for (let j = 0; j < WINDOW_MINUTES; j++) {
-        const [s, c] = (replies[i * WINDOW_MINUTES + j]?.[1] as [string | null, string | null] | undefined) ?? [null, null];
+        const [s, c] = (replies[i * WINDOW_MINUTES + j]?.[1] as [string | null, string | null] | undefined) ?? [
+          null,
+          null,
+        ];
         sum += Number(s ?? 0);
         count += Number(c ?? 0);
       }

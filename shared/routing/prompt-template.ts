@@ -21,13 +21,22 @@ export interface TemplateRequest {
  * The prompt template version this call runs, rendered, when the key has one bound: variables
  * `key_name`, `model`, `date` (UTC, YYYY-MM-DD) and those of `X-Service-Template-Vars`.
  */
-export async function chooseTemplate(services: RoutingServices, key: ApiKeyContext, request: TemplateRequest): Promise<ChosenTemplate | undefined> {
+export async function chooseTemplate(
+  services: RoutingServices,
+  key: ApiKeyContext,
+  request: TemplateRequest,
+): Promise<ChosenTemplate | undefined> {
   const versions = await services.cache.templateVersions(key.id);
   const version = chooseVersion(
     versions.map((v) => ({ id: v.id, templateId: v.template_id, text: v.text, weight: v.weight })),
     request.sessionId,
   );
   if (!version) return undefined;
-  const values = { key_name: key.name, model: request.model, date: new Date(request.now).toISOString().slice(0, 10), ...parseTemplateVars(request.varsHeader) };
+  const values = {
+    key_name: key.name,
+    model: request.model,
+    date: new Date(request.now).toISOString().slice(0, 10),
+    ...parseTemplateVars(request.varsHeader),
+  };
   return { text: renderTemplate(version.text, values), versionId: version.id };
 }

@@ -19,7 +19,11 @@ export const providerPreferencesSchema = z.strictObject({
 });
 
 /** The body's `provider` field, checked against the catalog (an unknown provider is a 400 naming it). */
-export function parseProviderPreferences(value: unknown, catalog: Catalog, param = 'provider'): ProviderPreferences | undefined {
+export function parseProviderPreferences(
+  value: unknown,
+  catalog: Catalog,
+  param = 'provider',
+): ProviderPreferences | undefined {
   if (value === undefined || value === null) return undefined;
   const parsed = parseOrThrow(z.object({ [param]: providerPreferencesSchema }), { [param]: value })[param]!;
   for (const list of ['order', 'only'] as const) {
@@ -38,14 +42,20 @@ export function parseProviderPreferences(value: unknown, catalog: Catalog, param
 }
 
 /** The request's preferences over the preset's, field by field. */
-export function mergePreferences(preset: ProviderPreferences | undefined, request: ProviderPreferences | undefined): ProviderPreferences | undefined {
+export function mergePreferences(
+  preset: ProviderPreferences | undefined,
+  request: ProviderPreferences | undefined,
+): ProviderPreferences | undefined {
   if (!preset) return request;
   if (!request) return preset;
   return { ...preset, ...request };
 }
 
 /** Routes reordered and filtered by provider: `only` keeps the listed; `order` goes first, in order. */
-export function applyPreferences<R extends { provider: string }>(routes: readonly R[], prefs: ProviderPreferences | undefined): R[] {
+export function applyPreferences<R extends { provider: string }>(
+  routes: readonly R[],
+  prefs: ProviderPreferences | undefined,
+): R[] {
   if (!prefs) return [...routes];
   let kept = prefs.only ? routes.filter((r) => prefs.only!.includes(r.provider)) : [...routes];
   if (prefs.order) {
@@ -53,7 +63,10 @@ export function applyPreferences<R extends { provider: string }>(routes: readonl
       const i = prefs.order!.indexOf(r.provider);
       return i === -1 ? prefs.order!.length : i;
     };
-    kept = kept.map((r, i) => ({ r, i })).sort((a, b) => rank(a.r) - rank(b.r) || a.i - b.i).map((x) => x.r);
+    kept = kept
+      .map((r, i) => ({ r, i }))
+      .sort((a, b) => rank(a.r) - rank(b.r) || a.i - b.i)
+      .map((x) => x.r);
     if (prefs.allowFallbacks === false) kept = kept.filter((r) => prefs.order!.includes(r.provider));
   }
   return kept;

@@ -9,7 +9,10 @@ export interface Weighted {
  */
 export function weightedOrder<T extends Weighted>(items: readonly T[], random: () => number = Math.random): T[] {
   if (items.length < 2) return [...items];
-  const keyed = items.map((item) => ({ item, key: item.weight > 0 ? Math.log(random() || Number.MIN_VALUE) / item.weight : -Infinity }));
+  const keyed = items.map((item) => ({
+    item,
+    key: item.weight > 0 ? Math.log(random() || Number.MIN_VALUE) / item.weight : -Infinity,
+  }));
   keyed.sort((a, b) => b.key - a.key);
   return keyed.map((k) => k.item);
 }

@@ -22,7 +22,12 @@ export const storageEnvShape = {
   S3_UPLOAD_QUEUE_SIZE: z.coerce.number().int().min(1).max(16).default(3),
   /** HMAC key for file links; unset: a random one kept in `<DATA_DIR>/link-secret`. */
   STORAGE_LINK_SECRET: z.string().min(32).optional(),
-  STORAGE_LINK_TTL_SECONDS: z.coerce.number().int().min(10).max(7 * 24 * 3600).default(3600),
+  STORAGE_LINK_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(7 * 24 * 3600)
+    .default(3600),
 };
 
 type StorageEnv = z.infer<z.ZodObject<typeof storageEnvShape>>;
@@ -33,7 +38,11 @@ export function checkStorageEnv(e: StorageEnv, ctx: z.RefinementCtx): void {
     ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'required when STORAGE_DRIVER=s3' });
   }
   if (!e.S3_ACCESS_KEY_ID !== !e.S3_SECRET_ACCESS_KEY) {
-    ctx.addIssue({ code: 'custom', path: ['S3_SECRET_ACCESS_KEY'], message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['S3_SECRET_ACCESS_KEY'],
+      message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together',
+    });
   }
 }
 

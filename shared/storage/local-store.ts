@@ -65,7 +65,11 @@ export function createLocalStore(config: LocalStoreConfig): ObjectStore {
       const counter = countBytes(options.contentLength);
       try {
         await mkdir(path.dirname(data), { recursive: true });
-        await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, counter, createWriteStream(tmp, { flags: 'wx' }));
+        await pipeline(
+          Buffer.isBuffer(body) ? Readable.from([body]) : body,
+          counter,
+          createWriteStream(tmp, { flags: 'wx' }),
+        );
         await writeFile(`${tmp}.json`, JSON.stringify({ key, contentType: options.contentType } satisfies Meta));
         // Metadata first: a reader racing a replace may see the new type with the old bytes for an
         // instant, never a data file without its metadata.

@@ -104,7 +104,8 @@ export function countBytes(expected?: number): Transform & { readonly bytes: num
   const counter = new Transform({
     transform(chunk: Buffer, _enc, done) {
       bytes += chunk.length;
-      if (expected !== undefined && bytes > expected) done(new ContentLengthMismatch(expected, `more than ${expected}`));
+      if (expected !== undefined && bytes > expected)
+        done(new ContentLengthMismatch(expected, `more than ${expected}`));
       else done(null, chunk);
     },
     flush(done) {

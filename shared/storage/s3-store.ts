@@ -84,7 +84,12 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
       // stops the source.
       const Body = pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, counter, () => {});
       // lib-storage reads one part at a time and aborts the multipart upload when the stream fails.
-      const upload = new Upload({ client, params: { Bucket, Key: key, Body, ContentType: options.contentType }, partSize, queueSize });
+      const upload = new Upload({
+        client,
+        params: { Bucket, Key: key, Body, ContentType: options.contentType },
+        partSize,
+        queueSize,
+      });
       try {
         await upload.done();
       } catch (err) {
@@ -96,7 +101,10 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
 
     async get(key: string, range?: ByteRange) {
       assertObjectKey(key);
-      if (range && !(Number.isSafeInteger(range.start) && range.start >= 0 && (range.end ?? range.start) >= range.start)) {
+      if (
+        range &&
+        !(Number.isSafeInteger(range.start) && range.start >= 0 && (range.end ?? range.start) >= range.start)
+      ) {
         throw new RangeNotSatisfiable();
       }
       const Range = range ? `bytes=${range.start}-${range.end ?? ''}` : undefined;
@@ -106,7 +114,14 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
         const contentType = out.ContentType ?? 'application/octet-stream';
         const body = out.Body as Readable;
         if (!range) return { body, size: length, length, contentType };
-        if (out.ContentRange) return { body, size: Number(out.ContentRange.split('/')[1]), length, contentType, contentRange: out.ContentRange };
+        if (out.ContentRange)
+          return {
+            body,
+            size: Number(out.ContentRange.split('/')[1]),
+            length,
+            contentType,
+            contentRange: out.ContentRange,
+          };
         // A server that ignores Range sends the whole object: right only if that is what was asked.
         if (range.start !== 0 || (range.end !== undefined && range.end < length - 1)) {
           body.destroy();
@@ -138,7 +153,12 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
 
     async presignPut(key: string, options: PresignPutOptions) {
       assertObjectKey(key);
-      const command = new PutObjectCommand({ Bucket, Key: key, ContentType: options.contentType, ContentLength: options.contentLength });
+      const command = new PutObjectCommand({
+        Bucket,
+        Key: key,
+        ContentType: options.contentType,
+        ContentLength: options.contentLength,
+      });
       const signed = new Set(['content-type', ...(options.contentLength === undefined ? [] : ['content-length'])]);
       const url = await getSignedUrl(client, command, { expiresIn: options.expiresInSeconds, signableHeaders: signed });
       return { url, headers: { 'content-type': options.contentType } };
@@ -155,5 +175,7 @@ function status(err: unknown): number | undefined {
 }
 
 function isNoSuchKey(err: unknown): boolean {
-  return status(err) === 404 || (err instanceof S3ServiceException && (err.name === 'NoSuchKey' || err.name === 'NotFound'));
+  return (
+    status(err) === 404 || (err instanceof S3ServiceException && (err.name === 'NoSuchKey' || err.name === 'NotFound'))
+  );
 }

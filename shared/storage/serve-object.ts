@@ -26,7 +26,9 @@ export async function serveObject(
   const wanted = method === 'GET' ? parseRange(rangeHeader) : undefined;
   if (method === 'HEAD') {
     const info = await store.head(claims.objectKey);
-    return info ? { status: 200, headers: objectHeaders(claims, info.contentType, info.size) } : { status: 404, headers: {} };
+    return info
+      ? { status: 200, headers: objectHeaders(claims, info.contentType, info.size) }
+      : { status: 404, headers: {} };
   }
   if (!wanted) {
     const found = await store.get(claims.objectKey);
@@ -99,6 +101,9 @@ function objectHeaders(claims: LinkClaims, storedType: string, length: number): 
 export function contentDisposition(type: 'inline' | 'attachment', filename: string | undefined): string {
   if (!filename) return type;
   const ascii = filename.replace(/[^\x20-\x7e]|["\\%]/g, '_');
-  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encoded = encodeURIComponent(filename).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `${type}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }

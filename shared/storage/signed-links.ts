@@ -56,7 +56,8 @@ export function linkUrl(baseUrl: string, token: string): string {
 }
 
 function mac(payload: string, secret: string | Buffer): Buffer {
-  if (Buffer.byteLength(secret) < MIN_SECRET_BYTES) throw new RangeError(`link secret must be at least ${MIN_SECRET_BYTES} bytes`);
+  if (Buffer.byteLength(secret) < MIN_SECRET_BYTES)
+    throw new RangeError(`link secret must be at least ${MIN_SECRET_BYTES} bytes`);
   return createHmac('sha256', secret).update(CONTEXT).update(payload).digest();
 }
 

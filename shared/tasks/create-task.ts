@@ -46,7 +46,11 @@ const RESERVATION_SLACK_MS = 60 * 60 * 1000;
  * touching money, otherwise reserves the cost, stores the task (and the key's result) in one
  * statement, and hands it to the submit queue. Answers at once; the workers do the rest.
  */
-export async function createTask(services: GatewayServices, queues: JobQueues, input: CreateTaskInput): Promise<CreatedTask> {
+export async function createTask(
+  services: GatewayServices,
+  queues: JobQueues,
+  input: CreateTaskInput,
+): Promise<CreatedTask> {
   const endpoint = TASK_ENDPOINT[input.kind];
   const now = services.clock.now();
   const scope: IdempotencyScope | undefined = input.idempotencyKey
@@ -92,7 +96,15 @@ async function accept(
 
 /** Gives a reservation back whole (nothing was created). */
 function release(services: GatewayServices, key: ApiKeyContext, id: string, now: number): Promise<number> {
-  return services.admissions.finish({ owner: { userId: key.userId, keyId: key.id }, callId: id, now, cost: 0, admitted: undefined, actualTokens: 0, record: undefined });
+  return services.admissions.finish({
+    owner: { userId: key.userId, keyId: key.id },
+    callId: id,
+    now,
+    cost: 0,
+    admitted: undefined,
+    actualTokens: 0,
+    record: undefined,
+  });
 }
 
 async function store(
@@ -143,9 +155,24 @@ async function store(
     finished_at: null,
     deadline_at: new Date(now + deadlineMs).toISOString(),
   };
-  const body = taskView({ ...task, request: task.request, usage: null, created_at: new Date(now), updated_at: new Date(now), deadline_at: new Date(now + deadlineMs) });
+  const body = taskView({
+    ...task,
+    request: task.request,
+    usage: null,
+    created_at: new Date(now),
+    updated_at: new Date(now),
+    deadline_at: new Date(now + deadlineMs),
+  });
   const idem = scope
-    ? { key: scope.key, endpoint, requestHash: hash, responseStatus: 200, responseBody: body, now: new Date(now), expiresAt: new Date(now + IDEMPOTENCY_WINDOW_MS) }
+    ? {
+        key: scope.key,
+        endpoint,
+        requestHash: hash,
+        responseStatus: 200,
+        responseBody: body,
+        now: new Date(now),
+        expiresAt: new Date(now + IDEMPOTENCY_WINDOW_MS),
+      }
     : undefined;
 
   let created: boolean;

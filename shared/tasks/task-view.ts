@@ -10,7 +10,9 @@ const seconds = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000) : null);
  * every read; `provider_url` is the provider's, when it gave one, used when the mirror failed.
  */
 export function taskView(task: TaskRow, link?: StoredLink) {
-  const stored = (task.stored_keys ?? []).map((k) => (link ? link(task, k) : undefined)).filter((u): u is string => u !== undefined);
+  const stored = (task.stored_keys ?? [])
+    .map((k) => (link ? link(task, k) : undefined))
+    .filter((u): u is string => u !== undefined);
   const common = {
     id: task.id,
     status: task.status,
@@ -19,7 +21,9 @@ export function taskView(task: TaskRow, link?: StoredLink) {
     completed_at: seconds(task.finished_at),
     progress: task.progress ?? (task.status === 'succeeded' ? 100 : 0),
     ...(task.error_code ? { error: { code: task.error_code, message: task.error_message ?? '' } } : {}),
-    ...(task.stage === 'done' && task.status === 'succeeded' ? { charged_micro_usd: task.charged_micro_usd, ...(task.usage ? { usage: task.usage } : {}) } : {}),
+    ...(task.stage === 'done' && task.status === 'succeeded'
+      ? { charged_micro_usd: task.charged_micro_usd, ...(task.usage ? { usage: task.usage } : {}) }
+      : {}),
   };
   const r = task.request;
   if (task.kind === 'video') {

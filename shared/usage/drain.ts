@@ -19,12 +19,28 @@ const LOCK_TTL_MS = 30_000;
  * The worker never parses a record: the queued JSON texts go to Postgres as they are, by COPY, and
  * Postgres reads their fields (bench/README.md, "Usage drain").
  */
-export async function drainUsageBatch(db: Db, redis: Redis, keys: RedisKeys, token: string, batch: number, onOverReservation?: (records: number) => void): Promise<number> {
+export async function drainUsageBatch(
+  db: Db,
+  redis: Redis,
+  keys: RedisKeys,
+  token: string,
+  batch: number,
+  onOverReservation?: (records: number) => void,
+): Promise<number> {
   const raw = await redis.gwClaimUsageBuffer(keys.usageQueue, keys.usageLock, token, LOCK_TTL_MS, batch);
   if (!raw || raw.length === 0) return 0;
   const { rejected, charges } = await writeOrIsolate(db, raw);
   const refused = [...rejected].map((i) => raw[i]!);
-  await redis.gwAckUsage(keys.usageQueue, keys.usageLock, keys.usageDead, token, raw.length, refused.length, ...refused, ...undrainedDeltas(keys, charges));
+  await redis.gwAckUsage(
+    keys.usageQueue,
+    keys.usageLock,
+    keys.usageDead,
+    token,
+    raw.length,
+    refused.length,
+    ...refused,
+    ...undrainedDeltas(keys, charges),
+  );
   const over = charges.reduce((sum, c) => sum + c.over, 0);
   if (over > 0) onOverReservation?.(over);
   return raw.length;
@@ -192,8 +208,6 @@ const MOVE_STAGED = `
     -- beyond their reservation.
     SELECT user_id::text, api_key_id::text, sum(charged_micro_usd)::bigint AS charged, count(*) FILTER (WHERE over_reservation)::int AS over
     FROM input WHERE charged_micro_usd > 0 OR over_reservation GROUP BY 1, 2`;
-
-
 
 /** The consumer group the stream-based drain of earlier releases read with. */
 const LEGACY_GROUP = 'usage-drain';

@@ -21,7 +21,11 @@ export async function keyUsageView(services: GatewayServices, key: ApiKeyContext
   ]);
   if (!row) throw new Error(`key ${key.id} vanished`);
   const quota: Record<string, number | null> = {};
-  for (const [period, used] of [['total', spend.total], ['daily', spend.daily], ['monthly', spend.monthly]] as const) {
+  for (const [period, used] of [
+    ['total', spend.total],
+    ['daily', spend.daily],
+    ['monthly', spend.monthly],
+  ] as const) {
     const cap = key.quota[period];
     quota[`${period}_micro_usd`] = cap;
     quota[`used_${period}_micro_usd`] = used;
@@ -39,7 +43,14 @@ export async function keyUsageView(services: GatewayServices, key: ApiKeyContext
     { requests: 0, errors: 0, input_tokens: 0, output_tokens: 0, cached_tokens: 0, charged_micro_usd: 0 },
   );
   return {
-    key: (({ name, prefix, last4, status, expires_at, created_at }) => ({ name, prefix, last4, status, expires_at, created_at }))(keyView(row)),
+    key: (({ name, prefix, last4, status, expires_at, created_at }) => ({
+      name,
+      prefix,
+      last4,
+      status,
+      expires_at,
+      created_at,
+    }))(keyView(row)),
     quota,
     limits: { rpm_limit: key.limits.rpm, tpm_limit: key.limits.tpm, concurrency_limit: key.limits.concurrency },
     last_30_days: { start: since.toISOString(), end: new Date(now).toISOString(), models, total },

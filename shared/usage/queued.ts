@@ -20,7 +20,20 @@ const SCAN_LIMIT = 20_000;
  * (answered to its client, not yet written to Postgres by the drain). Records are the JSON of a
  * UsageEvent, so the needles are that JSON's own spelling of the two fields.
  */
-export async function usageQueued(redis: Redis, queue: string, userId: string, field: 'request_id' | 'session_id', value: string): Promise<boolean> {
-  const found = await redis.eval(FIND_QUEUED, 1, queue, `"${field}":${JSON.stringify(value)}`, `"user_id":${JSON.stringify(userId)}`, SCAN_LIMIT);
+export async function usageQueued(
+  redis: Redis,
+  queue: string,
+  userId: string,
+  field: 'request_id' | 'session_id',
+  value: string,
+): Promise<boolean> {
+  const found = await redis.eval(
+    FIND_QUEUED,
+    1,
+    queue,
+    `"${field}":${JSON.stringify(value)}`,
+    `"user_id":${JSON.stringify(userId)}`,
+    SCAN_LIMIT,
+  );
   return found === 1;
 }

@@ -34,5 +34,9 @@ export interface UsageEvent {
 }
 
 export function usageFields(usage: TokenUsage | undefined) {
-  return { input_tokens: usage?.inputTokens ?? 0, output_tokens: usage?.outputTokens ?? 0, cached_tokens: usage?.cachedTokens ?? 0 };
+  return {
+    input_tokens: usage?.inputTokens ?? 0,
+    output_tokens: usage?.outputTokens ?? 0,
+    cached_tokens: usage?.cachedTokens ?? 0,
+  };
 }

@@ -5,7 +5,8 @@ import { parseOrThrow } from '../validation.js';
 import { UUID_PATTERN as UUID } from '../ids.js';
 
 const MAX_RANGE_MS = 93 * 86_400_000;
-const INSTANT_FORMS = 'must be an ISO 8601 date (2026-11-01) or time (2026-11-01T09:30, 2026-11-01T09:30:00Z, 2026-11-01T09:30:00+01:00)';
+const INSTANT_FORMS =
+  'must be an ISO 8601 date (2026-11-01) or time (2026-11-01T09:30, 2026-11-01T09:30:00Z, 2026-11-01T09:30:00+01:00)';
 // The forms a person types: a date, or a time with or without a zone offset (none = UTC).
 const instant = z.union([z.iso.datetime({ offset: true, local: true }), z.iso.date()], { error: INSTANT_FORMS });
 
@@ -15,7 +16,8 @@ const instant = z.union([z.iso.datetime({ offset: true, local: true }), z.iso.da
  * is all of November.
  */
 export function readInstant(text: string, edge: 'start' | 'end'): Date {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return new Date(Date.parse(`${text}T00:00:00Z`) + (edge === 'end' ? 86_400_000 : 0));
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text))
+    return new Date(Date.parse(`${text}T00:00:00Z`) + (edge === 'end' ? 86_400_000 : 0));
   return new Date(/(Z|[+-]\d{2}(:?\d{2})?)$/i.test(text) ? text : `${text}Z`);
 }
 
@@ -39,18 +41,31 @@ export function readReportQuery(query: unknown): ReportQuery {
   const start = readInstant(q.start, 'start');
   const end = readInstant(q.end, 'end');
   if (end <= start) throw badRequest("invalid value for 'end': must be after 'start'", 'end');
-  if (end.getTime() - start.getTime() > MAX_RANGE_MS) throw badRequest("invalid value for 'end': the range is at most 93 days", 'end');
+  if (end.getTime() - start.getTime() > MAX_RANGE_MS)
+    throw badRequest("invalid value for 'end': the range is at most 93 days", 'end');
   return { groupBy: q.group_by, start, end, csv: q.format === 'csv' };
 }
 
 export const logsQuerySchema = z.strictObject({
-  limit: z.string().regex(/^\d{1,3}$/, 'must be a whole number from 1 to 100').transform(Number).pipe(z.number().min(1, 'must be at least 1').max(100, 'must be at most 100')).optional(),
-  cursor: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'must be the next_cursor of a previous page').optional(),
+  limit: z
+    .string()
+    .regex(/^\d{1,3}$/, 'must be a whole number from 1 to 100')
+    .transform(Number)
+    .pipe(z.number().min(1, 'must be at least 1').max(100, 'must be at most 100'))
+    .optional(),
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,40}$/, 'must be the next_cursor of a previous page')
+    .optional(),
   start: instant.optional(),
   end: instant.optional(),
   model: z.string().min(1).max(128).optional(),
   key_id: z.string().regex(UUID, 'must be a key id').optional(),
-  status: z.string().regex(/^\d{3}$/, 'must be an HTTP status').transform(Number).optional(),
+  status: z
+    .string()
+    .regex(/^\d{3}$/, 'must be an HTTP status')
+    .transform(Number)
+    .optional(),
   tag: z.string().min(1).max(64).optional(),
   session_id: z.string().min(1).max(128).optional(),
 });
@@ -61,7 +76,8 @@ export function readLogsQuery(query: unknown): { filters: LogFilters; limit: num
   let beforeSeq: string | undefined;
   if (q.cursor !== undefined) {
     beforeSeq = Buffer.from(q.cursor, 'base64url').toString('utf8');
-    if (!/^\d{1,19}$/.test(beforeSeq)) throw badRequest("invalid value for 'cursor': must be the next_cursor of a previous page", 'cursor');
+    if (!/^\d{1,19}$/.test(beforeSeq))
+      throw badRequest("invalid value for 'cursor': must be the next_cursor of a previous page", 'cursor');
   }
   return {
     limit: q.limit ?? 20,

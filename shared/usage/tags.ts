@@ -11,10 +11,14 @@ const MAX_TAG_BYTES = 64;
  */
 export function callTags(header: string | undefined, keyTags: readonly string[]): string[] {
   if (!header) return [...keyTags];
-  const requested = header.split(',').map((t) => t.trim()).filter(Boolean);
+  const requested = header
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   if (requested.length > MAX_TAGS) throw invalidTags(`at most ${MAX_TAGS} tags per request`);
   for (const tag of requested) {
-    if (Buffer.byteLength(tag) > MAX_TAG_BYTES) throw invalidTags(`tag '${tag.slice(0, 16)}…' exceeds ${MAX_TAG_BYTES} bytes`);
+    if (Buffer.byteLength(tag) > MAX_TAG_BYTES)
+      throw invalidTags(`tag '${tag.slice(0, 16)}…' exceeds ${MAX_TAG_BYTES} bytes`);
     // node:http refuses a raw NUL in a header already; this keeps it out of Postgres whatever the transport.
     if (tag.includes('\0')) throw invalidTags('a tag must not contain a NUL character');
   }

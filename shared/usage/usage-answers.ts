@@ -2,7 +2,15 @@ import type { Db } from '../db/index.js';
 import { usageLogs, usageReport, type Counters, type ReportRow } from '../db/usage-reports.js';
 import { cursorOf, readLogsQuery, readReportQuery } from './report-query.js';
 
-const COLUMNS = ['group', 'requests', 'errors', 'input_tokens', 'output_tokens', 'cached_tokens', 'charged_micro_usd'] as const;
+const COLUMNS = [
+  'group',
+  'requests',
+  'errors',
+  'input_tokens',
+  'output_tokens',
+  'cached_tokens',
+  'charged_micro_usd',
+] as const;
 
 function csvField(value: string | number | null): string {
   const text = value === null ? '' : String(value);
@@ -23,7 +31,11 @@ export type ReportAnswer = { csv: string; filename: string } | { json: Record<st
 export async function reportAnswer(db: Db, userId: string, query: unknown): Promise<ReportAnswer> {
   const q = readReportQuery(query);
   const { rows, total } = await usageReport(db, userId, q.groupBy, q.start, q.end);
-  if (q.csv) return { csv: reportCsv(rows, total), filename: `usage-${q.groupBy}-${q.start.toISOString().slice(0, 10)}-${q.end.toISOString().slice(0, 10)}.csv` };
+  if (q.csv)
+    return {
+      csv: reportCsv(rows, total),
+      filename: `usage-${q.groupBy}-${q.start.toISOString().slice(0, 10)}-${q.end.toISOString().slice(0, 10)}.csv`,
+    };
   return { json: { group_by: q.groupBy, start: q.start.toISOString(), end: q.end.toISOString(), rows, total } };
 }
 

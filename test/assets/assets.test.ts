@@ -19,25 +19,42 @@ let jpeg: Buffer;
 
 beforeAll(async () => {
   [local, s3] = await Promise.all([startTestGateway({ clock }), startTaskGateway()]);
-  png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366cc' } }).png().toBuffer();
-  jpeg = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#cc6633' } }).jpeg().toBuffer();
+  png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366cc' } })
+    .png()
+    .toBuffer();
+  jpeg = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#cc6633' } })
+    .jpeg()
+    .toBuffer();
 });
 afterAll(async () => {
   await Promise.all([local?.close(), s3?.close()]);
 });
 
 const call = async (gw: TestGateway, key: string, method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${gw.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) }, ...(body !== undefined && { body: JSON.stringify(body) }) });
+  const res = await fetch(`${gw.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, json: (text ? JSON.parse(text) : undefined) as Json };
 };
 
 async function upload(gw: TestGateway, key: string, bytes: Buffer, contentType = 'image/png', declared = bytes.length) {
-  const reserved = await call(gw, key, 'POST', '/v1/assets', { filename: 'picture.png', content_type: contentType, size_bytes: declared, sha256: createHash('sha256').update(bytes).digest('hex') });
+  const reserved = await call(gw, key, 'POST', '/v1/assets', {
+    filename: 'picture.png',
+    content_type: contentType,
+    size_bytes: declared,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+  });
   expect(reserved.status, JSON.stringify(reserved.json)).toBe(200);
   // The PUT carries only the headers the reservation names: never the API key.
   const put = await fetch(reserved.json.upload_url, { method: 'PUT', headers: reserved.json.headers, body: bytes });
-  return { reserved: reserved.json, put, complete: () => call(gw, key, 'POST', `/v1/assets/uploads/${reserved.json.upload_id}/complete`) };
+  return {
+    reserved: reserved.json,
+    put,
+    complete: () => call(gw, key, 'POST', `/v1/assets/uploads/${reserved.json.upload_id}/complete`),
+  };
 }
 
 /** An image body whose header claims width × height (a tiny file that would decode to gigabytes). */
@@ -50,15 +67,29 @@ function pngClaiming(base: Buffer, width: number, height: number): Buffer {
 }
 
 describe('the upload sequence', () => {
-  for (const [name, gw] of [['local driver', () => local], ['S3-compatible storage', () => s3]] as const) {
+  for (const [name, gw] of [
+    ['local driver', () => local],
+    ['S3-compatible storage', () => s3],
+  ] as const) {
     it(`${name}: reserve, PUT without the key, complete (idempotent), read, download, delete`, async () => {
       const { key } = await gw().account({ balance: 10_000_000 });
       const { reserved, put, complete } = await upload(gw(), key, png);
-      expect(reserved).toMatchObject({ upload_id: expect.stringMatching(/^up_/), method: 'PUT', expires_at: expect.any(String) });
+      expect(reserved).toMatchObject({
+        upload_id: expect.stringMatching(/^up_/),
+        method: 'PUT',
+        expires_at: expect.any(String),
+      });
       expect(put.status).toBe(200);
       const first = await complete();
       expect(first.status, JSON.stringify(first.json)).toBe(200);
-      expect(first.json).toMatchObject({ id: expect.stringMatching(/^asset_/), reference: `asset://${first.json.id}`, content_type: 'image/png', size_bytes: png.length, width: 64, height: 48 });
+      expect(first.json).toMatchObject({
+        id: expect.stringMatching(/^asset_/),
+        reference: `asset://${first.json.id}`,
+        content_type: 'image/png',
+        size_bytes: png.length,
+        width: 64,
+        height: 48,
+      });
       expect((await complete()).json).toEqual(first.json);
       const id = first.json.id as string;
       expect((await call(gw(), key, 'GET', `/v1/assets/${id}`)).json).toEqual(first.json);
@@ -80,26 +111,48 @@ describe('verification', () => {
     const refusedHuge = await huge.complete();
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(refusedHuge.json.error).toMatchObject({ code: 'invalid_image' });
-    expect((await (await upload(local, key, jpeg, 'image/png')).complete()).json.error.code).toBe('unsupported_media_type');
+    expect((await (await upload(local, key, jpeg, 'image/png')).complete()).json.error.code).toBe(
+      'unsupported_media_type',
+    );
     const truncated = await upload(local, key, png.subarray(0, png.length - 30));
     expect((await truncated.complete()).json.error.code).toBe('invalid_image');
     // Completing again after a refusal: the object is gone, nothing was kept.
     expect((await truncated.complete()).json.error.code).toBe('upload_incomplete');
-    const tooBig = await call(local, key, 'POST', '/v1/assets', { filename: 'x.png', content_type: 'image/png', size_bytes: 101 * 1024 * 1024 });
+    const tooBig = await call(local, key, 'POST', '/v1/assets', {
+      filename: 'x.png',
+      content_type: 'image/png',
+      size_bytes: 101 * 1024 * 1024,
+    });
     expect(tooBig.status).toBe(413);
-    const svg = await call(local, key, 'POST', '/v1/assets', { filename: 'x.svg', content_type: 'image/svg+xml', size_bytes: 10 });
+    const svg = await call(local, key, 'POST', '/v1/assets', {
+      filename: 'x.svg',
+      content_type: 'image/svg+xml',
+      size_bytes: 10,
+    });
     expect(svg.json.error).toMatchObject({ code: 'invalid_request', param: 'content_type' });
   });
 
   it('the storage URL refuses another length, another type, a forged token and an expired one', async () => {
     const { key } = await local.account({ balance: 10_000_000 });
-    const reserved = (await call(local, key, 'POST', '/v1/assets', { filename: 'p.png', content_type: 'image/png', size_bytes: png.length })).json;
+    const reserved = (
+      await call(local, key, 'POST', '/v1/assets', {
+        filename: 'p.png',
+        content_type: 'image/png',
+        size_bytes: png.length,
+      })
+    ).json;
     const url = reserved.upload_url as string;
-    expect((await fetch(url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png.subarray(1) })).status).toBe(400);
-    expect((await fetch(url, { method: 'PUT', headers: { 'content-type': 'image/jpeg' }, body: png })).status).toBe(400);
+    expect(
+      (await fetch(url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png.subarray(1) })).status,
+    ).toBe(400);
+    expect((await fetch(url, { method: 'PUT', headers: { 'content-type': 'image/jpeg' }, body: png })).status).toBe(
+      400,
+    );
     const dot = url.lastIndexOf('.');
     const forged = `${url.slice(0, dot + 1)}${url[dot + 1] === 'A' ? 'B' : 'A'}${url.slice(dot + 2)}`;
-    expect((await fetch(forged, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png })).status).toBe(404);
+    expect((await fetch(forged, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png })).status).toBe(
+      404,
+    );
     clock.advance(16 * 60_000);
     expect((await fetch(url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png })).status).toBe(404);
   });
@@ -109,27 +162,58 @@ describe('console uploads', () => {
   it('the same sequence in the console envelope; an `own` key sees console uploads, not another key’s', async () => {
     const acct = await local.account({ balance: 10_000_000 });
     const { token } = await signIn(local, acct.email);
-    const reserved = await api(local, 'POST', '/assets', { token, body: { filename: 'console.png', content_type: 'image/png', size_bytes: png.length } });
+    const reserved = await api(local, 'POST', '/assets', {
+      token,
+      body: { filename: 'console.png', content_type: 'image/png', size_bytes: png.length },
+    });
     expect(reserved.status, JSON.stringify(reserved.json)).toBe(200);
-    expect((await fetch(reserved.json.data.upload_url, { method: 'PUT', headers: reserved.json.data.headers, body: png })).status).toBe(200);
+    expect(
+      (await fetch(reserved.json.data.upload_url, { method: 'PUT', headers: reserved.json.data.headers, body: png }))
+        .status,
+    ).toBe(200);
     const done = await api(local, 'POST', `/assets/uploads/${reserved.json.data.upload_id}/complete`, { token });
     expect(done.json.data).toMatchObject({ reference: expect.stringMatching(/^asset:\/\/asset_/), width: 64 });
-    expectFailure(await api(local, 'POST', '/assets', { token, body: { filename: 'x.png', content_type: 'image/png', size_bytes: 1, extra: 1 } }), 400, 'invalid_json');
+    expectFailure(
+      await api(local, 'POST', '/assets', {
+        token,
+        body: { filename: 'x.png', content_type: 'image/png', size_bytes: 1, extra: 1 },
+      }),
+      400,
+      'invalid_json',
+    );
     // The account's own key (asset_access own) sees the console upload.
     expect((await call(local, acct.key, 'GET', `/v1/assets/${done.json.data.id}`)).status).toBe(200);
-    expect((await api(local, 'GET', '/assets', { token })).json.data.data.map((a: Json) => a.id)).toContain(done.json.data.id);
+    expect((await api(local, 'GET', '/assets', { token })).json.data.data.map((a: Json) => a.id)).toContain(
+      done.json.data.id,
+    );
   });
 });
 
 describe('images forwarded to a model', () => {
   it('an 18 MiB original is forwarded as a derivative of at most 10 MiB, made once; the original stays unchanged', async () => {
-    const big = await sharp({ create: { width: 2_500, height: 2_500, channels: 3 as const, background: '#000', noise: { type: 'gaussian' as const, mean: 128, sigma: 60 } } }).png({ compressionLevel: 0 }).toBuffer();
+    const big = await sharp({
+      create: {
+        width: 2_500,
+        height: 2_500,
+        channels: 3 as const,
+        background: '#000',
+        noise: { type: 'gaussian' as const, mean: 128, sigma: 60 },
+      },
+    })
+      .png({ compressionLevel: 0 })
+      .toBuffer();
     expect(big.length).toBeGreaterThan(17 * 1024 * 1024);
     const { key } = await s3.account({ balance: 10_000_000 });
     const asset = (await (await upload(s3, key, big)).complete()).json;
     expect(asset.size_bytes).toBe(big.length);
     const forwardedUrl = async () => {
-      const video = await call(s3, key, 'POST', '/v1/videos', { model: VIDEO_MODEL, content: [{ type: 'text', text: 'x' }, { type: 'image_url', role: 'first_frame', image_url: { url: asset.reference } }] });
+      const video = await call(s3, key, 'POST', '/v1/videos', {
+        model: VIDEO_MODEL,
+        content: [
+          { type: 'text', text: 'x' },
+          { type: 'image_url', role: 'first_frame', image_url: { url: asset.reference } },
+        ],
+      });
       expect(video.status, JSON.stringify(video.json)).toBe(200);
       return ((await taskRow(s3, video.json.id))!.request as Json).content[1].image_url.url as string;
     };
@@ -150,7 +234,9 @@ describe('housekeeping', () => {
     const object = `assets/${userId}/${reserved.upload_id}`;
     expect(await local.services.storage.head(object)).toBeDefined();
     expect(await sweepExpiredUploads(local.services.db, local.services.storage, clock.now())).toBe(0);
-    expect(await sweepExpiredUploads(local.services.db, local.services.storage, clock.now() + 76 * 60_000)).toBeGreaterThanOrEqual(1);
+    expect(
+      await sweepExpiredUploads(local.services.db, local.services.storage, clock.now() + 76 * 60_000),
+    ).toBeGreaterThanOrEqual(1);
     expect(await local.services.storage.head(object)).toBeUndefined();
     expect((await call(local, key, 'POST', `/v1/assets/uploads/${reserved.upload_id}/complete`)).status).toBe(404);
   });
@@ -159,12 +245,22 @@ describe('housekeeping', () => {
 describe('asset scope', () => {
   it('own / all / none × this key, another key, the console, another account, missing × list, read, download, delete, video and image-task references', async () => {
     const acct = await s3.account({ balance: 10_000_000 });
-    const admin = { db: s3.services.db, redis: s3.services.redis, channel: s3.services.redisKeys.keyInvalidation, catalog: s3.services.catalog };
+    const admin = {
+      db: s3.services.db,
+      redis: s3.services.redis,
+      channel: s3.services.redisKeys.keyInvalidation,
+      catalog: s3.services.catalog,
+    };
     const keyWith = async (settings: KeyCreate) => (await createKey(admin, acct.userId, settings)).key;
     const uploader = await keyWith({ asset_access: 'own' });
     const { token } = await signIn(s3, acct.email);
     const consoleUpload = async () => {
-      const r = (await api(s3, 'POST', '/assets', { token, body: { filename: 'c.png', content_type: 'image/png', size_bytes: png.length } })).json.data;
+      const r = (
+        await api(s3, 'POST', '/assets', {
+          token,
+          body: { filename: 'c.png', content_type: 'image/png', size_bytes: png.length },
+        })
+      ).json.data;
       await fetch(r.upload_url, { method: 'PUT', headers: r.headers, body: png });
       return (await api(s3, 'POST', `/assets/uploads/${r.upload_id}/complete`, { token })).json.data.id as string;
     };
@@ -175,7 +271,12 @@ describe('asset scope', () => {
       theirs: (await (await upload(s3, stranger.key, png)).complete()).json.id as string,
     };
     const missing = 'asset_AAAAAAAAAAAAAAAAAAAA';
-    const keys = { uploader, own: await keyWith({ asset_access: 'own' }), all: await keyWith({ asset_access: 'all' }), none: await keyWith({ asset_access: 'none' }) };
+    const keys = {
+      uploader,
+      own: await keyWith({ asset_access: 'own' }),
+      all: await keyWith({ asset_access: 'all' }),
+      none: await keyWith({ asset_access: 'none' }),
+    };
     const visible: Record<string, Record<keyof typeof ids, boolean>> = {
       uploader: { mine: true, console: true, theirs: false },
       own: { mine: false, console: true, theirs: false },
@@ -183,9 +284,20 @@ describe('asset scope', () => {
       none: { mine: false, console: false, theirs: false },
     };
     // Equal apart from the request id and the id quoted in the message.
-    const strip = (r: { status: number; json: Json }) => ({ status: r.status, error: { ...r.json.error, message: r.json.error?.message?.replace(/asset_\w+/, 'X') } });
-    const video = (key: string, id: string) => call(s3, key, 'POST', '/v1/videos', { model: VIDEO_MODEL, content: [{ type: 'text', text: 'x' }, { type: 'image_url', role: 'first_frame', image_url: { url: `asset://${id}` } }] });
-    const imageTask = (key: string, id: string) => call(s3, key, 'POST', '/v1/images/tasks', { model: IMAGE_MODEL, prompt: 'x', image: `asset://${id}` });
+    const strip = (r: { status: number; json: Json }) => ({
+      status: r.status,
+      error: { ...r.json.error, message: r.json.error?.message?.replace(/asset_\w+/, 'X') },
+    });
+    const video = (key: string, id: string) =>
+      call(s3, key, 'POST', '/v1/videos', {
+        model: VIDEO_MODEL,
+        content: [
+          { type: 'text', text: 'x' },
+          { type: 'image_url', role: 'first_frame', image_url: { url: `asset://${id}` } },
+        ],
+      });
+    const imageTask = (key: string, id: string) =>
+      call(s3, key, 'POST', '/v1/images/tasks', { model: IMAGE_MODEL, prompt: 'x', image: `asset://${id}` });
 
     for (const [who, key] of Object.entries(keys)) {
       const listed = (await call(s3, key, 'GET', '/v1/assets?limit=100')).json.data.map((a: Json) => a.id);
@@ -208,14 +320,17 @@ describe('asset scope', () => {
         }
         if (sees) {
           expect([read.status, download.status, v.status, img.status], label).toEqual([200, 200, 200, 200]);
-          for (const r of [v, img]) expect(JSON.stringify((await taskRow(s3, r.json.id))!.request), label).not.toContain('asset://');
+          for (const r of [v, img])
+            expect(JSON.stringify((await taskRow(s3, r.json.id))!.request), label).not.toContain('asset://');
         } else {
           expect(strip(read), label).toEqual(absent.read);
           expect(strip(download), label).toEqual(absent.download);
           expect(strip(v), label).toEqual(absent.video);
           expect(strip(img), label).toEqual(absent.image);
           // Out of scope cannot be deleted either, and answers like missing.
-          expect(strip(await call(s3, key, 'DELETE', `/v1/assets/${id}`)), label).toEqual(strip(await call(s3, key, 'DELETE', `/v1/assets/${missing}`)));
+          expect(strip(await call(s3, key, 'DELETE', `/v1/assets/${id}`)), label).toEqual(
+            strip(await call(s3, key, 'DELETE', `/v1/assets/${missing}`)),
+          );
         }
       }
     }

@@ -51,10 +51,28 @@ const trusted: SafeFetchOptions = { ...base, allowHttp: true, trusted: ['127.0.0
 
 describe('the safe fetcher', () => {
   it('classifies addresses: private, loopback, link-local, metadata, CGNAT, multicast and mapped forms are not public', () => {
-    for (const ip of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '224.0.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fc00::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:a9fe:a9fe']) {
+    for (const ip of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '224.0.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fc00::1',
+      'ff02::1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:a9fe:a9fe',
+    ]) {
       expect(isPublicAddress(ip), ip).toBe(false);
     }
-    for (const ip of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8']) expect(isPublicAddress(ip), ip).toBe(true);
+    for (const ip of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8'])
+      expect(isPublicAddress(ip), ip).toBe(true);
   });
 
   it('refuses private targets by literal, by name and by redirect, and they see no connection', async () => {
@@ -68,11 +86,16 @@ describe('the safe fetcher', () => {
       `https://localhost:${victimPort}/`,
       `http://127.0.0.1:${victimPort}/`,
     ];
-    for (const url of targets) await expect(safeFetch(url, base), url).rejects.toMatchObject({ code: 'reference_url_blocked' });
+    for (const url of targets)
+      await expect(safeFetch(url, base), url).rejects.toMatchObject({ code: 'reference_url_blocked' });
     // A name whose DNS answer is loopback.
-    await expect(safeFetch(`https://images.example.test:${victimPort}/`, { ...base, lookup: async () => ['127.0.0.1'] })).rejects.toMatchObject({ code: 'reference_url_blocked' });
+    await expect(
+      safeFetch(`https://images.example.test:${victimPort}/`, { ...base, lookup: async () => ['127.0.0.1'] }),
+    ).rejects.toMatchObject({ code: 'reference_url_blocked' });
     // An allowed host that redirects to a private one.
-    await expect(safeFetch(`http://127.0.0.2:${redirectorPort}/redirect`, trusted)).rejects.toMatchObject({ code: 'reference_url_blocked' });
+    await expect(safeFetch(`http://127.0.0.2:${redirectorPort}/redirect`, trusted)).rejects.toMatchObject({
+      code: 'reference_url_blocked',
+    });
     expect(victimConnections - before).toBe(0);
   });
 
@@ -80,8 +103,12 @@ describe('the safe fetcher', () => {
     const ok = await safeFetch(`http://127.0.0.2:${redirectorPort}/image`, trusted);
     expect(ok).toMatchObject({ contentType: 'image/png' });
     expect(ok.bytes.length).toBe(100);
-    await expect(safeFetch(`http://127.0.0.2:${redirectorPort}/big`, trusted)).rejects.toMatchObject({ code: 'reference_fetch_failed' });
-    await expect(safeFetch(`http://127.0.0.2:${redirectorPort}/html`, trusted)).rejects.toMatchObject({ code: 'reference_fetch_failed' });
+    await expect(safeFetch(`http://127.0.0.2:${redirectorPort}/big`, trusted)).rejects.toMatchObject({
+      code: 'reference_fetch_failed',
+    });
+    await expect(safeFetch(`http://127.0.0.2:${redirectorPort}/html`, trusted)).rejects.toMatchObject({
+      code: 'reference_fetch_failed',
+    });
     await expect(safeFetch('ftp://127.0.0.2/x', trusted)).rejects.toMatchObject({ code: 'reference_url_blocked' });
   });
 });
@@ -92,8 +119,23 @@ describe('rehosting external images for a model that cannot fetch URLs', () => {
     const { rehostExternalImages } = await import('../../shared/assets/rehost.js');
     const gw = await startTestGateway();
     try {
-      const ctx = { db: gw.services.db, storage: gw.services.storage, linkSecret: gw.services.linkSecret, baseUrl: gw.url, ttlMs: 60_000, now: Date.now(), limits: gw.services.config.imageFetch, fetchOptions: { allowHttp: true, trusted: ['127.0.0.2'] } };
-      const request = { model: 'm', content: [{ type: 'text', text: `see http://127.0.0.2:${redirectorPort}/image` }, { type: 'image_url', image_url: { url: `http://127.0.0.2:${redirectorPort}/image` } }] };
+      const ctx = {
+        db: gw.services.db,
+        storage: gw.services.storage,
+        linkSecret: gw.services.linkSecret,
+        baseUrl: gw.url,
+        ttlMs: 60_000,
+        now: Date.now(),
+        limits: gw.services.config.imageFetch,
+        fetchOptions: { allowHttp: true, trusted: ['127.0.0.2'] },
+      };
+      const request = {
+        model: 'm',
+        content: [
+          { type: 'text', text: `see http://127.0.0.2:${redirectorPort}/image` },
+          { type: 'image_url', image_url: { url: `http://127.0.0.2:${redirectorPort}/image` } },
+        ],
+      };
       const out = await rehostExternalImages(ctx, 'user-1', request);
       const link = out.content[1]!.image_url!.url;
       expect(link.startsWith(`${gw.url}/v1/files/`)).toBe(true);
@@ -102,7 +144,11 @@ describe('rehosting external images for a model that cannot fetch URLs', () => {
       expect(served.headers.get('content-type')).toBe('image/png');
       expect((await served.arrayBuffer()).byteLength).toBe(100);
       const before = victimConnections;
-      await expect(rehostExternalImages(ctx, 'user-1', { content: [{ type: 'image_url', image_url: { url: `http://127.0.0.1:${victimPort}/` } }] })).rejects.toMatchObject({
+      await expect(
+        rehostExternalImages(ctx, 'user-1', {
+          content: [{ type: 'image_url', image_url: { url: `http://127.0.0.1:${victimPort}/` } }],
+        }),
+      ).rejects.toMatchObject({
         code: 'reference_url_blocked',
         param: 'content[0].image_url.url',
       });

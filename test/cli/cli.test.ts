@@ -45,7 +45,9 @@ function expectFailure(result: CliResult, message: RegExp) {
 
 describe('operator CLI (the real binary)', () => {
   it('user:create prints one JSON object and exits 0', async () => {
-    const out = cliJson(await runCli(['user:create', '--email', email, '--password', 'password123', '--balance-micro-usd', '5000'], env));
+    const out = cliJson(
+      await runCli(['user:create', '--email', email, '--password', 'password123', '--balance-micro-usd', '5000'], env),
+    );
     expect(out).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), email, balance_micro_usd: 5000 });
   });
 
@@ -77,7 +79,11 @@ describe('operator CLI commands', () => {
       settled_micro_usd: 5_250,
       pending_micro_usd: 0,
     });
-    const ledger = await db.selectFrom('ledger_entries').select(['kind', 'amount_micro_usd', 'balance_after_micro_usd']).orderBy('id').execute();
+    const ledger = await db
+      .selectFrom('ledger_entries')
+      .select(['kind', 'amount_micro_usd', 'balance_after_micro_usd'])
+      .orderBy('id')
+      .execute();
     expect(ledger).toEqual([
       { kind: 'credit', amount_micro_usd: 5_000, balance_after_micro_usd: 5_000 },
       { kind: 'credit', amount_micro_usd: 250, balance_after_micro_usd: 5_250 },
@@ -89,40 +95,110 @@ describe('operator CLI commands', () => {
     expect(privateKey.key).toMatch(/^ak-[A-Za-z0-9]{48}$/);
     expectFailure(await cli('key:create', '--email', email, '--profile', 'legacy_v1'), /key:import/);
     const secret = `ak-legacy${'x'.repeat(30)}`;
-    const imported = cliJson(await cli('key:import', '--email', email, '--secret', secret, '--profile', 'legacy_v1', '--name', 'migrated'));
-    expect(imported).toMatchObject({ name: 'migrated', compatibility_profile: 'legacy_v1', prefix: secret.slice(0, 8), last4: secret.slice(-4) });
+    const imported = cliJson(
+      await cli('key:import', '--email', email, '--secret', secret, '--profile', 'legacy_v1', '--name', 'migrated'),
+    );
+    expect(imported).toMatchObject({
+      name: 'migrated',
+      compatibility_profile: 'legacy_v1',
+      prefix: secret.slice(0, 8),
+      last4: secret.slice(-4),
+    });
     expect(imported.key).toBeUndefined();
-    const row = await db.selectFrom('api_keys').selectAll().where('id', '=', imported.id as string).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', imported.id as string)
+      .executeTakeFirstOrThrow();
     expect(row.key_hash.equals(createHash('sha256').update(secret).digest())).toBe(true);
-    expectFailure(await cli('key:import', '--email', email, '--secret', secret, '--profile', 'legacy_v1'), /already imported/);
+    expectFailure(
+      await cli('key:import', '--email', email, '--secret', secret, '--profile', 'legacy_v1'),
+      /already imported/,
+    );
     expectFailure(await cli('key:import', '--email', email, '--secret', 'nope', '--profile', 'legacy_v1'), /--secret/);
-    expectFailure(await cli('key:import', '--email', email, '--secret', secret.replace('legacy', 'other1'), '--profile', 'v2'), /--profile/);
+    expectFailure(
+      await cli('key:import', '--email', email, '--secret', secret.replace('legacy', 'other1'), '--profile', 'v2'),
+      /--profile/,
+    );
   });
 
   it('key:create with every flag, then key:disable and key:revoke', async () => {
     const expires = new Date(Date.now() + 86_400_000).toISOString();
     const created = cliJson(
       await cli(
-        'key:create', '--email', email, '--name', 'ci key', '--group', 'basic', '--expires-at', expires, '--asset-access', 'none',
-        '--profile', 'standard_v1', '--rpm', '60', '--tpm', '100000', '--concurrency', '4', '--total-micro-usd', '9000000',
-        '--daily-micro-usd', '100000', '--monthly-micro-usd', '2000000', '--tags', 'team-a, proj-b', '--usage-access',
-        '--ip-allowlist', '10.0.0.0/8,192.168.1.7',
+        'key:create',
+        '--email',
+        email,
+        '--name',
+        'ci key',
+        '--group',
+        'basic',
+        '--expires-at',
+        expires,
+        '--asset-access',
+        'none',
+        '--profile',
+        'standard_v1',
+        '--rpm',
+        '60',
+        '--tpm',
+        '100000',
+        '--concurrency',
+        '4',
+        '--total-micro-usd',
+        '9000000',
+        '--daily-micro-usd',
+        '100000',
+        '--monthly-micro-usd',
+        '2000000',
+        '--tags',
+        'team-a, proj-b',
+        '--usage-access',
+        '--ip-allowlist',
+        '10.0.0.0/8,192.168.1.7',
       ),
     );
     expect(created).toMatchObject({
-      name: 'ci key', group: 'basic', expires_at: expires, asset_access: 'none', compatibility_profile: 'standard_v1',
-      rpm_limit: 60, tpm_limit: 100_000, concurrency_limit: 4, total_micro_usd: 9_000_000, daily_micro_usd: 100_000,
-      monthly_micro_usd: 2_000_000, tags: ['team-a', 'proj-b'], usage_access: true, ip_allowlist: ['10.0.0.0/8', '192.168.1.7/32'],
-      status: 'active', key: expect.stringMatching(/^sk-[A-Za-z0-9]{48}$/),
+      name: 'ci key',
+      group: 'basic',
+      expires_at: expires,
+      asset_access: 'none',
+      compatibility_profile: 'standard_v1',
+      rpm_limit: 60,
+      tpm_limit: 100_000,
+      concurrency_limit: 4,
+      total_micro_usd: 9_000_000,
+      daily_micro_usd: 100_000,
+      monthly_micro_usd: 2_000_000,
+      tags: ['team-a', 'proj-b'],
+      usage_access: true,
+      ip_allowlist: ['10.0.0.0/8', '192.168.1.7/32'],
+      status: 'active',
+      key: expect.stringMatching(/^sk-[A-Za-z0-9]{48}$/),
     });
     const secret = created.key as string;
     expect(created).toMatchObject({ prefix: secret.slice(0, 8), last4: secret.slice(-4) });
-    const row = await db.selectFrom('api_keys').selectAll().where('id', '=', created.id as string).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ group_id: 'basic', rpm_limit: 60, usage_access: true, compatibility_profile: 'standard_v1' });
+    const row = await db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', created.id as string)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      group_id: 'basic',
+      rpm_limit: 60,
+      usage_access: true,
+      compatibility_profile: 'standard_v1',
+    });
     expect(row.key_hash.toString('hex')).not.toContain(Buffer.from(secret).toString('hex')); // only the hash is stored
 
-    expect(cliJson(await cli('key:disable', '--key-id', created.id as string))).toMatchObject({ id: created.id, status: 'disabled' });
-    expect(cliJson(await cli('key:revoke', '--key-id', created.id as string))).toMatchObject({ id: created.id, status: 'revoked' });
+    expect(cliJson(await cli('key:disable', '--key-id', created.id as string))).toMatchObject({
+      id: created.id,
+      status: 'disabled',
+    });
+    expect(cliJson(await cli('key:revoke', '--key-id', created.id as string))).toMatchObject({
+      id: created.id,
+      status: 'revoked',
+    });
     expectFailure(await cli('key:enable', '--key-id', created.id as string), /revoked key cannot be changed/);
   });
 
@@ -150,7 +226,10 @@ describe('operator CLI commands', () => {
 
   it('a failed command leaves nothing behind', async () => {
     const other = `cli-neg-${randomBytes(3).toString('hex')}@example.test`;
-    expectFailure(await cli('user:create', '--email', other, '--password', 'password123', '--balance-micro-usd', '-5'), /micro/);
+    expectFailure(
+      await cli('user:create', '--email', other, '--password', 'password123', '--balance-micro-usd', '-5'),
+      /micro/,
+    );
     // The flags were wrong, so the account must not exist: retrying with a fixed flag has to work.
     expect(await db.selectFrom('users').select('id').where('email', '=', other).execute()).toEqual([]);
   });

@@ -39,9 +39,11 @@ const gatewayEnv = () => ({
 
 describe('the Python client (unittest, standard library only)', () => {
   it('passes its whole unittest suite against the running gateway, with nothing skipped', async () => {
-    const result = await run('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.', '-v'], { cwd: PYTHON_DIR, env: gatewayEnv(), timeout: 120_000 }).catch(
-      (err: { stdout: string; stderr: string }) => err,
-    );
+    const result = await run('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.', '-v'], {
+      cwd: PYTHON_DIR,
+      env: gatewayEnv(),
+      timeout: 120_000,
+    }).catch((err: { stdout: string; stderr: string }) => err);
     const output = `${result.stdout}\n${result.stderr}`;
     expect(output, output).toMatch(/\nOK\s*$/);
     expect(output).not.toMatch(/skipped/i);
@@ -62,9 +64,17 @@ describe('the Python client (unittest, standard library only)', () => {
       .replace('duration=5)', 'duration=5, resolution="720p")');
     for (const archive of ['gateway_client-0.1.6-py3-none-any.whl', 'gateway_client-0.1.6.tar.gz']) {
       const target = path.join(scratch, archive.replace(/\W/g, '_'));
-      await run('python3', ['-m', 'pip', 'install', '--quiet', '--no-index', '--no-deps', '--target', target, path.join(out, archive)], { timeout: 120_000 });
+      await run(
+        'python3',
+        ['-m', 'pip', 'install', '--quiet', '--no-index', '--no-deps', '--target', target, path.join(out, archive)],
+        { timeout: 120_000 },
+      );
       // Run from the scratch folder so only the installed copy can be imported.
-      const { stdout } = await run('python3', ['-c', script], { cwd: scratch, env: { ...gatewayEnv(), PYTHONPATH: target }, timeout: 60_000 });
+      const { stdout } = await run('python3', ['-c', script], {
+        cwd: scratch,
+        env: { ...gatewayEnv(), PYTHONPATH: target },
+        timeout: 60_000,
+      });
       expect(stdout).toContain('succeeded');
     }
   }, 180_000);

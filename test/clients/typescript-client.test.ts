@@ -25,7 +25,12 @@ let client: Gateway;
 let proxy: FaultProxy;
 
 const user = (text: string) => [{ role: 'user', content: text }];
-const video = (text: string) => ({ model: VIDEO_MODEL, content: [{ type: 'text', text }], duration: 5, resolution: '720p' });
+const video = (text: string) => ({
+  model: VIDEO_MODEL,
+  content: [{ type: 'text', text }],
+  duration: 5,
+  resolution: '720p',
+});
 const fast = { initialDelayMs: 5, maxDelayMs: 20 };
 
 beforeAll(async () => {
@@ -45,7 +50,12 @@ describe('construction and arguments (nothing sent)', () => {
     for (const baseURL of ['http://example.com', 'http://10.0.0.1:8080', 'ftp://127.0.0.1', 'not a url']) {
       expect(() => new Gateway({ apiKey: 'sk-x', baseURL }), baseURL).toThrow(TypeError);
     }
-    for (const baseURL of ['http://127.0.0.1:8080', 'http://localhost', 'http://[::1]:9000', 'https://gateway.example.com']) {
+    for (const baseURL of [
+      'http://127.0.0.1:8080',
+      'http://localhost',
+      'http://[::1]:9000',
+      'https://gateway.example.com',
+    ]) {
       expect(new Gateway({ apiKey: 'sk-x', baseURL }).transport.origin.href).toContain(new URL(baseURL).host);
     }
   });
@@ -83,7 +93,10 @@ describe('construction and arguments (nothing sent)', () => {
 
 describe('against the running gateway', () => {
   it('creates a chat completion with the request id attached, not enumerable', async () => {
-    const answer = await client.chat.completions.create({ model: 'gpt-sim', messages: user('hello') }, { tags: ['ts-client'] });
+    const answer = await client.chat.completions.create(
+      { model: 'gpt-sim', messages: user('hello') },
+      { tags: ['ts-client'] },
+    );
     expect(answer.object).toBe('chat.completion');
     expect(answer.requestID).toMatch(/\S/);
     expect(Object.keys(answer)).not.toContain('requestID');
@@ -100,7 +113,11 @@ describe('against the running gateway', () => {
   it('raises on a stream the upstream cut, with the request id, and sends it once', async () => {
     const before = proxy.hits('POST', '/v1/chat/completions');
     const via = new Gateway({ apiKey: key, baseURL: proxy.url });
-    const stream = await via.chat.completions.create({ model: 'gpt-sim', messages: user('[[sim:fault=disconnect]] cut'), stream: true });
+    const stream = await via.chat.completions.create({
+      model: 'gpt-sim',
+      messages: user('[[sim:fault=disconnect]] cut'),
+      stream: true,
+    });
     const error = await (async () => {
       for await (const _ of stream) void _;
     })().catch((err: unknown) => err);
@@ -114,7 +131,12 @@ describe('against the running gateway', () => {
     const via = new Gateway({ apiKey: key, baseURL: proxy.url });
     const before = proxy.hits('POST', '/v1/chat/completions');
     proxy.plan.set('POST /v1/chat/completions', [CUT]);
-    const stream = await via.chat.completions.create({ model: 'gpt-sim', messages: user('a long answer'), stream: true, max_tokens: 64 });
+    const stream = await via.chat.completions.create({
+      model: 'gpt-sim',
+      messages: user('a long answer'),
+      stream: true,
+      max_tokens: 64,
+    });
     const received: unknown[] = [];
     const error = await (async () => {
       for await (const chunk of stream) received.push(chunk);
@@ -142,7 +164,10 @@ describe('against the running gateway', () => {
   });
 
   it('asks for estimates and the key usage view', async () => {
-    const quote = await client.estimates.create({ endpoint: 'chat/completions', payload: { model: 'gpt-sim', messages: user('price me'), max_tokens: 10 } });
+    const quote = await client.estimates.create({
+      endpoint: 'chat/completions',
+      payload: { model: 'gpt-sim', messages: user('price me'), max_tokens: 10 },
+    });
     expect(Number.isInteger(quote.estimated_micro_usd)).toBe(true);
     expect(quote.is_free).toBe(false);
     const usage = await client.keyUsage.get();
@@ -155,10 +180,16 @@ describe('against the running gateway', () => {
     expect(missing).toMatchObject({ status: 404, code: 'not_found' });
     expect((missing as GatewayError).requestID).toMatch(/\S/);
     const stranger = new Gateway({ apiKey: `sk-${'x'.repeat(48)}`, baseURL: gw.url });
-    await expect(stranger.keyUsage.get()).rejects.toMatchObject({ constructor: AuthenticationError, status: 401, code: 'invalid_api_key' });
+    await expect(stranger.keyUsage.get()).rejects.toMatchObject({
+      constructor: AuthenticationError,
+      status: 401,
+      code: 'invalid_api_key',
+    });
     const poor = await gw.account({ balance: 1 });
     const broke = new Gateway({ apiKey: poor.key, baseURL: gw.url });
-    await expect(broke.chat.completions.create({ model: 'gpt-sim', messages: user('x') })).rejects.toBeInstanceOf(InsufficientFundsError);
+    await expect(broke.chat.completions.create({ model: 'gpt-sim', messages: user('x') })).rejects.toBeInstanceOf(
+      InsufficientFundsError,
+    );
   });
 
   it('retries a GET after 503s, never a POST, and refuses redirects', async () => {
@@ -184,24 +215,36 @@ describe('against the running gateway', () => {
   it('reads the account usage report (JSON and CSV) and logs, and scores a request', async () => {
     const reader = await gw.account({ balance: 10_000_000, key: { usage_access: true } });
     const withAccess = new Gateway({ apiKey: reader.key, baseURL: gw.url });
-    await withAccess.chat.completions.create({ model: 'gpt-sim', messages: user('to be scored') }, { requestId: 'ts-client-scored', sessionId: 'ts-session' });
+    await withAccess.chat.completions.create(
+      { model: 'gpt-sim', messages: user('to be scored') },
+      { requestId: 'ts-client-scored', sessionId: 'ts-session' },
+    );
     await drained(gw);
     const start = new Date(Date.now() - 3_600_000).toISOString();
     const end = new Date(Date.now() + 60_000).toISOString();
     const report = await withAccess.usage.report({ group_by: 'model', start, end });
     expect((report.total as { requests: number }).requests).toBe(1);
     const csv = await withAccess.usage.report({ group_by: 'model', start, end, format: 'csv' });
-    expect(csv.split('\r\n')[0]).toBe('group,requests,errors,input_tokens,output_tokens,cached_tokens,charged_micro_usd');
+    expect(csv.split('\r\n')[0]).toBe(
+      'group,requests,errors,input_tokens,output_tokens,cached_tokens,charged_micro_usd',
+    );
     const logs = await withAccess.usage.logs({ session_id: 'ts-session' });
     expect((logs.data as Array<{ request_id: string }>).map((r) => r.request_id)).toEqual(['ts-client-scored']);
     const score = await withAccess.scores.create({ request_id: 'ts-client-scored', name: 'helpful', value: 1 });
     expect(score).toMatchObject({ object: 'score', name: 'helpful', value: 1 });
-    await expect(client.usage.report({ group_by: 'model', start, end })).rejects.toMatchObject({ status: 403, code: 'usage_access_disabled' });
+    await expect(client.usage.report({ group_by: 'model', start, end })).rejects.toMatchObject({
+      status: 403,
+      code: 'usage_access_disabled',
+    });
   });
 
   it('uploads an asset (PUT without the key), reads, links and deletes it, and resumes a failed confirmation', async () => {
     const { default: sharp } = await import('sharp');
-    const png = new Uint8Array(await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } }).png().toBuffer());
+    const png = new Uint8Array(
+      await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } })
+        .png()
+        .toBuffer(),
+    );
     const asset = await client.assets.upload(png, { filename: 'tiny.png' });
     expect(asset).toMatchObject({ reference: `asset://${asset.id}`, width: 8, height: 8 });
     expect((await client.assets.get(asset.id)).id).toBe(asset.id);
@@ -224,18 +267,38 @@ describe('against the running gateway', () => {
   it('calls the private protocol with an ak- key: a chat job, its replay, getResult by both ids, a stream, a miss', async () => {
     const { key: privateKey } = await gw.account({ balance: 5_000_000, key: { kind: 'private' } });
     const server = new Gateway({ apiKey: privateKey, baseURL: gw.url });
-    const first = await server.private.call({ clientRequestId: 'ts-1', model: 'gpt-sim', input: { messages: user('hello'), max_tokens: 3 } });
-    expect(first).toMatchObject({ client_request_id: 'ts-1', status: 'succeeded', result: { object: 'chat.completion' } });
+    const first = await server.private.call({
+      clientRequestId: 'ts-1',
+      model: 'gpt-sim',
+      input: { messages: user('hello'), max_tokens: 3 },
+    });
+    expect(first).toMatchObject({
+      client_request_id: 'ts-1',
+      status: 'succeeded',
+      result: { object: 'chat.completion' },
+    });
     expect(first.requestID).toMatch(/^req_/);
-    const replay = await server.private.call({ clientRequestId: 'ts-1', model: 'gpt-sim', input: { messages: user('hello'), max_tokens: 3 } });
+    const replay = await server.private.call({
+      clientRequestId: 'ts-1',
+      model: 'gpt-sim',
+      input: { messages: user('hello'), max_tokens: 3 },
+    });
     expect(replay.task_id).toBe(first.task_id);
     expect((await server.private.getResult({ taskId: first.task_id })).status).toBe('succeeded');
     expect((await server.private.getResult({ clientRequestId: 'ts-1' })).task_id).toBe(first.task_id);
     let text = '';
-    for await (const chunk of await server.private.call({ clientRequestId: 'ts-2', model: 'gpt-sim', stream: true, input: { messages: user('hi'), max_tokens: 3 } })) text += chunk.choices?.[0]?.delta?.content ?? '';
+    for await (const chunk of await server.private.call({
+      clientRequestId: 'ts-2',
+      model: 'gpt-sim',
+      stream: true,
+      input: { messages: user('hi'), max_tokens: 3 },
+    }))
+      text += chunk.choices?.[0]?.delta?.content ?? '';
     expect(text).toBe('tok1 tok2 tok3 ');
     await expect(server.private.getResult({ clientRequestId: 'never-sent' })).rejects.toBeInstanceOf(NotFoundError);
-    const reused = await server.private.call({ clientRequestId: 'ts-1', model: 'gpt-sim', input: { messages: user('other'), max_tokens: 3 } }).catch((e: unknown) => e);
+    const reused = await server.private
+      .call({ clientRequestId: 'ts-1', model: 'gpt-sim', input: { messages: user('other'), max_tokens: 3 } })
+      .catch((e: unknown) => e);
     expect(reused).toMatchObject({ status: 422, code: 'idempotency_key_reused' });
   });
 
@@ -259,8 +322,15 @@ describe('the packed archive', () => {
       const clientDir = path.join(ROOT, 'clients', 'typescript');
       await run('node', [path.join(clientDir, 'build.mjs')], { timeout: 120_000 });
       await run('npm', ['pack', clientDir, '--pack-destination', scratch, '--silent'], { timeout: 60_000 });
-      await writeFile(path.join(scratch, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
-      await run('npm', ['install', '--offline', '--no-audit', '--no-fund', path.join(scratch, 'gateway-client-0.1.6.tgz')], { cwd: scratch, timeout: 120_000 });
+      await writeFile(
+        path.join(scratch, 'package.json'),
+        JSON.stringify({ name: 'scratch', private: true, type: 'module' }),
+      );
+      await run(
+        'npm',
+        ['install', '--offline', '--no-audit', '--no-fund', path.join(scratch, 'gateway-client-0.1.6.tgz')],
+        { cwd: scratch, timeout: 120_000 },
+      );
       const readme = await readFile(path.join(clientDir, 'README.md'), 'utf8');
       const quickStart = /## Quick start\s+```js\n([\s\S]*?)```/.exec(readme)?.[1];
       expect(quickStart).toBeTruthy();
@@ -273,7 +343,14 @@ describe('the packed archive', () => {
       await writeFile(path.join(scratch, 'quick-start.mjs'), script);
       const { stdout } = await run('node', ['quick-start.mjs'], { cwd: scratch, timeout: 60_000 });
       expect(stdout).toContain('succeeded');
-      const cjs = await run('node', ['-e', "const { Gateway, GatewayError } = require('gateway-client'); console.log(typeof Gateway, typeof GatewayError)"], { cwd: scratch });
+      const cjs = await run(
+        'node',
+        [
+          '-e',
+          "const { Gateway, GatewayError } = require('gateway-client'); console.log(typeof Gateway, typeof GatewayError)",
+        ],
+        { cwd: scratch },
+      );
       expect(cjs.stdout.trim()).toBe('function function');
     } finally {
       await rm(scratch, { recursive: true, force: true });

@@ -14,6 +14,8 @@ describe('the console site API types', () => {
   it("turn zod's JSON Schema into TypeScript", () => {
     expect(typeOf({ anyOf: [{ type: 'integer' }, { type: 'null' }] })).toBe('number | null');
     expect(typeOf({ type: 'array', items: { type: 'string', enum: ['a', 'b'] } })).toBe('("a" | "b")[]');
-    expect(typeOf({ type: 'object', properties: { x: { const: 1 } }, required: ['x'], additionalProperties: false })).toBe('{\n    x: 1;\n}');
+    expect(
+      typeOf({ type: 'object', properties: { x: { const: 1 } }, required: ['x'], additionalProperties: false }),
+    ).toBe('{\n    x: 1;\n}');
   });
 });

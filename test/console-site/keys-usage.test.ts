@@ -37,7 +37,11 @@ describe('console site: keys and usage', { timeout: 120_000 }, () => {
     expect(await page.evaluate('JSON.stringify(localStorage) + JSON.stringify(sessionStorage)')).toBe('{}{}');
 
     // The key works on the gateway with the settings given in the form.
-    const ok = await postChat(h.sec.gw.url, secret, chatRequest('gpt-sim', 'hello from the console test', { max_tokens: 3 }));
+    const ok = await postChat(
+      h.sec.gw.url,
+      secret,
+      chatRequest('gpt-sim', 'hello from the console test', { max_tokens: 3 }),
+    );
     expect(ok.status).toBe(200);
     await drained(h.sec.gw);
 
@@ -63,7 +67,10 @@ describe('console site: keys and usage', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: /^Revoke browser key/ }).click();
     const dialog = page.getByRole('dialog', { name: 'Revoke this key?' });
     await dialog.getByRole('button', { name: 'Revoke' }).click();
-    await page.getByRole('row', { name: /browser key/ }).getByText('revoked').waitFor();
+    await page
+      .getByRole('row', { name: /browser key/ })
+      .getByText('revoked')
+      .waitFor();
 
     const refused = await postChat(h.sec.gw.url, secret, chatRequest('gpt-sim', 'after revoke', { max_tokens: 3 }));
     expect(refused.status).toBe(401);
@@ -80,7 +87,12 @@ describe('console site: keys and usage', { timeout: 120_000 }, () => {
     await page.getByLabel('IP allowlist').fill('not-an-address');
     await page.locator('form').getByRole('button', { name: 'Create key' }).click();
     await page.locator('textarea[aria-invalid=true]').waitFor();
-    expect(await page.locator('.field', { has: page.getByLabel('IP allowlist') }).getByRole('alert').textContent()).toContain('not-an-address');
+    expect(
+      await page
+        .locator('.field', { has: page.getByLabel('IP allowlist') })
+        .getByRole('alert')
+        .textContent(),
+    ).toContain('not-an-address');
     await page.close();
   });
 
@@ -119,7 +131,10 @@ describe('console site: keys and usage', { timeout: 120_000 }, () => {
     expect(await seriousViolations(page)).toEqual([]);
     // The locale formats money from now on: 3,00 $ in German.
     await page.getByRole('link', { name: 'Ledger', exact: true }).click();
-    await page.getByRole('cell', { name: /3,00\s\$/ }).first().waitFor();
+    await page
+      .getByRole('cell', { name: /3,00\s\$/ })
+      .first()
+      .waitFor();
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -131,15 +146,21 @@ describe('console site: keys and usage', { timeout: 120_000 }, () => {
     await signIn(page, h.site, email);
     await page.getByRole('link', { name: 'Assets', exact: true }).click();
     // A 1×1 PNG.
-    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+      'base64',
+    );
     await page.getByLabel('Upload images').setInputFiles({ name: 'pixel.png', mimeType: 'image/png', buffer: png });
     await page.getByRole('img', { name: 'pixel.png' }).waitFor();
-    expect(await page.locator(".thumbs code", { hasText: /^asset:\/\// }).count()).toBe(1);
+    expect(await page.locator('.thumbs code', { hasText: /^asset:\/\// }).count()).toBe(1);
     expect(await seriousViolations(page)).toEqual([]);
 
     await page.getByRole('link', { name: 'Datasets', exact: true }).click();
     await page.getByRole('button', { name: 'Start export' }).click();
-    await page.getByText(/^(queued|running)…$|^succeeded$/).first().waitFor();
+    await page
+      .getByText(/^(queued|running)…$|^succeeded$/)
+      .first()
+      .waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
     await page.close();

@@ -9,7 +9,15 @@ let oidc: TestOidc;
 
 beforeAll(async () => {
   oidc = await startOidc();
-  h = await startSiteHarness({ env: () => ({ OIDC_PROVIDERS: 'acme', OIDC_ACME_ISSUER: oidc.issuer, OIDC_ACME_CLIENT_ID: oidc.clientId, OIDC_ACME_CLIENT_SECRET: oidc.clientSecret, OIDC_ACME_DISPLAY_NAME: 'Acme ID' }) });
+  h = await startSiteHarness({
+    env: () => ({
+      OIDC_PROVIDERS: 'acme',
+      OIDC_ACME_ISSUER: oidc.issuer,
+      OIDC_ACME_CLIENT_ID: oidc.clientId,
+      OIDC_ACME_CLIENT_SECRET: oidc.clientSecret,
+      OIDC_ACME_DISPLAY_NAME: 'Acme ID',
+    }),
+  });
   // The callback is on the site's origin: the site hands /api/v1 to the gateway.
   oidc.register([`${h.site.url}/api/v1/auth/oauth/acme/callback`]);
 });

@@ -22,7 +22,11 @@ describe('console site: sign-in', { timeout: 120_000 }, () => {
     expect(csp).toContain("frame-ancestors 'none'");
     const html = await res.text();
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
-    expect(await (await fetch(`${h.site.url}/config.json`)).json()).toEqual({ api_base: '', gateway_url: h.sec.gw.url, captcha: { provider: 'test', token: 'captcha-test-token-for-the-site' } });
+    expect(await (await fetch(`${h.site.url}/config.json`)).json()).toEqual({
+      api_base: '',
+      gateway_url: h.sec.gw.url,
+      captcha: { provider: 'test', token: 'captcha-test-token-for-the-site' },
+    });
     const me = await fetch(`${h.site.url}/api/v1/auth/me`);
     expect(me.status).toBe(401);
     expect(((await me.json()) as { error_code: string }).error_code).toBeTruthy();
@@ -39,7 +43,9 @@ describe('console site: sign-in', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     // Benchmark figure, not an assertion: navigation start to an interactive sign-in form.
     const interactive = (await page.evaluate('performance.now()')) as number;
-    console.log(`sign-in page interactive after ${interactive.toFixed(0)} ms (navigation start), ${Date.now() - started} ms wall`);
+    console.log(
+      `sign-in page interactive after ${interactive.toFixed(0)} ms (navigation start), ${Date.now() - started} ms wall`,
+    );
     expect(await seriousViolations(page)).toEqual([]);
 
     await page.getByLabel('Email').fill(email);
@@ -53,7 +59,8 @@ describe('console site: sign-in', { timeout: 120_000 }, () => {
     await page.getByLabel('Password').fill('password123');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
-    for (const name of ['Keys', 'Usage', 'Logs', 'Security']) expect(await page.getByRole('link', { name, exact: true }).count()).toBe(1);
+    for (const name of ['Keys', 'Usage', 'Logs', 'Security'])
+      expect(await page.getByRole('link', { name, exact: true }).count()).toBe(1);
     await page.getByRole('heading', { name: 'Balance' }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
 

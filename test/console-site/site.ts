@@ -32,13 +32,24 @@ export async function startSiteHarness(options: SiteHarnessOptions = {}): Promis
   const env = options.env ?? (() => ({}));
   const token = options.captchaTestToken;
   if (!existsSync(path.join(BUILT_SITE, 'index.html'))) {
-    throw new Error(`the console site is not built (${BUILT_SITE}): run \`npm run build\` (npm test does) before these tests`);
+    throw new Error(
+      `the console site is not built (${BUILT_SITE}): run \`npm run build\` (npm test does) before these tests`,
+    );
   }
   // The site listens first: its origin is the gateway's CONSOLE_ORIGIN (and so the passkey
   // origin), as `npm start` sets it. Then /api/v1 goes to the gateway's own handler, as there.
   let gatewayHandler: RequestListener | undefined;
-  const site = await startConsoleSite({ port: 0, host: '127.0.0.1', root: BUILT_SITE, gateway: (req, res) => gatewayHandler?.(req, res), gatewayUrl: () => sec.gw.url, captcha: siteCaptcha(undefined, token) });
-  const sec: SecurityGateway = await startSecurityGateway({ env: { CONSOLE_ORIGIN: site.url, ...(token && { CAPTCHA_TEST_TOKEN: token }), ...env(site.url) } });
+  const site = await startConsoleSite({
+    port: 0,
+    host: '127.0.0.1',
+    root: BUILT_SITE,
+    gateway: (req, res) => gatewayHandler?.(req, res),
+    gatewayUrl: () => sec.gw.url,
+    captcha: siteCaptcha(undefined, token),
+  });
+  const sec: SecurityGateway = await startSecurityGateway({
+    env: { CONSOLE_ORIGIN: site.url, ...(token && { CAPTCHA_TEST_TOKEN: token }), ...env(site.url) },
+  });
   gatewayHandler = createRequestListener(sec.gw.services);
   let browser: Browser;
   try {
@@ -46,7 +57,9 @@ export async function startSiteHarness(options: SiteHarnessOptions = {}): Promis
   } catch (err) {
     await site.close();
     await sec.close();
-    throw new Error(`the console browser tests need Chromium (Debian's /usr/bin/chromium, or the @sparticuz/chromium package): ${(err as Error).message}`);
+    throw new Error(
+      `the console browser tests need Chromium (Debian's /usr/bin/chromium, or the @sparticuz/chromium package): ${(err as Error).message}`,
+    );
   }
   return {
     sec,
@@ -74,7 +87,7 @@ let axeSource: string | undefined;
 /** axe-core run inside the page: the serious and critical violations, as readable lines. */
 export async function seriousViolations(page: Page): Promise<string[]> {
   // Evaluated over DevTools, not added as a <script>: the site's CSP rightly refuses inline scripts.
-  await page.evaluate(axeSource ??= await readFile(path.join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8'));
+  await page.evaluate((axeSource ??= await readFile(path.join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8')));
   // A string, so this file's TypeScript (no DOM types) leaves the page's code alone.
   const result = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] })`)) as {
     violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[];

@@ -38,7 +38,9 @@ describe('POST /api/v1/auth/login', () => {
   it('answers the same 401 invalid_credentials for a wrong password and an unknown user', async () => {
     const acct = await gw.account();
     const wrong = await api(gw, 'POST', '/auth/login', { body: { identifier: acct.email, password: 'password124' } });
-    const unknown = await api(gw, 'POST', '/auth/login', { body: { identifier: 'nobody@example.test', password: 'password123' } });
+    const unknown = await api(gw, 'POST', '/auth/login', {
+      body: { identifier: 'nobody@example.test', password: 'password123' },
+    });
     expectFailure(wrong, 401, 'invalid_credentials');
     expectFailure(unknown, 401, 'invalid_credentials');
     expect(unknown.json.message).toBe(wrong.json.message);
@@ -60,7 +62,11 @@ describe('GET /api/v1/auth/me', () => {
     expectFailure(await api(gw, 'GET', '/auth/me'), 401, 'unauthorized');
     expectFailure(await api(gw, 'GET', '/auth/me', { token: 'gws_not-a-session' }), 401, 'unauthorized');
     expectFailure(await api(gw, 'GET', '/auth/me', { cookie: 'gw_session=gws_forged' }), 401, 'unauthorized');
-    expectFailure(await api(gw, 'GET', '/keys', { headers: { authorization: 'Basic dXNlcjpwYXNz' } }), 401, 'unauthorized');
+    expectFailure(
+      await api(gw, 'GET', '/keys', { headers: { authorization: 'Basic dXNlcjpwYXNz' } }),
+      401,
+      'unauthorized',
+    );
   });
 
   it('reads the cookie next to another Authorization scheme (a site behind HTTP basic auth)', async () => {
@@ -77,8 +83,16 @@ describe('API keys on the console API', () => {
     expectFailure(await api(gw, 'GET', '/auth/me', { token: s.key }), 401, 'unauthorized', refused);
     expectFailure(await api(gw, 'GET', '/keys', { token: s.key }), 401, 'unauthorized', refused);
     expectFailure(await api(gw, 'GET', '/auth/me', { token: 'ak-someprivatekey' }), 401, 'unauthorized', refused);
-    expectFailure(await api(gw, 'GET', '/keys', { cookie: s.cookie, headers: { 'x-api-key': s.key } }), 401, 'unauthorized', refused);
-    const login = await api(gw, 'POST', '/auth/login', { token: s.key, body: { identifier: s.email, password: 'password123' } });
+    expectFailure(
+      await api(gw, 'GET', '/keys', { cookie: s.cookie, headers: { 'x-api-key': s.key } }),
+      401,
+      'unauthorized',
+      refused,
+    );
+    const login = await api(gw, 'POST', '/auth/login', {
+      token: s.key,
+      body: { identifier: s.email, password: 'password123' },
+    });
     expectFailure(login, 401, 'unauthorized', refused);
   });
 });

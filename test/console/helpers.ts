@@ -44,7 +44,12 @@ export interface SignedIn {
   reply: Reply;
 }
 
-export async function signIn(gw: TestGateway, email: string, password = 'password123', headers: Record<string, string> = {}): Promise<SignedIn> {
+export async function signIn(
+  gw: TestGateway,
+  email: string,
+  password = 'password123',
+  headers: Record<string, string> = {},
+): Promise<SignedIn> {
   const reply = await api(gw, 'POST', '/auth/login', { body: { identifier: email, password }, headers });
   expect(reply.status, JSON.stringify(reply.json)).toBe(200);
   const setCookie = reply.headers.get('set-cookie') ?? '';
@@ -62,7 +67,12 @@ export async function userSession(gw: TestGateway) {
 /** The console's failure envelope, exactly. */
 export function expectFailure(reply: Reply, status: number, errorCode: string, message?: RegExp): void {
   expect(reply.status, JSON.stringify(reply.json)).toBe(status);
-  expect(reply.json).toEqual({ code: status, error_code: errorCode, message: expect.any(String), request_id: reply.headers.get('x-request-id') });
+  expect(reply.json).toEqual({
+    code: status,
+    error_code: errorCode,
+    message: expect.any(String),
+    request_id: reply.headers.get('x-request-id'),
+  });
   if (message) expect(reply.json.message).toMatch(message);
 }
 

@@ -14,7 +14,10 @@ describe('POST /api/v1/keys/{id}/revoke', () => {
     expect((await modelsWith(gw, s.key)).status).toBe(200); // now cached in the gateway process
     const revoked = await api(gw, 'POST', `/keys/${s.keyId}/revoke`, { cookie: s.cookie }); // no body
     expect(revoked.status).toBe(200);
-    expect(revoked.json).toEqual({ data: expect.objectContaining({ id: s.keyId, status: 'revoked' }), request_id: revoked.headers.get('x-request-id') });
+    expect(revoked.json).toEqual({
+      data: expect.objectContaining({ id: s.keyId, status: 'revoked' }),
+      request_id: revoked.headers.get('x-request-id'),
+    });
     expect(revoked.json.data).not.toHaveProperty('key');
 
     await expect.poll(async () => (await modelsWith(gw, s.key)).status, { timeout: 1_000, interval: 50 }).toBe(401);
@@ -27,7 +30,11 @@ describe('POST /api/v1/keys/{id}/revoke', () => {
     const second = await api(gw, 'POST', `/keys/${s.keyId}/revoke`, { token: s.token });
     expect(second.status).toBe(200);
     expect(second.json.data).toEqual(first.json.data);
-    const row = await gw.services.db.selectFrom('api_keys').select(['status', 'revoked_at']).where('id', '=', s.keyId).executeTakeFirstOrThrow();
+    const row = await gw.services.db
+      .selectFrom('api_keys')
+      .select(['status', 'revoked_at'])
+      .where('id', '=', s.keyId)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe('revoked');
     expect(row.revoked_at).toBeInstanceOf(Date);
   });

@@ -18,8 +18,17 @@ async function keyWith(token: string, body: Record<string, unknown>) {
 describe('PATCH /api/v1/keys/{id}', () => {
   it('changes the given fields and leaves omitted ones unchanged', async () => {
     const s = await userSession(gw);
-    const { view } = await keyWith(s.token, { name: 'before', rpm_limit: 10, tpm_limit: 500, tags: ['a'], asset_access: 'all' });
-    const patched = await api(gw, 'PATCH', `/keys/${view.id}`, { token: s.token, body: { name: 'after', rpm_limit: null, tags: ['b', 'b', 'c'] } });
+    const { view } = await keyWith(s.token, {
+      name: 'before',
+      rpm_limit: 10,
+      tpm_limit: 500,
+      tags: ['a'],
+      asset_access: 'all',
+    });
+    const patched = await api(gw, 'PATCH', `/keys/${view.id}`, {
+      token: s.token,
+      body: { name: 'after', rpm_limit: null, tags: ['b', 'b', 'c'] },
+    });
     expect(patched.status, JSON.stringify(patched.json)).toBe(200);
     expect(patched.json.data).toEqual({ ...view, name: 'after', rpm_limit: null, tags: ['b', 'c'] });
     const got = await api(gw, 'GET', `/keys/${view.id}`, { token: s.token });
@@ -33,13 +42,18 @@ describe('PATCH /api/v1/keys/{id}', () => {
     const { key, view } = await keyWith(s.token, {});
     expect((await modelsWith(gw, key)).json.data).toHaveLength(4); // group 'default' allows every model
     await api(gw, 'PATCH', `/keys/${view.id}`, { token: s.token, body: { group: 'basic' } });
-    await expect.poll(async () => (await modelsWith(gw, key)).json.data?.length, { timeout: 1_000, interval: 50 }).toBe(2);
+    await expect
+      .poll(async () => (await modelsWith(gw, key)).json.data?.length, { timeout: 1_000, interval: 50 })
+      .toBe(2);
   });
 
   it('refuses the compatibility profile as immutable, whatever its value', async () => {
     const s = await userSession(gw);
     for (const value of ['legacy_v1', 'standard_v1', null, 'nonsense']) {
-      const reply = await api(gw, 'PATCH', `/keys/${s.keyId}`, { token: s.token, body: { name: 'x', compatibility_profile: value } });
+      const reply = await api(gw, 'PATCH', `/keys/${s.keyId}`, {
+        token: s.token,
+        body: { name: 'x', compatibility_profile: value },
+      });
       expectFailure(reply, 400, 'immutable_field', /compatibility_profile/);
     }
     const got = await api(gw, 'GET', `/keys/${s.keyId}`, { token: s.token });
@@ -69,6 +83,11 @@ describe('PATCH /api/v1/keys/{id}', () => {
   it('answers 409 for a revoked key', async () => {
     const s = await userSession(gw);
     await api(gw, 'POST', `/keys/${s.keyId}/revoke`, { token: s.token });
-    expectFailure(await api(gw, 'PATCH', `/keys/${s.keyId}`, { token: s.token, body: { name: 'back' } }), 409, 'conflict', /revoked/);
+    expectFailure(
+      await api(gw, 'PATCH', `/keys/${s.keyId}`, { token: s.token, body: { name: 'back' } }),
+      409,
+      'conflict',
+      /revoked/,
+    );
   });
 });

@@ -61,7 +61,12 @@ describe('POST /api/v1/keys', () => {
     expect(created.status).toBe(201);
     expect(created.json.data.key).toMatch(/^ak-[0-9A-Za-z]{48}$/);
     expect(created.json.data.prefix).toBe(created.json.data.key.slice(0, 8));
-    expectFailure(await api(gw, 'POST', '/keys', { token: s.token, body: { compatibility_profile: 'legacy_v1' } }), 400, 'invalid_request', /key:import/);
+    expectFailure(
+      await api(gw, 'POST', '/keys', { token: s.token, body: { compatibility_profile: 'legacy_v1' } }),
+      400,
+      'invalid_request',
+      /key:import/,
+    );
     expectFailure(await api(gw, 'POST', '/keys', { token: s.token, body: { kind: 'admin' } }), 400, 'invalid_request');
   });
 
@@ -86,7 +91,12 @@ describe('POST /api/v1/keys', () => {
   it('refuses an unknown group and a past expiry, naming the field', async () => {
     const s = await userSession(gw);
     // An unknown group answers like an operator-only one: the console does not tell which groups exist.
-    expectFailure(await api(gw, 'POST', '/keys', { token: s.token, body: { group: 'nope' } }), 403, 'group_not_allowed', /'nope'/);
+    expectFailure(
+      await api(gw, 'POST', '/keys', { token: s.token, body: { group: 'nope' } }),
+      403,
+      'group_not_allowed',
+      /'nope'/,
+    );
     const past = await api(gw, 'POST', '/keys', { token: s.token, body: { expires_at: '2001-01-01T00:00:00Z' } });
     expectFailure(past, 400, 'invalid_request');
     const profile = await api(gw, 'POST', '/keys', { token: s.token, body: { compatibility_profile: 'v9' } });
@@ -101,7 +111,13 @@ describe('GET /api/v1/keys', () => {
     for (const name of ['k1', 'k2', 'k3', 'k4']) await api(gw, 'POST', '/keys', { token: s.token, body: { name } });
 
     const first = await api(gw, 'GET', '/keys?page_size=2', { token: s.token });
-    expect(first.json).toEqual({ list: expect.any(Array), total: 5, page: 1, page_size: 2, request_id: first.headers.get('x-request-id') });
+    expect(first.json).toEqual({
+      list: expect.any(Array),
+      total: 5,
+      page: 1,
+      page_size: 2,
+      request_id: first.headers.get('x-request-id'),
+    });
     expect(first.json.list.map((k: { name: string }) => k.name)).toEqual(['k4', 'k3']);
     const third = await api(gw, 'GET', '/keys?page=3&page_size=2', { token: s.token });
     expect(third.json.list.map((k: { id: string }) => k.id)).toEqual([s.keyId]);
@@ -124,7 +140,12 @@ describe('GET /api/v1/keys', () => {
       ['page_size=1.5', 'page_size'],
       ['page_size=1&page_size=2', 'page_size'],
     ]) {
-      expectFailure(await api(gw, 'GET', `/keys?${query}`, { token: s.token }), 400, 'invalid_request', new RegExp(`'${field}'`));
+      expectFailure(
+        await api(gw, 'GET', `/keys?${query}`, { token: s.token }),
+        400,
+        'invalid_request',
+        new RegExp(`'${field}'`),
+      );
     }
   });
 });

@@ -6,14 +6,23 @@ import { startSecurityGateway, type SecurityGateway } from './security-gateway.j
 let sg: SecurityGateway;
 
 beforeAll(async () => {
-  sg = await startSecurityGateway({ env: { ACCOUNT_LOCK_THRESHOLD: '3', ACCOUNT_LOCK_SECONDS: '2', TRUST_PROXY: 'true' } });
+  sg = await startSecurityGateway({
+    env: { ACCOUNT_LOCK_THRESHOLD: '3', ACCOUNT_LOCK_SECONDS: '2', TRUST_PROXY: 'true' },
+  });
 });
 afterAll(async () => {
   await sg?.close();
 });
 
-const login = (identifier: string, password: string, ip = '192.0.2.1') => api(sg.gw, 'POST', '/auth/login', { body: { identifier, password }, headers: { 'x-forwarded-for': ip } });
-const shape = (r: Reply) => ({ status: r.status, error_code: r.json.error_code, message: r.json.message, keys: Object.keys(r.json).sort(), retryAfter: r.headers.get('retry-after') !== null });
+const login = (identifier: string, password: string, ip = '192.0.2.1') =>
+  api(sg.gw, 'POST', '/auth/login', { body: { identifier, password }, headers: { 'x-forwarded-for': ip } });
+const shape = (r: Reply) => ({
+  status: r.status,
+  error_code: r.json.error_code,
+  message: r.json.message,
+  keys: Object.keys(r.json).sort(),
+  retryAfter: r.headers.get('retry-after') !== null,
+});
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -50,23 +59,44 @@ describe('account lock', () => {
 
   it('counts wrong passwords on sensitive actions toward the same lock', async () => {
     const s = await userSession(sg.gw);
-    for (let i = 0; i < 3; i++) expectFailure(await api(sg.gw, 'POST', '/auth/two-factor', { token: s.token, body: { enabled: true, password: 'wrong-password', code: '12345678' } }), 403, 'invalid_password');
+    for (let i = 0; i < 3; i++)
+      expectFailure(
+        await api(sg.gw, 'POST', '/auth/two-factor', {
+          token: s.token,
+          body: { enabled: true, password: 'wrong-password', code: '12345678' },
+        }),
+        403,
+        'invalid_password',
+      );
     expectFailure(await login(s.email, 'password123'), 429, 'account_locked');
-    expectFailure(await api(sg.gw, 'POST', '/auth/two-factor', { token: s.token, body: { enabled: true, password: 'password123', code: '12345678' } }), 429, 'account_locked');
+    expectFailure(
+      await api(sg.gw, 'POST', '/auth/two-factor', {
+        token: s.token,
+        body: { enabled: true, password: 'password123', code: '12345678' },
+      }),
+      429,
+      'account_locked',
+    );
   });
 
   it('answers a wrong password and an unknown e-mail alike, in comparable time', async () => {
     const s = await userSession(sg.gw);
     const times = { known: [] as number[], unknown: [] as number[] };
     for (let i = 0; i < 6; i++) {
-      for (const [kind, email] of [['known', s.email], ['unknown', `ghost-${i}@example.test`]] as const) {
+      for (const [kind, email] of [
+        ['known', s.email],
+        ['unknown', `ghost-${i}@example.test`],
+      ] as const) {
         const started = performance.now();
         const reply = await login(email, `wrong-${i}`, `198.51.100.${i}`);
         times[kind].push(performance.now() - started);
         expectFailure(reply, 401, 'invalid_credentials');
         expect(reply.json.message).toBe('wrong e-mail or password');
       }
-      if (i % 2 === 1) await sg.gw.services.redis.del(...(await sg.gw.services.redis.keys(`${sg.gw.services.config.redis.prefix}lim:signin-failures:*`)));
+      if (i % 2 === 1)
+        await sg.gw.services.redis.del(
+          ...(await sg.gw.services.redis.keys(`${sg.gw.services.config.redis.prefix}lim:signin-failures:*`)),
+        );
     }
     const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     // Both pay one argon2id verification (~tens of ms): a missing account would show as a few ms.

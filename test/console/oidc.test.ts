@@ -13,7 +13,14 @@ let sg: SecurityGateway;
 beforeAll(async () => {
   oidc = await startOidc();
   sg = await startSecurityGateway({
-    env: { CONSOLE_ORIGIN: CONSOLE, OIDC_PROVIDERS: 'acme', OIDC_ACME_ISSUER: oidc.issuer, OIDC_ACME_CLIENT_ID: oidc.clientId, OIDC_ACME_CLIENT_SECRET: oidc.clientSecret, OIDC_ACME_DISPLAY_NAME: 'Acme ID' },
+    env: {
+      CONSOLE_ORIGIN: CONSOLE,
+      OIDC_PROVIDERS: 'acme',
+      OIDC_ACME_ISSUER: oidc.issuer,
+      OIDC_ACME_CLIENT_ID: oidc.clientId,
+      OIDC_ACME_CLIENT_SECRET: oidc.clientSecret,
+      OIDC_ACME_DISPLAY_NAME: 'Acme ID',
+    },
   });
   oidc.register([`${sg.gw.url}/api/v1/auth/oauth/acme/callback`]);
 });
@@ -56,16 +63,28 @@ async function meWithCookie(browser: Browser) {
 /** A browser signed in to the console as `s` (a link is finished in the browser and session that started it). */
 async function consoleBrowser(s: { email: string }): Promise<Browser> {
   const browser = new Browser();
-  const reply = await browser.consoleCall(`${sg.gw.url}/api/v1/auth/login`, 'POST', { identifier: s.email, password: 'password123' });
+  const reply = await browser.consoleCall(`${sg.gw.url}/api/v1/auth/login`, 'POST', {
+    identifier: s.email,
+    password: 'password123',
+  });
   expect(reply.status, JSON.stringify(reply.json)).toBe(200);
   return browser;
 }
 
 /** Starts a link in `browser` (signed in as `s`) → the provider URL to follow in that browser. */
-async function linkUrl(s: { token: string; email: string }, browser: Browser, password: string | undefined = 'password123') {
+async function linkUrl(
+  s: { token: string; email: string },
+  browser: Browser,
+  password: string | undefined = 'password123',
+) {
   const inbox = sg.inbox(s.email);
-  expect((await api(sg.gw, 'POST', '/auth/sensitive-code', { token: s.token, body: { action: 'link_provider' } })).status).toBe(202);
-  const reply = await browser.consoleCall(`${sg.gw.url}/api/v1/auth/oauth/acme/link`, 'POST', { password, code: await inbox.nextCode() });
+  expect(
+    (await api(sg.gw, 'POST', '/auth/sensitive-code', { token: s.token, body: { action: 'link_provider' } })).status,
+  ).toBe(202);
+  const reply = await browser.consoleCall(`${sg.gw.url}/api/v1/auth/oauth/acme/link`, 'POST', {
+    password,
+    code: await inbox.nextCode(),
+  });
   expect(reply.status, JSON.stringify(reply.json)).toBe(200);
   return reply.json.data as { url: string; expires_at: string };
 }
@@ -102,7 +121,11 @@ describe('OpenID Connect sign-in providers', () => {
 
     // Replaying a finished return (same state and code) is refused.
     const browser = new Browser();
-    const callback = await browser.signInAtProvider(`${sg.gw.url}/api/v1/auth/oauth/acme/authorize`, who.login, atCallback);
+    const callback = await browser.signInAtProvider(
+      `${sg.gw.url}/api/v1/auth/oauth/acme/authorize`,
+      who.login,
+      atCallback,
+    );
     expect((await browser.request(callback.href)).status).toBe(302);
     const replay = await browser.request(callback.href, { headers: { accept: 'application/json' } });
     expect(replay.status).toBe(400);
@@ -110,10 +133,16 @@ describe('OpenID Connect sign-in providers', () => {
   });
 
   it('a forged or unknown state is refused, and the console is told', async () => {
-    const res = await fetch(`${sg.gw.url}/api/v1/auth/oauth/acme/callback?code=abc&state=forged`, { redirect: 'manual' });
+    const res = await fetch(`${sg.gw.url}/api/v1/auth/oauth/acme/callback?code=abc&state=forged`, {
+      redirect: 'manual',
+    });
     const to = new URL(res.headers.get('location')!);
     expect(to.origin).toBe(CONSOLE);
-    expect(Object.fromEntries(to.searchParams)).toMatchObject({ provider: 'acme', result: 'error', error_code: 'oauth_failed' });
+    expect(Object.fromEntries(to.searchParams)).toMatchObject({
+      provider: 'acme',
+      result: 'error',
+      error_code: 'oauth_failed',
+    });
     expect(res.headers.get('set-cookie')).toBeNull();
   });
 
@@ -140,14 +169,21 @@ describe('OpenID Connect sign-in providers', () => {
     const cookie = signedUp.browser.cookieHeader(sg.gw.url);
     const inbox = sg.inbox(who.email);
     await api(sg.gw, 'POST', '/auth/sensitive-code', { cookie, body: { action: 'two_factor' } });
-    expect((await api(sg.gw, 'POST', '/auth/two-factor', { cookie, body: { enabled: true, code: await inbox.nextCode() } })).json.data).toEqual({ enabled: true });
+    expect(
+      (await api(sg.gw, 'POST', '/auth/two-factor', { cookie, body: { enabled: true, code: await inbox.nextCode() } }))
+        .json.data,
+    ).toEqual({ enabled: true });
 
     const held = await providerSignIn(who.login);
     expect(held.result).toBe('mfa_required');
     expect(held.browser.cookieHeader(sg.gw.url)).toBe('');
     const ticket = held.back.searchParams.get('ticket')!;
     const code = await inbox.nextCode();
-    expectFailure(await api(sg.gw, 'POST', '/auth/oauth/2fa', { body: { ticket, code: wrongCode(code) } }), 401, 'mfa_invalid');
+    expectFailure(
+      await api(sg.gw, 'POST', '/auth/oauth/2fa', { body: { ticket, code: wrongCode(code) } }),
+      401,
+      'mfa_invalid',
+    );
     const done = await api(sg.gw, 'POST', '/auth/oauth/2fa', { body: { ticket, code } });
     expect(done.status, JSON.stringify(done.json)).toBe(200);
     expect(done.json.data.user.email).toBe(who.email);
@@ -171,7 +207,14 @@ describe('OpenID Connect sign-in providers', () => {
     expect((await meWithCookie(viaProvider.browser)).json.data.id).toBe(s.userId);
 
     // A second account of the same provider: refused before any code is spent.
-    expectFailure(await api(sg.gw, 'POST', '/auth/oauth/acme/link', { token: s.token, body: { password: 'password123', code: '12345678' } }), 409, 'provider_already_linked');
+    expectFailure(
+      await api(sg.gw, 'POST', '/auth/oauth/acme/link', {
+        token: s.token,
+        body: { password: 'password123', code: '12345678' },
+      }),
+      409,
+      'provider_already_linked',
+    );
 
     // Another user trying to link the same third-party account.
     const other = await userSession(sg.gw);
@@ -179,7 +222,12 @@ describe('OpenID Connect sign-in providers', () => {
     const otherLink = await linkUrl(other, otherBrowser);
     const conflict = await returnAsJson(otherLink.url, who.login, otherBrowser);
     expect(conflict.status).toBe(409);
-    expect(conflict.json).toEqual({ code: 409, error_code: 'identity_already_linked', message: expect.any(String), request_id: expect.any(String) });
+    expect(conflict.json).toEqual({
+      code: 409,
+      error_code: 'identity_already_linked',
+      message: expect.any(String),
+      request_id: expect.any(String),
+    });
     expect((await api(sg.gw, 'GET', '/auth/identities', { token: other.token })).json.data).toEqual([]);
   });
 
@@ -189,13 +237,30 @@ describe('OpenID Connect sign-in providers', () => {
     const browser = await consoleBrowser(s);
     await browser.signInAtProvider((await linkUrl(s, browser)).url, who.login, atConsole);
     const other = await userSession(sg.gw);
-    expectFailure(await api(sg.gw, 'POST', '/auth/identities/acme/unlink', { token: other.token, body: { password: 'password123', code: '12345678' } }), 404, 'not_found');
+    expectFailure(
+      await api(sg.gw, 'POST', '/auth/identities/acme/unlink', {
+        token: other.token,
+        body: { password: 'password123', code: '12345678' },
+      }),
+      404,
+      'not_found',
+    );
 
     const inbox = sg.inbox(s.email);
     await api(sg.gw, 'POST', '/auth/sensitive-code', { token: s.token, body: { action: 'unlink_provider' } });
     const code = await inbox.nextCode();
-    expectFailure(await api(sg.gw, 'POST', '/auth/identities/acme/unlink', { token: s.token, body: { password: 'wrong-password', code } }), 403, 'invalid_password');
-    const done = await api(sg.gw, 'POST', '/auth/identities/acme/unlink', { token: s.token, body: { password: 'password123', code } });
+    expectFailure(
+      await api(sg.gw, 'POST', '/auth/identities/acme/unlink', {
+        token: s.token,
+        body: { password: 'wrong-password', code },
+      }),
+      403,
+      'invalid_password',
+    );
+    const done = await api(sg.gw, 'POST', '/auth/identities/acme/unlink', {
+      token: s.token,
+      body: { password: 'password123', code },
+    });
     expect(done.status, JSON.stringify(done.json)).toBe(204);
     expect((await api(sg.gw, 'GET', '/auth/identities', { token: s.token })).json.data).toEqual([]);
 
@@ -203,6 +268,10 @@ describe('OpenID Connect sign-in providers', () => {
     const lone = providerUser();
     const signedUp = await providerSignIn(lone.login);
     const cookie = signedUp.browser.cookieHeader(sg.gw.url);
-    expectFailure(await api(sg.gw, 'POST', '/auth/identities/acme/unlink', { cookie, body: { code: '12345678' } }), 409, 'last_sign_in_method');
+    expectFailure(
+      await api(sg.gw, 'POST', '/auth/identities/acme/unlink', { cookie, body: { code: '12345678' } }),
+      409,
+      'last_sign_in_method',
+    );
   });
 });

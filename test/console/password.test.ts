@@ -21,8 +21,13 @@ beforeAll(async () => {
     req.on('end', () => {
       const form = new URLSearchParams(body);
       verifications.push(form);
-      const success = req.headers['content-type'] === 'application/x-www-form-urlencoded' && form.get('secret') === 'captcha-secret' && form.get('response') === 'solved';
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success, 'error-codes': success ? [] : ['invalid-input-response'] }));
+      const success =
+        req.headers['content-type'] === 'application/x-www-form-urlencoded' &&
+        form.get('secret') === 'captcha-secret' &&
+        form.get('response') === 'solved';
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ success, 'error-codes': success ? [] : ['invalid-input-response'] }));
     });
   });
   await new Promise<void>((resolve) => captcha.listen(0, '127.0.0.1', resolve));
@@ -42,7 +47,8 @@ async function codeFor(s: Session, action: string): Promise<string> {
   return inbox.nextCode();
 }
 
-const change = (s: { token: string }, body: Record<string, unknown>) => api(sg.gw, 'POST', '/auth/password/change', { token: s.token, body });
+const change = (s: { token: string }, body: Record<string, unknown>) =>
+  api(sg.gw, 'POST', '/auth/password/change', { token: s.token, body });
 const STRONG = 'correct horse battery staple';
 
 describe('password change', () => {
@@ -51,7 +57,12 @@ describe('password change', () => {
     const code = await codeFor(s, 'change_password');
     const local = s.email.split('@')[0]!;
     for (const weak of ['short1!', 'x'.repeat(129), 'qwerty123', 'iloveyou', `My-${local}-2026!`]) {
-      expectFailure(await change(s, { current_password: 'password123', new_password: weak, code }), 400, 'weak_password', /new_password/);
+      expectFailure(
+        await change(s, { current_password: 'password123', new_password: weak, code }),
+        400,
+        'weak_password',
+        /new_password/,
+      );
     }
     // The code was not spent on refusals.
     expect((await change(s, { current_password: 'password123', new_password: STRONG, code })).status).toBe(204);
@@ -60,10 +71,20 @@ describe('password change', () => {
   it('refuses the current password as the new one without spending the code', async () => {
     const s = await userSession(sg.gw);
     const code = await codeFor(s, 'change_password');
-    await sg.gw.services.db.updateTable('users').set({ password_hash: await hashPassword(STRONG) }).where('id', '=', s.userId).execute();
+    await sg.gw.services.db
+      .updateTable('users')
+      .set({ password_hash: await hashPassword(STRONG) })
+      .where('id', '=', s.userId)
+      .execute();
     expectFailure(await change(s, { current_password: STRONG, new_password: STRONG, code }), 400, 'password_reused');
-    expectFailure(await change(s, { current_password: 'password123', new_password: 'another fine passphrase', code }), 403, 'invalid_password');
-    expect((await change(s, { current_password: STRONG, new_password: 'another fine passphrase', code })).status).toBe(204);
+    expectFailure(
+      await change(s, { current_password: 'password123', new_password: 'another fine passphrase', code }),
+      403,
+      'invalid_password',
+    );
+    expect((await change(s, { current_password: STRONG, new_password: 'another fine passphrase', code })).status).toBe(
+      204,
+    );
   });
 
   it('revokes every other session (an old bearer token answers 401) and keeps this one', async () => {
@@ -73,13 +94,21 @@ describe('password change', () => {
     expect((await change(s, { current_password: 'password123', new_password: STRONG, code })).status).toBe(204);
     expectFailure(await api(sg.gw, 'GET', '/auth/me', { token: other.token }), 401, 'unauthorized');
     expect((await api(sg.gw, 'GET', '/auth/me', { token: s.token })).status).toBe(200);
-    expectFailure(await api(sg.gw, 'POST', '/auth/login', { body: { identifier: s.email, password: 'password123' } }), 401, 'invalid_credentials');
+    expectFailure(
+      await api(sg.gw, 'POST', '/auth/login', { body: { identifier: s.email, password: 'password123' } }),
+      401,
+      'invalid_credentials',
+    );
     expect((await signIn(sg.gw, s.email, STRONG)).token).toMatch(/^gws_/);
   });
 
   it('a password-less account sets its first password with the code alone', async () => {
     const account = await sg.gw.account();
-    await sg.gw.services.db.updateTable('users').set({ password_hash: null }).where('id', '=', account.userId).execute();
+    await sg.gw.services.db
+      .updateTable('users')
+      .set({ password_hash: null })
+      .where('id', '=', account.userId)
+      .execute();
     const session = await startSession(sg.gw.services.db, account.userId, 1, { ip: null, userAgent: null });
     const s = { ...account, token: session.token } as unknown as Session;
     const code = await codeFor(s, 'change_password');
@@ -90,13 +119,18 @@ describe('password change', () => {
 });
 
 describe('password reset', () => {
-  const request = (email: string, captcha_token = 'solved') => api(sg.gw, 'POST', '/auth/password/reset/request', { body: { email, captcha_token } });
+  const request = (email: string, captcha_token = 'solved') =>
+    api(sg.gw, 'POST', '/auth/password/reset/request', { body: { email, captcha_token } });
 
   it('checks the captcha with the siteverify protocol', async () => {
     const before = verifications.length;
     expectFailure(await request('someone@example.test', 'robot'), 400, 'captcha_invalid', /captcha_token/);
     const sent = verifications[before]!;
-    expect(Object.fromEntries(sent)).toEqual({ secret: 'captcha-secret', response: 'robot', remoteip: expect.stringMatching(/127\.0\.0\.1/) });
+    expect(Object.fromEntries(sent)).toEqual({
+      secret: 'captcha-secret',
+      response: 'robot',
+      remoteip: expect.stringMatching(/127\.0\.0\.1/),
+    });
   });
 
   it('answers the same for known and unknown e-mails, in comparable time; only the account owner gets a code', async () => {
@@ -112,19 +146,29 @@ describe('password reset', () => {
     expect(await inbox.nextCode()).toMatch(/^\d{8}$/);
     // Within the cooldown the answer stays the same and no second code is made.
     expect((await request(s.email)).status).toBe(202);
-    const codes = await sg.gw.services.db.selectFrom('verification_codes').select('id').where('user_id', '=', s.userId).where('action', '=', 'reset_password').execute();
+    const codes = await sg.gw.services.db
+      .selectFrom('verification_codes')
+      .select('id')
+      .where('user_id', '=', s.userId)
+      .where('action', '=', 'reset_password')
+      .execute();
     expect(codes).toHaveLength(1);
 
     const timings = { known: [] as number[], unknown: [] as number[] };
     for (let i = 0; i < 8; i++) {
-      for (const [kind, email] of [['known', s.email], ['unknown', `nobody-${i}@example.test`]] as const) {
+      for (const [kind, email] of [
+        ['known', s.email],
+        ['unknown', `nobody-${i}@example.test`],
+      ] as const) {
         const started = performance.now();
         expect((await request(email)).status).toBe(202);
         timings[kind].push(performance.now() - started);
       }
     }
     const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    expect(Math.abs(median(timings.known) - median(timings.unknown))).toBeLessThan(Math.max(15, 0.5 * median(timings.unknown)));
+    expect(Math.abs(median(timings.known) - median(timings.unknown))).toBeLessThan(
+      Math.max(15, 0.5 * median(timings.unknown)),
+    );
   });
 
   it('confirms with the code: 204, the new password works and every session is revoked', async () => {
@@ -133,7 +177,8 @@ describe('password reset', () => {
     const inbox = sg.inbox(s.email);
     await request(s.email);
     const code = await inbox.nextCode();
-    const confirm = (email: string, c: string, new_password = STRONG) => api(sg.gw, 'POST', '/auth/password/reset/confirm', { body: { email, code: c, new_password } });
+    const confirm = (email: string, c: string, new_password = STRONG) =>
+      api(sg.gw, 'POST', '/auth/password/reset/confirm', { body: { email, code: c, new_password } });
     expectFailure(await confirm(s.email, wrongCode(code)), 400, 'verification_invalid');
     expectFailure(await confirm(`nobody@example.test`, code), 400, 'verification_invalid');
     expectFailure(await confirm(s.email, code, 'qwerty123'), 400, 'weak_password');
@@ -145,9 +190,26 @@ describe('password reset', () => {
   });
 
   it('is strict about its bodies', async () => {
-    expectFailure(await api(sg.gw, 'POST', '/auth/password/reset/request', { body: { email: 'a@b.test' } }), 400, 'invalid_request', /captcha_token/);
-    expectFailure(await api(sg.gw, 'POST', '/auth/password/reset/request', { body: { email: 'not-an-email', captcha_token: 'x' } }), 400, 'invalid_request', /email/);
-    expectFailure(await api(sg.gw, 'POST', '/auth/password/reset/confirm', { body: { email: 'a@b.test', code: '12345678', new_password: STRONG, token: 'x' } }), 400, 'invalid_json', /token/);
+    expectFailure(
+      await api(sg.gw, 'POST', '/auth/password/reset/request', { body: { email: 'a@b.test' } }),
+      400,
+      'invalid_request',
+      /captcha_token/,
+    );
+    expectFailure(
+      await api(sg.gw, 'POST', '/auth/password/reset/request', { body: { email: 'not-an-email', captcha_token: 'x' } }),
+      400,
+      'invalid_request',
+      /email/,
+    );
+    expectFailure(
+      await api(sg.gw, 'POST', '/auth/password/reset/confirm', {
+        body: { email: 'a@b.test', code: '12345678', new_password: STRONG, token: 'x' },
+      }),
+      400,
+      'invalid_json',
+      /token/,
+    );
   });
 });
 
@@ -155,7 +217,8 @@ describe('captcha configuration', () => {
   it('development without a verifier accepts only CAPTCHA_TEST_TOKEN; production refuses that setting', async () => {
     const dev = await startSecurityGateway({ env: { CAPTCHA_TEST_TOKEN: 'dev-token' } });
     try {
-      const ask = (captcha_token: string) => api(dev.gw, 'POST', '/auth/password/reset/request', { body: { email: 'x@example.test', captcha_token } });
+      const ask = (captcha_token: string) =>
+        api(dev.gw, 'POST', '/auth/password/reset/request', { body: { email: 'x@example.test', captcha_token } });
       expect((await ask('dev-token')).status).toBe(202);
       expectFailure(await ask('dev-token2'), 400, 'captcha_invalid');
     } finally {

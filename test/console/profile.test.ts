@@ -11,7 +11,10 @@ afterAll(() => gw?.close());
 describe('PATCH /api/v1/auth/me', () => {
   it('sets nickname, locale and region, canonicalised; omitted fields stay', async () => {
     const s = await userSession(gw);
-    const first = await api(gw, 'PATCH', '/auth/me', { token: s.token, body: { nickname: '  Ada  ', locale: 'en-us', region: 'gb' } });
+    const first = await api(gw, 'PATCH', '/auth/me', {
+      token: s.token,
+      body: { nickname: '  Ada  ', locale: 'en-us', region: 'gb' },
+    });
     expect(first.status).toBe(200);
     expect(first.json.data).toMatchObject({ id: s.userId, nickname: 'Ada', locale: 'en-US', region: 'GB' });
     const second = await api(gw, 'PATCH', '/auth/me', { cookie: s.cookie, body: { locale: 'zh-Hant-TW' } });
@@ -33,8 +36,16 @@ describe('PATCH /api/v1/auth/me', () => {
       const res = await api(gw, 'PATCH', '/auth/me', { token: s.token, body });
       expectFailure(res, 400, 'invalid_request', new RegExp(field));
     }
-    expectFailure(await api(gw, 'PATCH', '/auth/me', { token: s.token, body: { email: 'other@example.test' } }), 400, 'invalid_json');
+    expectFailure(
+      await api(gw, 'PATCH', '/auth/me', { token: s.token, body: { email: 'other@example.test' } }),
+      400,
+      'invalid_json',
+    );
     expectFailure(await api(gw, 'PATCH', '/auth/me', { body: { nickname: 'x' } }), 401, 'unauthorized');
-    expect((await api(gw, 'GET', '/auth/me', { token: s.token })).json.data).toMatchObject({ nickname: null, locale: null, region: null });
+    expect((await api(gw, 'GET', '/auth/me', { token: s.token })).json.data).toMatchObject({
+      nickname: null,
+      locale: null,
+      region: null,
+    });
   });
 });

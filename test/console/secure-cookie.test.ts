@@ -19,6 +19,9 @@ it('marks the session cookie Secure when served over HTTPS', async () => {
   const me = await api(gw, 'GET', '/auth/me', { cookie: https.cookie, headers: { 'x-forwarded-proto': 'https' } });
   expect(me.json.data.id).toBe(acct.userId);
   // The browser's page is on the HTTPS origin too, and says so.
-  const out = await api(gw, 'POST', '/auth/logout', { cookie: https.cookie, headers: { 'x-forwarded-proto': 'https', origin: gw.url.replace('http:', 'https:') } });
+  const out = await api(gw, 'POST', '/auth/logout', {
+    cookie: https.cookie,
+    headers: { 'x-forwarded-proto': 'https', origin: gw.url.replace('http:', 'https:') },
+  });
   expect(out.headers.get('set-cookie')?.toLowerCase()).toContain('secure');
 });

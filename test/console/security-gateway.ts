@@ -14,7 +14,13 @@ export interface SecurityGateway {
 export async function startSecurityGateway(options: TestGatewayOptions = {}): Promise<SecurityGateway> {
   const smtp = await startSmtp();
   const gw = await startTestGateway({ ...options, env: { SMTP_URL: smtp.url, ...options.env } });
-  const workers: TaskWorkers = startTaskWorkers(gw.services, { queues: 'mail', concurrency: '', maintenanceEveryMs: 60_000, staleAfterMs: 60_000, graceMs: 1_000 });
+  const workers: TaskWorkers = startTaskWorkers(gw.services, {
+    queues: 'mail',
+    concurrency: '',
+    maintenanceEveryMs: 60_000,
+    staleAfterMs: 60_000,
+    graceMs: 1_000,
+  });
   return {
     gw,
     smtp,

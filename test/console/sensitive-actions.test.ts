@@ -12,7 +12,15 @@ let sg: SecurityGateway;
 
 beforeAll(async () => {
   oidc = await startOidc();
-  sg = await startSecurityGateway({ clock, env: { OIDC_PROVIDERS: 'acme', OIDC_ACME_ISSUER: oidc.issuer, OIDC_ACME_CLIENT_ID: oidc.clientId, OIDC_ACME_CLIENT_SECRET: oidc.clientSecret } });
+  sg = await startSecurityGateway({
+    clock,
+    env: {
+      OIDC_PROVIDERS: 'acme',
+      OIDC_ACME_ISSUER: oidc.issuer,
+      OIDC_ACME_CLIENT_ID: oidc.clientId,
+      OIDC_ACME_CLIENT_SECRET: oidc.clientSecret,
+    },
+  });
   oidc.register([`${sg.gw.url}/api/v1/auth/oauth/acme/callback`]);
 });
 afterAll(async () => {
@@ -34,7 +42,8 @@ interface ActionCase {
   passwordAfter?: () => string;
 }
 
-const post = (s: Session, path: string, body: Record<string, unknown>) => api(sg.gw, 'POST', path, { token: s.token, body });
+const post = (s: Session, path: string, body: Record<string, unknown>) =>
+  api(sg.gw, 'POST', path, { token: s.token, body });
 
 const CASES: ActionCase[] = [
   (() => {
@@ -43,7 +52,12 @@ const CASES: ActionCase[] = [
       action: 'change_password',
       ok: 204,
       passwordAfter: () => `a brand new passphrase ${changes}`,
-      setup: async (s: Session) => (c: { password: string; code: string }) => post(s, '/auth/password/change', { current_password: c.password, new_password: `a brand new passphrase ${++changes}`, code: c.code }),
+      setup: async (s: Session) => (c: { password: string; code: string }) =>
+        post(s, '/auth/password/change', {
+          current_password: c.password,
+          new_password: `a brand new passphrase ${++changes}`,
+          code: c.code,
+        }),
     };
   })(),
   { action: 'two_factor', ok: 200, setup: async (s) => (c) => post(s, '/auth/two-factor', { enabled: true, ...c }) },
@@ -52,7 +66,11 @@ const CASES: ActionCase[] = [
     action: 'remove_passkey',
     ok: 204,
     setup: async (s) => {
-      const row = await sg.gw.services.db.insertInto('passkeys').values({ user_id: s.userId, credential_id: `cred-${s.userId}`, public_key: Buffer.from('not used') }).returning('id').executeTakeFirstOrThrow();
+      const row = await sg.gw.services.db
+        .insertInto('passkeys')
+        .values({ user_id: s.userId, credential_id: `cred-${s.userId}`, public_key: Buffer.from('not used') })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       return (c) => post(s, `/auth/passkeys/${row.id}/remove`, c);
     },
   },
@@ -61,7 +79,10 @@ const CASES: ActionCase[] = [
     action: 'unlink_provider',
     ok: 204,
     setup: async (s) => {
-      await sg.gw.services.db.insertInto('user_identities').values({ user_id: s.userId, provider: 'acme', subject: `sub-${s.userId}` }).execute();
+      await sg.gw.services.db
+        .insertInto('user_identities')
+        .values({ user_id: s.userId, provider: 'acme', subject: `sub-${s.userId}` })
+        .execute();
       return (c) => post(s, '/auth/identities/acme/unlink', c);
     },
   },
@@ -91,7 +112,12 @@ describe.each(CASES)('sensitive action $action', ({ action, setup, ok, endsSessi
     expect(done.status, JSON.stringify(done.json)).toBe(ok);
     const again = await perform({ password: passwordAfter?.() ?? 'password123', code: second });
     if (endsSession) expectFailure(again, 401, 'unauthorized');
-    else expectFailure(again, action === 'remove_passkey' || action === 'unlink_provider' ? 404 : 400, action === 'remove_passkey' || action === 'unlink_provider' ? 'not_found' : 'verification_invalid');
+    else
+      expectFailure(
+        again,
+        action === 'remove_passkey' || action === 'unlink_provider' ? 404 : 400,
+        action === 'remove_passkey' || action === 'unlink_provider' ? 'not_found' : 'verification_invalid',
+      );
   });
 });
 

@@ -11,15 +11,42 @@ afterAll(() => gw.close());
 describe('strict console bodies', () => {
   it('answer 400 invalid_json naming an undeclared field, on every route with a body', async () => {
     const s = await userSession(gw);
-    const login = await api(gw, 'POST', '/auth/login', { body: { identifier: s.email, password: 'password123', remember: true } });
+    const login = await api(gw, 'POST', '/auth/login', {
+      body: { identifier: s.email, password: 'password123', remember: true },
+    });
     expectFailure(login, 400, 'invalid_json', /'remember'/);
     expect(login.headers.get('set-cookie')).toBeNull();
-    expectFailure(await api(gw, 'POST', '/keys', { token: s.token, body: { name: 'k', scopes: ['all'] } }), 400, 'invalid_json', /'scopes'/);
-    expectFailure(await api(gw, 'PATCH', `/keys/${s.keyId}`, { token: s.token, body: { status: 'active' } }), 400, 'invalid_json', /'status'/);
-    expectFailure(await api(gw, 'POST', `/keys/${s.keyId}/revoke`, { token: s.token, body: { reason: 'x' } }), 400, 'invalid_json', /'reason'/);
-    expectFailure(await api(gw, 'POST', '/auth/logout', { token: s.token, body: { all: true } }), 400, 'invalid_json', /'all'/);
+    expectFailure(
+      await api(gw, 'POST', '/keys', { token: s.token, body: { name: 'k', scopes: ['all'] } }),
+      400,
+      'invalid_json',
+      /'scopes'/,
+    );
+    expectFailure(
+      await api(gw, 'PATCH', `/keys/${s.keyId}`, { token: s.token, body: { status: 'active' } }),
+      400,
+      'invalid_json',
+      /'status'/,
+    );
+    expectFailure(
+      await api(gw, 'POST', `/keys/${s.keyId}/revoke`, { token: s.token, body: { reason: 'x' } }),
+      400,
+      'invalid_json',
+      /'reason'/,
+    );
+    expectFailure(
+      await api(gw, 'POST', '/auth/logout', { token: s.token, body: { all: true } }),
+      400,
+      'invalid_json',
+      /'all'/,
+    );
     // An undeclared field wins over other problems in the same body.
-    expectFailure(await api(gw, 'POST', '/keys', { token: s.token, body: { rpm_limit: -1, extra: 1 } }), 400, 'invalid_json', /'extra'/);
+    expectFailure(
+      await api(gw, 'POST', '/keys', { token: s.token, body: { rpm_limit: -1, extra: 1 } }),
+      400,
+      'invalid_json',
+      /'extra'/,
+    );
 
     // Nothing was changed by the refused calls.
     expect((await api(gw, 'GET', '/auth/me', { token: s.token })).status).toBe(200);
@@ -37,8 +64,18 @@ describe('strict console bodies', () => {
 
   it('answer 400 invalid_request naming a missing or mistyped field', async () => {
     const acct = await gw.account();
-    expectFailure(await api(gw, 'POST', '/auth/login', { body: { identifier: acct.email } }), 400, 'invalid_request', /'password'/);
-    expectFailure(await api(gw, 'POST', '/auth/login', { body: { identifier: 42, password: 'x' } }), 400, 'invalid_request', /'identifier'/);
+    expectFailure(
+      await api(gw, 'POST', '/auth/login', { body: { identifier: acct.email } }),
+      400,
+      'invalid_request',
+      /'password'/,
+    );
+    expectFailure(
+      await api(gw, 'POST', '/auth/login', { body: { identifier: 42, password: 'x' } }),
+      400,
+      'invalid_request',
+      /'identifier'/,
+    );
     expectFailure(await api(gw, 'POST', '/auth/login'), 400, 'invalid_request', /'identifier'/);
   });
 

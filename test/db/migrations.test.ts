@@ -29,7 +29,10 @@ async function withClient<T>(url: string, run: (c: pg.Client) => Promise<T>): Pr
 const migrationFiles = async () => (await readdir(projectPath('migrations'))).filter((f) => f.endsWith('.sql')).sort();
 
 const exists = (name: string) =>
-  withClient(ADMIN_URL, async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1);
+  withClient(
+    ADMIN_URL,
+    async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1,
+  );
 
 /** What migrations produced: applied names, and every column, constraint, index and trigger. */
 function schemaOf(name: string) {
@@ -37,11 +40,14 @@ function schemaOf(name: string) {
     const q = async (text: string) => (await c.query(text)).rows.map((r) => Object.values(r).join(' '));
     return {
       migrations: await q('SELECT name FROM schema_migrations ORDER BY name'),
-      columns: await q(`SELECT table_name, column_name, data_type, is_nullable, column_default FROM information_schema.columns
+      columns:
+        await q(`SELECT table_name, column_name, data_type, is_nullable, column_default FROM information_schema.columns
                         WHERE table_schema = 'public' ORDER BY table_name, column_name`),
       constraints: await q(`SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint
                             WHERE connamespace = 'public'::regnamespace ORDER BY 1, 2`),
-      indexes: await q(`SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY 1, 2`),
+      indexes: await q(
+        `SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY 1, 2`,
+      ),
       triggers: await q(`SELECT tgrelid::regclass::text, tgname FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1, 2`),
     };
   });

@@ -31,29 +31,80 @@ beforeAll(async () => {
       // Video models need a provider whose protocol serves videos; estimates never call it.
       const videoRoute = [{ provider: 'sim-videos', upstream_model: 'sim-video' }];
       const models = [
-        { id: 'chat-odd', endpoints: ['chat/completions'], routes: route, pricing: CHAT_ODD, max_output_tokens: 500, auto: true, quality: 10 },
-        { id: 'chat-zero', endpoints: ['chat/completions'], routes: route, pricing: { input_per_mtok: 0, output_per_mtok: 0 } },
-        { id: 'chat-tiny', endpoints: ['chat/completions'], routes: route, pricing: { input_per_mtok: 1, output_per_mtok: 0 } },
+        {
+          id: 'chat-odd',
+          endpoints: ['chat/completions'],
+          routes: route,
+          pricing: CHAT_ODD,
+          max_output_tokens: 500,
+          auto: true,
+          quality: 10,
+        },
+        {
+          id: 'chat-zero',
+          endpoints: ['chat/completions'],
+          routes: route,
+          pricing: { input_per_mtok: 0, output_per_mtok: 0 },
+        },
+        {
+          id: 'chat-tiny',
+          endpoints: ['chat/completions'],
+          routes: route,
+          pricing: { input_per_mtok: 1, output_per_mtok: 0 },
+        },
         { id: 'img-flat', endpoints: ['images/generations'], routes: route, pricing: { per_image: 40_000 } },
         { id: 'img-odd', endpoints: ['images/generations'], routes: route, pricing: { per_image: 1_001 } },
-        { id: 'img-sized', endpoints: ['images/generations'], routes: route, pricing: { per_image: { '1024x1024': 40_000, '512x512': 18_000 }, per_request: 5 } },
-        { id: 'img-free', endpoints: ['images/generations'], routes: route, free: true, pricing: { per_image: 40_000 } },
-        { id: 'img-zero-map', endpoints: ['images/generations'], routes: route, pricing: { per_image: { '1024x1024': 0, '512x512': 0 } } },
+        {
+          id: 'img-sized',
+          endpoints: ['images/generations'],
+          routes: route,
+          pricing: { per_image: { '1024x1024': 40_000, '512x512': 18_000 }, per_request: 5 },
+        },
+        {
+          id: 'img-free',
+          endpoints: ['images/generations'],
+          routes: route,
+          free: true,
+          pricing: { per_image: 40_000 },
+        },
+        {
+          id: 'img-zero-map',
+          endpoints: ['images/generations'],
+          routes: route,
+          pricing: { per_image: { '1024x1024': 0, '512x512': 0 } },
+        },
         {
           id: 'vid',
           endpoints: ['videos'],
           routes: videoRoute,
-          pricing: { per_second: { '720p': 10_000, '1080p': 25_000 }, per_second_with_audio: { '720p': 15_000, '1080p': 30_000 } },
+          pricing: {
+            per_second: { '720p': 10_000, '1080p': 25_000 },
+            per_second_with_audio: { '720p': 15_000, '1080p': 30_000 },
+          },
           durations: [5, 10],
           resolutions: ['720p', '1080p'],
         },
-        { id: 'vid-flat', endpoints: ['videos'], routes: videoRoute, pricing: { per_second: 3_000, per_request: 7 }, durations: [4, 8], resolutions: ['480p'] },
+        {
+          id: 'vid-flat',
+          endpoints: ['videos'],
+          routes: videoRoute,
+          pricing: { per_second: 3_000, per_request: 7 },
+          durations: [4, 8],
+          resolutions: ['480p'],
+        },
       ];
       return {
         ...base,
-        providers: [...base.providers, { id: 'sim-videos', protocol: 'openai-videos', base_url: `${url}/v1`, api_key: 'sim-upstream-secret' }],
+        providers: [
+          ...base.providers,
+          { id: 'sim-videos', protocol: 'openai-videos', base_url: `${url}/v1`, api_key: 'sim-upstream-secret' },
+        ],
         models: [...base.models, ...models],
-        groups: [...base.groups, { id: 'disc', models: ['*'], discount_percent: 10 }, { id: 'disc-odd', models: ['*'], discount_percent: 33.33 }],
+        groups: [
+          ...base.groups,
+          { id: 'disc', models: ['*'], discount_percent: 10 },
+          { id: 'disc-odd', models: ['*'], discount_percent: 33.33 },
+        ],
       };
     },
   });
@@ -66,7 +117,10 @@ describe('POST /v1/estimates: routing models', () => {
   it('auto, auto:*, @preset/<slug> and no model (the default preset) answer the most the call can cost over the candidates', async () => {
     const acct = await gw.account({ key: { default_preset: 'pair' } });
     const { token } = await signIn(gw, acct.email);
-    for (const [slug, models] of [['pair', ['chat-tiny', 'chat-odd']], ['zeros', ['chat-zero']]] as const) {
+    for (const [slug, models] of [
+      ['pair', ['chat-tiny', 'chat-odd']],
+      ['zeros', ['chat-zero']],
+    ] as const) {
       const created = await api(gw, 'POST', '/presets', { token, body: { slug, models } });
       expect(created.status, JSON.stringify(created.json)).toBe(201);
     }
@@ -76,12 +130,23 @@ describe('POST /v1/estimates: routing models', () => {
       expect(r.status, JSON.stringify(r.json)).toBe(200);
       return r.json as { estimated_micro_usd: number; is_free: boolean };
     };
-    const [gpt, odd, tiny, zero] = [await alone('gpt-sim'), await alone('chat-odd'), await alone('chat-tiny'), await alone('chat-zero')];
+    const [gpt, odd, tiny, zero] = [
+      await alone('gpt-sim'),
+      await alone('chat-odd'),
+      await alone('chat-tiny'),
+      await alone('chat-zero'),
+    ];
     expect(gpt.estimated_micro_usd).not.toBe(odd.estimated_micro_usd);
     const cases: Array<[string | undefined, { estimated_micro_usd: number; is_free: boolean }]> = [
       ['auto', { estimated_micro_usd: Math.max(gpt.estimated_micro_usd, odd.estimated_micro_usd), is_free: false }],
-      ['auto:cost', { estimated_micro_usd: Math.max(gpt.estimated_micro_usd, odd.estimated_micro_usd), is_free: false }],
-      ['@preset/pair', { estimated_micro_usd: Math.max(tiny.estimated_micro_usd, odd.estimated_micro_usd), is_free: false }],
+      [
+        'auto:cost',
+        { estimated_micro_usd: Math.max(gpt.estimated_micro_usd, odd.estimated_micro_usd), is_free: false },
+      ],
+      [
+        '@preset/pair',
+        { estimated_micro_usd: Math.max(tiny.estimated_micro_usd, odd.estimated_micro_usd), is_free: false },
+      ],
       [undefined, { estimated_micro_usd: Math.max(tiny.estimated_micro_usd, odd.estimated_micro_usd), is_free: false }],
       ['@preset/zeros', zero],
     ];
@@ -103,7 +168,8 @@ describe('POST /v1/estimates: each endpoint', () => {
       { role: 'user', content: 'What is the capital of France?' },
     ];
     const promptTokens = BigInt(messages.reduce((sum, m) => sum + 4 + countTokens(m.role) + countTokens(m.content), 3));
-    const scaled = (out: number) => promptTokens * BigInt(CHAT_ODD.input_per_mtok) + BigInt(out) * BigInt(CHAT_ODD.output_per_mtok) + 100n * M;
+    const scaled = (out: number) =>
+      promptTokens * BigInt(CHAT_ODD.input_per_mtok) + BigInt(out) * BigInt(CHAT_ODD.output_per_mtok) + 100n * M;
     const cases: [Record<string, unknown>, number][] = [
       [{}, 500], // the model's max_output_tokens
       [{ max_tokens: 7 }, 7],
@@ -120,24 +186,45 @@ describe('POST /v1/estimates: each endpoint', () => {
 
   it('images/generations: per_image as an integer or by size, × n, plus per_request', async () => {
     const { key } = await gw.account();
-    const q = (payload: Record<string, unknown>) => estimate(gw, key, 'images/generations', { prompt: 'a red fox', ...payload });
+    const q = (payload: Record<string, unknown>) =>
+      estimate(gw, key, 'images/generations', { prompt: 'a red fox', ...payload });
     expect((await q({ model: 'img-flat' })).json).toEqual({ estimated_micro_usd: 40_000, is_free: false });
-    expect((await q({ model: 'img-flat', n: 3, size: '256x256' })).json).toEqual({ estimated_micro_usd: 120_000, is_free: false });
+    expect((await q({ model: 'img-flat', n: 3, size: '256x256' })).json).toEqual({
+      estimated_micro_usd: 120_000,
+      is_free: false,
+    });
     expect((await q({ model: 'img-sized' })).json).toEqual({ estimated_micro_usd: 40_005, is_free: false }); // default size 1024x1024
-    expect((await q({ model: 'img-sized', size: '512x512', n: 2 })).json).toEqual({ estimated_micro_usd: 36_005, is_free: false });
+    expect((await q({ model: 'img-sized', size: '512x512', n: 2 })).json).toEqual({
+      estimated_micro_usd: 36_005,
+      is_free: false,
+    });
   });
 
   it('videos: per_second (or per_second_with_audio) of the resolution × duration; defaults are the first offered', async () => {
     const { key } = await gw.account();
-    const q = (payload: Record<string, unknown>) => estimate(gw, key, 'videos', { model: 'vid', content: videoText, ...payload });
+    const q = (payload: Record<string, unknown>) =>
+      estimate(gw, key, 'videos', { model: 'vid', content: videoText, ...payload });
     expect((await q({})).json).toEqual({ estimated_micro_usd: 5 * 10_000, is_free: false });
-    expect((await q({ duration: 10, resolution: '1080p' })).json).toEqual({ estimated_micro_usd: 10 * 25_000, is_free: false });
-    expect((await q({ duration: 10, resolution: '1080p', generate_audio: true })).json).toEqual({ estimated_micro_usd: 10 * 30_000, is_free: false });
-    expect((await q({ resolution: '720p', generate_audio: true })).json).toEqual({ estimated_micro_usd: 5 * 15_000, is_free: false });
+    expect((await q({ duration: 10, resolution: '1080p' })).json).toEqual({
+      estimated_micro_usd: 10 * 25_000,
+      is_free: false,
+    });
+    expect((await q({ duration: 10, resolution: '1080p', generate_audio: true })).json).toEqual({
+      estimated_micro_usd: 10 * 30_000,
+      is_free: false,
+    });
+    expect((await q({ resolution: '720p', generate_audio: true })).json).toEqual({
+      estimated_micro_usd: 5 * 15_000,
+      is_free: false,
+    });
     // An integer per_second; without per_second_with_audio, audio costs the same.
-    const flat = (p: Record<string, unknown>) => estimate(gw, key, 'videos', { model: 'vid-flat', content: videoText, ...p });
+    const flat = (p: Record<string, unknown>) =>
+      estimate(gw, key, 'videos', { model: 'vid-flat', content: videoText, ...p });
     expect((await flat({})).json).toEqual({ estimated_micro_usd: 4 * 3_000 + 7, is_free: false });
-    expect((await flat({ duration: 8, generate_audio: true })).json).toEqual({ estimated_micro_usd: 8 * 3_000 + 7, is_free: false });
+    expect((await flat({ duration: 8, generate_audio: true })).json).toEqual({
+      estimated_micro_usd: 8 * 3_000 + 7,
+      is_free: false,
+    });
   });
 
   it('a size, duration or resolution the model does not offer answers 400 naming payload.<field>', async () => {
@@ -163,8 +250,13 @@ describe('is_free', () => {
     const chat = (model: string) => estimate(gw, key, 'chat/completions', chatRequest(model, 'hello'));
     expect((await chat('free-sim')).json).toEqual({ estimated_micro_usd: 0, is_free: true });
     expect((await chat('chat-zero')).json).toEqual({ estimated_micro_usd: 0, is_free: true });
-    expect((await estimate(gw, key, 'images/generations', { model: 'img-free', prompt: 'x', n: 4 })).json).toEqual({ estimated_micro_usd: 0, is_free: true });
-    expect((await estimate(gw, key, 'images/generations', { model: 'img-zero-map', prompt: 'x', size: '512x512' })).json).toEqual({
+    expect((await estimate(gw, key, 'images/generations', { model: 'img-free', prompt: 'x', n: 4 })).json).toEqual({
+      estimated_micro_usd: 0,
+      is_free: true,
+    });
+    expect(
+      (await estimate(gw, key, 'images/generations', { model: 'img-zero-map', prompt: 'x', size: '512x512' })).json,
+    ).toEqual({
       estimated_micro_usd: 0,
       is_free: true,
     });
@@ -188,7 +280,9 @@ describe('the effective discount', () => {
     expect(priced(1001n * M, 12.5, 10)).toBe(789);
 
     // Videos and chat take the same discount.
-    expect((await estimate(gw, acct.key, 'videos', { model: 'vid', content: videoText })).json.estimated_micro_usd).toBe(priced(50_000n * M, 12.5, 10));
+    expect(
+      (await estimate(gw, acct.key, 'videos', { model: 'vid', content: videoText })).json.estimated_micro_usd,
+    ).toBe(priced(50_000n * M, 12.5, 10));
     const messages = [{ role: 'user', content: 'one two three' }];
     const chatEst = await estimate(gw, acct.key, 'chat/completions', { model: 'gpt-sim', messages, max_tokens: 3 });
     const promptEst = BigInt(Math.ceil(Buffer.byteLength(JSON.stringify(messages)) / 4));
@@ -230,8 +324,16 @@ describe('checks and errors', () => {
     const cases: [string, unknown, string][] = [
       ['chat/completions', { model: 'gpt-sim' }, 'payload.messages'],
       ['chat/completions', { model: 'gpt-sim', messages: [{ content: 'x' }] }, 'payload.messages[0].role'],
-      ['chat/completions', { model: 'gpt-sim', messages: [{ role: 'user', content: 'x' }], max_tokens: -1 }, 'payload.max_tokens'],
-      ['chat/completions', { model: 'gpt-sim', messages: [{ role: 'user', content: 'x' }], max_tokens: 'ten' }, 'payload.max_tokens'],
+      [
+        'chat/completions',
+        { model: 'gpt-sim', messages: [{ role: 'user', content: 'x' }], max_tokens: -1 },
+        'payload.max_tokens',
+      ],
+      [
+        'chat/completions',
+        { model: 'gpt-sim', messages: [{ role: 'user', content: 'x' }], max_tokens: 'ten' },
+        'payload.max_tokens',
+      ],
       ['chat/completions', { messages: [{ role: 'user', content: 'x' }] }, 'payload.model'],
       ['images/generations', { model: 'img-flat' }, 'payload.prompt'],
       ['images/generations', { model: 'img-flat', prompt: 'x', n: 11 }, 'payload.n'],
@@ -281,7 +383,11 @@ describe('checks and errors', () => {
     expect((await estimate(gw, 'sk-notakey', 'chat/completions', payload)).status).toBe(401);
     const expired = await gw.account();
     // The API refuses a past expiry: set it in the row, then tell the key cache.
-    await gw.services.db.updateTable('api_keys').set({ expires_at: new Date(Date.now() - 60_000) }).where('id', '=', expired.keyId).execute();
+    await gw.services.db
+      .updateTable('api_keys')
+      .set({ expires_at: new Date(Date.now() - 60_000) })
+      .where('id', '=', expired.keyId)
+      .execute();
     await publishKeyChange(gw.services.redis, gw.services.redisKeys.keyInvalidation, expired.keyId);
     await keySeen(gw, expired.key, (k) => k.expiresAt !== null);
     expect((await estimate(gw, expired.key, 'chat/completions', payload)).json.error.code).toBe('key_expired');
@@ -292,7 +398,10 @@ describe('checks and errors', () => {
 
 describe('an estimate charges and reserves nothing', () => {
   it('works with a zero balance, reserves nothing, calls no upstream, and counts one request against the RPM', async () => {
-    const broke = await gw.account({ balance: 0, key: { rpm_limit: 10, tpm_limit: 1000, concurrency_limit: 1, total_micro_usd: 1 } });
+    const broke = await gw.account({
+      balance: 0,
+      key: { rpm_limit: 10, tpm_limit: 1000, concurrency_limit: 1, total_micro_usd: 1 },
+    });
     const huge = { model: 'gpt-sim', messages: [{ role: 'user', content: 'x' }], max_tokens: 1_000_000 };
     gw.sim.resetStats();
     for (let i = 0; i < 5; i++) {
@@ -303,7 +412,8 @@ describe('an estimate charges and reserves nothing', () => {
     expect(gw.sim.stats().requests).toBe(0);
 
     const funded = await gw.account({ balance: 1_000_000, key: { rpm_limit: 7 } });
-    for (let i = 0; i < 5; i++) expect((await estimate(gw, funded.key, 'chat/completions', chatRequest('gpt-sim', 'x'))).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await estimate(gw, funded.key, 'chat/completions', chatRequest('gpt-sim', 'x'))).status).toBe(200);
     expect((await gw.services.balances.currentBalance(funded.userId))?.balance).toBe(1_000_000);
     expect(await gw.services.redis.hlen(gw.services.redisKeys.reservations(funded.userId))).toBe(0);
     // Every gateway call counts toward the RPM (the estimates took 5 of the key's 7 requests), no tokens.

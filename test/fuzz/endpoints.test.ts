@@ -32,7 +32,30 @@ afterAll(async () => {
   await gw?.close();
 });
 
-const FIELDS = ['model', 'messages', 'content', 'stream', 'max_tokens', 'n', 'size', 'duration', 'resolution', 'endpoint', 'payload', 'name', 'tags', 'slug', 'models', 'versions', 'key_ids', 'identifier', 'password', 'provider', 'stream_options', 'tools'];
+const FIELDS = [
+  'model',
+  'messages',
+  'content',
+  'stream',
+  'max_tokens',
+  'n',
+  'size',
+  'duration',
+  'resolution',
+  'endpoint',
+  'payload',
+  'name',
+  'tags',
+  'slug',
+  'models',
+  'versions',
+  'key_ids',
+  'identifier',
+  'password',
+  'provider',
+  'stream_options',
+  'tools',
+];
 
 const ADVERSARIAL = [
   '',
@@ -69,18 +92,57 @@ const NUL_QUERIES = ['?tag=a%00b&model=%00&session_id=%00', '?cursor=%00&page=%0
 const INVALID_UTF8 = Buffer.from([0x7b, 0x22, 0x6d, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xc3, 0x28, 0x22, 0x7d]);
 
 // Strings that often hold a NUL, among ordinary and non-ASCII characters.
-const nulString = fc.string({ unit: fc.oneof(fc.constant('\u0000'), fc.constantFrom('a', ' ', 'é', '😀')), maxLength: 12 });
+const nulString = fc.string({
+  unit: fc.oneof(fc.constant('\u0000'), fc.constantFrom('a', ' ', 'é', '😀')),
+  maxLength: 12,
+});
 
 const body = fc.oneof(
   fc.jsonValue().map((v) => JSON.stringify(v)),
-  fc.dictionary(fc.oneof(fc.constantFrom(...FIELDS), nulString), fc.oneof(nulString, fc.array(nulString, { maxLength: 3 })), { maxKeys: 6 }).map((o) => JSON.stringify(o)),
+  fc
+    .dictionary(
+      fc.oneof(fc.constantFrom(...FIELDS), nulString),
+      fc.oneof(nulString, fc.array(nulString, { maxLength: 3 })),
+      { maxKeys: 6 },
+    )
+    .map((o) => JSON.stringify(o)),
   fc.dictionary(fc.constantFrom(...FIELDS), fc.jsonValue(), { maxKeys: 6 }).map((o) => JSON.stringify(o)),
-  fc.record({ model: fc.constantFrom('gpt-sim', 'free-sim', 'auto', 'auto:bad', '@preset/x', ''), messages: fc.array(fc.record({ role: fc.string(), content: fc.oneof(fc.string(), fc.jsonValue()) }), { maxLength: 3 }) }, { requiredKeys: [] }).map((o) => JSON.stringify(o)),
+  fc
+    .record(
+      {
+        model: fc.constantFrom('gpt-sim', 'free-sim', 'auto', 'auto:bad', '@preset/x', ''),
+        messages: fc.array(fc.record({ role: fc.string(), content: fc.oneof(fc.string(), fc.jsonValue()) }), {
+          maxLength: 3,
+        }),
+      },
+      { requiredKeys: [] },
+    )
+    .map((o) => JSON.stringify(o)),
   fc.constantFrom(...ADVERSARIAL),
   fc.string({ maxLength: 200 }),
 );
-const segment = fc.oneof(fc.string({ minLength: 1, maxLength: 60 }), fc.constantFrom('..', '%', '%2F', '%00', 'a/b', '\u0000', 'ｆｕｚｚ', '00000000-0000-0000-0000-000000000000', 'gpt-sim:generateContent', 'gpt-sim:streamGenerateContent', 'models/gpt-sim:countTokens', 'gpt-sim:embedContent'));
-const query = fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), nulString, fc.constantFrom('tag', 'model', 'session_id', 'cursor', 'page')), fc.oneof(fc.string({ maxLength: 40 }), nulString, fc.constantFrom('-1', '1e400', '', 'NaN', '101', 'csv', '\u0000')), { maxKeys: 4 });
+const segment = fc.oneof(
+  fc.string({ minLength: 1, maxLength: 60 }),
+  fc.constantFrom(
+    '..',
+    '%',
+    '%2F',
+    '%00',
+    'a/b',
+    '\u0000',
+    'ｆｕｚｚ',
+    '00000000-0000-0000-0000-000000000000',
+    'gpt-sim:generateContent',
+    'gpt-sim:streamGenerateContent',
+    'models/gpt-sim:countTokens',
+    'gpt-sim:embedContent',
+  ),
+);
+const query = fc.dictionary(
+  fc.oneof(fc.string({ maxLength: 12 }), nulString, fc.constantFrom('tag', 'model', 'session_id', 'cursor', 'page')),
+  fc.oneof(fc.string({ maxLength: 40 }), nulString, fc.constantFrom('-1', '1e400', '', 'NaN', '101', 'csv', '\u0000')),
+  { maxKeys: 4 },
+);
 
 function pathOf(route: RouteDoc, seg: string): string {
   return route.path.replace(/\{\w+\}/g, encodeURIComponent(seg));
@@ -103,22 +165,53 @@ function expectErrorShape(path: string, status: number, text: string, contentTyp
   const protocol = protocolOfPath(path.split('?')[0]!);
   if (protocol === 'private') {
     // The private envelope; getResult's miss is `{code: -1, message: "task not found"}`.
-    expect(json, text).toMatchObject({ code: status === 404 && json.code === -1 ? -1 : status, message: expect.any(String), request_id: expect.any(String) });
+    expect(json, text).toMatchObject({
+      code: status === 404 && json.code === -1 ? -1 : status,
+      message: expect.any(String),
+      request_id: expect.any(String),
+    });
   } else if (protocol === 'console') {
-    expect(json, text).toMatchObject({ code: status, error_code: expect.any(String), message: expect.any(String), request_id: expect.any(String) });
+    expect(json, text).toMatchObject({
+      code: status,
+      error_code: expect.any(String),
+      message: expect.any(String),
+      request_id: expect.any(String),
+    });
   } else if (protocol === 'anthropic') {
-    expect(json, text).toMatchObject({ type: 'error', error: { type: expect.any(String), message: expect.any(String), code: expect.any(String) } });
+    expect(json, text).toMatchObject({
+      type: 'error',
+      error: { type: expect.any(String), message: expect.any(String), code: expect.any(String) },
+    });
   } else if (protocol === 'gemini') {
-    expect(json.error, text).toMatchObject({ code: status, message: expect.any(String), status: expect.any(String), details: [{ reason: expect.any(String) }] });
+    expect(json.error, text).toMatchObject({
+      code: status,
+      message: expect.any(String),
+      status: expect.any(String),
+      details: [{ reason: expect.any(String) }],
+    });
   } else {
-    expect(json.error, text).toMatchObject({ message: expect.any(String), type: expect.any(String), code: expect.any(String) });
+    expect(json.error, text).toMatchObject({
+      message: expect.any(String),
+      type: expect.any(String),
+      code: expect.any(String),
+    });
   }
 }
 
-async function send(route: RouteDoc, path: string, payload: string | Buffer | undefined, extraHeaders: Record<string, string> = {}, checkShape = true) {
+async function send(
+  route: RouteDoc,
+  path: string,
+  payload: string | Buffer | undefined,
+  extraHeaders: Record<string, string> = {},
+  checkShape = true,
+) {
   const res = await fetch(`${gw.url}${path}`, {
     method: route.method.toUpperCase(),
-    headers: { ...authFor(route), ...(payload !== undefined && { 'content-type': 'application/json' }), ...extraHeaders },
+    headers: {
+      ...authFor(route),
+      ...(payload !== undefined && { 'content-type': 'application/json' }),
+      ...extraHeaders,
+    },
     ...(payload !== undefined && { body: payload }),
     signal: AbortSignal.timeout(TIMEOUT_MS),
     redirect: 'manual',
@@ -133,7 +226,8 @@ async function send(route: RouteDoc, path: string, payload: string | Buffer | un
 function withBodyKey(payload: string | undefined): string | undefined {
   try {
     const value: unknown = JSON.parse(payload ?? '');
-    if (value && typeof value === 'object' && !Array.isArray(value)) return JSON.stringify({ ...value, apiKey: privateKey });
+    if (value && typeof value === 'object' && !Array.isArray(value))
+      return JSON.stringify({ ...value, apiKey: privateKey });
   } catch {
     // not JSON: sent as it is
   }
@@ -143,36 +237,74 @@ function withBodyKey(payload: string | undefined): string | undefined {
 const fuzzed = documentedRoutes.filter((r) => r.path !== '/admin/queues');
 
 describe('fuzzing every documented route', () => {
-  it.each(fuzzed.map((r) => [`${r.method.toUpperCase()} ${r.path}`, r] as const))('%s: bodies, path segments and query strings', async (_, route) => {
-    const hasBody = hasBodyOf(route);
-    await fc.assert(
-      fc.asyncProperty(segment, query, hasBody ? body : fc.constant(undefined), async (seg, q, payload) => {
-        const search = new URLSearchParams(q).toString();
-        await send(route, `${pathOf(route, seg)}${search ? `?${search}` : ''}`, route.auth === 'bodyKey' ? withBodyKey(payload) : payload);
-      }),
-      { numRuns: RUNS },
-    );
-    if (hasBody) await send(route, pathOf(route, 'x'), INVALID_UTF8);
-    for (const nul of hasBody ? NUL_BODIES : []) await send(route, pathOf(route, 'x'), route.auth === 'bodyKey' ? withBodyKey(nul) : nul);
-    for (const nul of hasBody ? [] : NUL_QUERIES) await send(route, `${pathOf(route, 'x')}${nul}`, undefined);
-  });
+  it.each(fuzzed.map((r) => [`${r.method.toUpperCase()} ${r.path}`, r] as const))(
+    '%s: bodies, path segments and query strings',
+    async (_, route) => {
+      const hasBody = hasBodyOf(route);
+      await fc.assert(
+        fc.asyncProperty(segment, query, hasBody ? body : fc.constant(undefined), async (seg, q, payload) => {
+          const search = new URLSearchParams(q).toString();
+          await send(
+            route,
+            `${pathOf(route, seg)}${search ? `?${search}` : ''}`,
+            route.auth === 'bodyKey' ? withBodyKey(payload) : payload,
+          );
+        }),
+        { numRuns: RUNS },
+      );
+      if (hasBody) await send(route, pathOf(route, 'x'), INVALID_UTF8);
+      for (const nul of hasBody ? NUL_BODIES : [])
+        await send(route, pathOf(route, 'x'), route.auth === 'bodyKey' ? withBodyKey(nul) : nul);
+      for (const nul of hasBody ? [] : NUL_QUERIES) await send(route, `${pathOf(route, 'x')}${nul}`, undefined);
+    },
+  );
 
   it('headers: oversized, repeated and CR/LF attempts on the raw connection never get a 5xx', async () => {
-    const headerValue = fc.oneof(fc.string({ maxLength: 80 }), fc.constantFrom('a'.repeat(20_000), 'x\r\nInjected: 1', 'x\nSet-Cookie: a=b', 'x\u0000y', '😀'), fc.constant('Bearer sk-' + 'A'.repeat(48)));
-    const headerName = fc.constantFrom('Authorization', 'X-Request-Id', 'X-Service-Tags', 'Idempotency-Key', 'Content-Type', 'X-Session-Id', 'X-Service-Template-Vars', 'Content-Length', 'Transfer-Encoding', 'X-Forwarded-For');
+    const headerValue = fc.oneof(
+      fc.string({ maxLength: 80 }),
+      fc.constantFrom('a'.repeat(20_000), 'x\r\nInjected: 1', 'x\nSet-Cookie: a=b', 'x\u0000y', '😀'),
+      fc.constant('Bearer sk-' + 'A'.repeat(48)),
+    );
+    const headerName = fc.constantFrom(
+      'Authorization',
+      'X-Request-Id',
+      'X-Service-Tags',
+      'Idempotency-Key',
+      'Content-Type',
+      'X-Session-Id',
+      'X-Service-Template-Vars',
+      'Content-Length',
+      'Transfer-Encoding',
+      'X-Forwarded-For',
+    );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...fuzzed), fc.array(fc.tuple(headerName, headerValue), { maxLength: 4 }), async (route, headers) => {
-        const lines = headers.map(([n, v]) => `${n}: ${v}`).join('\r\n');
-        const status = await rawRequest(`${route.method.toUpperCase()} ${pathOf(route, 'x')} HTTP/1.1\r\nHost: fuzz\r\n${lines}${lines ? '\r\n' : ''}Connection: close\r\n\r\n`);
-        if (status !== 501) expect(status, `${route.path} ${JSON.stringify(headers).slice(0, 200)}`).toBeLessThan(500);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...fuzzed),
+        fc.array(fc.tuple(headerName, headerValue), { maxLength: 4 }),
+        async (route, headers) => {
+          const lines = headers.map(([n, v]) => `${n}: ${v}`).join('\r\n');
+          const status = await rawRequest(
+            `${route.method.toUpperCase()} ${pathOf(route, 'x')} HTTP/1.1\r\nHost: fuzz\r\n${lines}${lines ? '\r\n' : ''}Connection: close\r\n\r\n`,
+          );
+          if (status !== 501)
+            expect(status, `${route.path} ${JSON.stringify(headers).slice(0, 200)}`).toBeLessThan(500);
+        },
+      ),
       { numRuns: RUNS * 10 },
     );
   });
 
   it('mixed-case paths on every documented route: never a 5xx, never a hang', async () => {
     // Which error format answers a path in another casing depends on whether anything matched it.
-    const cased = fc.constantFrom(...fuzzed).chain((route) => fc.tuple(fc.constant(route), fc.mixedCase(fc.constant(pathOf(route, 'x'))), hasBodyOf(route) ? body : fc.constant(undefined)));
+    const cased = fc
+      .constantFrom(...fuzzed)
+      .chain((route) =>
+        fc.tuple(
+          fc.constant(route),
+          fc.mixedCase(fc.constant(pathOf(route, 'x'))),
+          hasBodyOf(route) ? body : fc.constant(undefined),
+        ),
+      );
     await fc.assert(
       fc.asyncProperty(cased, async ([route, path, payload]) => {
         await send(route, path, route.auth === 'bodyKey' ? withBodyKey(payload) : payload, {}, false);
@@ -196,7 +328,8 @@ describe('fuzzing every documented route', () => {
       'patch /api/v1/account/settings': { log_content: true },
       'post /api/v1/datasets/exports': {},
     };
-    const param = (route: RouteDoc) => (route.path.includes('/sessions/') ? sessionId : route.path.includes('/keys/') ? victim.keyId : 'csrf');
+    const param = (route: RouteDoc) =>
+      route.path.includes('/sessions/') ? sessionId : route.path.includes('/keys/') ? victim.keyId : 'csrf';
     const changing = fuzzed.filter((r) => r.path.startsWith('/api/') && r.method !== 'get' && r.method !== 'head');
     const attack = async (route: RouteDoc, path: string, contentType: string, payload?: string) => {
       const res = await fetch(`${gw.url}${path}`, {
@@ -218,10 +351,22 @@ describe('fuzzing every documented route', () => {
       await attack(route, titleCase(path), 'text/plain'); // what a cross-site form can send
       await attack(route, path.replace('/api/v1/', '/API/v1/'), 'application/json');
     }
-    const fuzzedCasing = fc.constantFrom(...changing).chain((route) =>
-      fc.tuple(fc.constant(route), fc.mixedCase(fc.constant(route.path.replace(/\{\w+\}/g, param(route)))), fc.constantFrom('application/json', 'text/plain'), fc.option(body, { nil: undefined })),
+    const fuzzedCasing = fc
+      .constantFrom(...changing)
+      .chain((route) =>
+        fc.tuple(
+          fc.constant(route),
+          fc.mixedCase(fc.constant(route.path.replace(/\{\w+\}/g, param(route)))),
+          fc.constantFrom('application/json', 'text/plain'),
+          fc.option(body, { nil: undefined }),
+        ),
+      );
+    await fc.assert(
+      fc.asyncProperty(fuzzedCasing, ([route, path, contentType, payload]) =>
+        attack(route, path, contentType, payload),
+      ),
+      { numRuns: RUNS * 2 },
     );
-    await fc.assert(fc.asyncProperty(fuzzedCasing, ([route, path, contentType, payload]) => attack(route, path, contentType, payload)), { numRuns: RUNS * 2 });
     expect(await accountState(victim.userId)).toEqual(before);
 
     // The control: the same cookie and body on the exact path from the console's own origin do change state.
@@ -242,13 +387,21 @@ const hasBodyOf = (route: RouteDoc) => route.method !== 'get' && route.method !=
 /** Every row of every table that holds the user's id, and the user's own row, as sorted JSON text. */
 async function accountState(userId: string): Promise<string[]> {
   const db = gw.services.db;
-  const { rows: tables } = await sql<{ name: string }>`SELECT DISTINCT table_name AS name FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'user_id'`.execute(db);
+  const { rows: tables } = await sql<{
+    name: string;
+  }>`SELECT DISTINCT table_name AS name FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'user_id'`.execute(
+    db,
+  );
   const state: string[] = [];
   for (const { name } of tables) {
-    const { rows } = await sql<{ row: string }>`SELECT to_jsonb(t)::text AS row FROM ${sql.table(name)} t WHERE user_id = ${userId}`.execute(db);
+    const { rows } = await sql<{
+      row: string;
+    }>`SELECT to_jsonb(t)::text AS row FROM ${sql.table(name)} t WHERE user_id = ${userId}`.execute(db);
     state.push(...rows.map((r) => `${name} ${r.row}`));
   }
-  const { rows } = await sql<{ row: string }>`SELECT to_jsonb(u)::text AS row FROM users u WHERE id = ${userId}`.execute(db);
+  const { rows } = await sql<{
+    row: string;
+  }>`SELECT to_jsonb(u)::text AS row FROM users u WHERE id = ${userId}`.execute(db);
   return [...state, ...rows.map((r) => `users ${r.row}`)].sort();
 }
 

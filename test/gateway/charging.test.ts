@@ -4,7 +4,15 @@ import { testCatalog } from '../support/catalog.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { postChat, type Message } from '../support/http.js';
 import {
-  drained, expectConsistentLedger, ledgerRows, pricedMicroUsd, SIM_DEFAULT_COMPLETION, simPromptTokens, usageRecords, usersBalance, type Price,
+  drained,
+  expectConsistentLedger,
+  ledgerRows,
+  pricedMicroUsd,
+  SIM_DEFAULT_COMPLETION,
+  simPromptTokens,
+  usageRecords,
+  usersBalance,
+  type Price,
 } from '../support/money.js';
 
 // Prices with fractions of a micro-USD per token, so rounding each part would differ from
@@ -18,7 +26,13 @@ beforeAll(async () => {
   gw = await startTestGateway({
     catalog: (url) => {
       const base = testCatalog(url);
-      const odd = { id: 'odd-sim', endpoints: ['chat/completions'], routes: [{ provider: 'sim', upstream_model: 'sim-model' }], pricing: ODD, max_output_tokens: 500 };
+      const odd = {
+        id: 'odd-sim',
+        endpoints: ['chat/completions'],
+        routes: [{ provider: 'sim', upstream_model: 'sim-model' }],
+        pricing: ODD,
+        max_output_tokens: 500,
+      };
       return { ...base, models: [...base.models, odd] };
     },
   });
@@ -36,9 +50,26 @@ interface Call {
 
 const SYSTEM: Message = { role: 'system', content: 'You answer briefly.' };
 const CALLS: Call[] = [
-  { id: 'plain', model: 'gpt-sim', messages: [SYSTEM, { role: 'user', content: 'hello there friend' }], completion: SIM_DEFAULT_COMPLETION },
-  { id: 'stream', model: 'gpt-sim', messages: [{ role: 'user', content: 'stream it' }], extra: { stream: true }, completion: SIM_DEFAULT_COMPLETION },
-  { id: 'odd-max7', model: 'odd-sim', messages: [{ role: 'user', content: 'x' }], extra: { max_tokens: 7 }, completion: 7 },
+  {
+    id: 'plain',
+    model: 'gpt-sim',
+    messages: [SYSTEM, { role: 'user', content: 'hello there friend' }],
+    completion: SIM_DEFAULT_COMPLETION,
+  },
+  {
+    id: 'stream',
+    model: 'gpt-sim',
+    messages: [{ role: 'user', content: 'stream it' }],
+    extra: { stream: true },
+    completion: SIM_DEFAULT_COMPLETION,
+  },
+  {
+    id: 'odd-max7',
+    model: 'odd-sim',
+    messages: [{ role: 'user', content: 'x' }],
+    extra: { max_tokens: 7 },
+    completion: 7,
+  },
   {
     id: 'odd-stream-max33',
     model: 'odd-sim',
@@ -46,8 +77,19 @@ const CALLS: Call[] = [
     extra: { stream: true, max_tokens: 33, stream_options: { include_usage: true } },
     completion: 33,
   },
-  { id: 'max-completion-5', model: 'gpt-sim', messages: [{ role: 'user', content: 'short' }], extra: { max_completion_tokens: 5 }, completion: 5 },
-  { id: 'odd-default', model: 'odd-sim', messages: [{ role: 'user', content: 'one two three four five six' }], completion: SIM_DEFAULT_COMPLETION },
+  {
+    id: 'max-completion-5',
+    model: 'gpt-sim',
+    messages: [{ role: 'user', content: 'short' }],
+    extra: { max_completion_tokens: 5 },
+    completion: 5,
+  },
+  {
+    id: 'odd-default',
+    model: 'odd-sim',
+    messages: [{ role: 'user', content: 'one two three four five six' }],
+    completion: SIM_DEFAULT_COMPLETION,
+  },
 ];
 
 const expectedCost = (c: Call) => pricedMicroUsd(PRICES[c.model]!, simPromptTokens(c.messages), c.completion);
@@ -63,7 +105,12 @@ describe('charges', () => {
     const funds = 5_000_000;
     const acct = await gw.account({ balance: funds });
     for (const c of CALLS) {
-      const res = await postChat(gw.url, acct.key, { model: c.model, messages: c.messages, ...c.extra }, { 'x-request-id': `charge-${c.id}` });
+      const res = await postChat(
+        gw.url,
+        acct.key,
+        { model: c.model, messages: c.messages, ...c.extra },
+        { 'x-request-id': `charge-${c.id}` },
+      );
       expect(res.status, res.text).toBe(200);
     }
     await drained(gw);
@@ -85,14 +132,18 @@ describe('charges', () => {
     expect(await usersBalance(gw.services.db, acct.userId)).toBe(funds - total);
 
     const charges = await expectConsistentLedger(gw.services.db, acct.userId);
-    expect(charges.map((r) => [r.request_id, -r.amount_micro_usd]).sort()).toEqual(records.map((r) => [r.id, r.charged_micro_usd]).sort());
+    expect(charges.map((r) => [r.request_id, -r.amount_micro_usd]).sort()).toEqual(
+      records.map((r) => [r.id, r.charged_micro_usd]).sort(),
+    );
   });
 
   it('the ledger sum equals the balance in users after concurrent calls', async () => {
     const funds = 1_000_000;
     const acct = await gw.account({ balance: funds });
     const calls = Array.from({ length: 12 }, (_, i) => CALLS[i % CALLS.length]!);
-    const results = await Promise.all(calls.map((c) => postChat(gw.url, acct.key, { model: c.model, messages: c.messages, ...c.extra })));
+    const results = await Promise.all(
+      calls.map((c) => postChat(gw.url, acct.key, { model: c.model, messages: c.messages, ...c.extra })),
+    );
     expect(results.map((r) => r.status)).toEqual(calls.map(() => 200));
     await drained(gw);
     const total = calls.reduce((sum, c) => sum + expectedCost(c), 0);

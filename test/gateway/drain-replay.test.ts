@@ -11,7 +11,13 @@ import { drainUsageBatch, moveLegacyUsage, usageDrained } from '../../shared/usa
 import { testCatalog } from '../support/catalog.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chatRequest, postChat } from '../support/http.js';
-import { expectConsistentLedger, pricedMicroUsd, SIM_DEFAULT_COMPLETION, usageRecords, usersBalance } from '../support/money.js';
+import {
+  expectConsistentLedger,
+  pricedMicroUsd,
+  SIM_DEFAULT_COMPLETION,
+  usageRecords,
+  usersBalance,
+} from '../support/money.js';
 
 // A second gateway on its own Redis prefix and with no drainer: each test drains by hand with the
 // real drainUsageBatch, so a crash between the Postgres commit and the acknowledgement can be staged.
@@ -72,7 +78,9 @@ describe('the usage drain charges a record once', () => {
   it('a batch replayed after a crash between commit and acknowledgement moves no money again', async () => {
     const { userId } = await paidCall();
 
-    await expect(drainUsageBatch(services.db, crashingBeforeAck(services.redis), services.redisKeys, 'dead', 10)).rejects.toThrow(/acknowledgement/);
+    await expect(
+      drainUsageBatch(services.db, crashingBeforeAck(services.redis), services.redisKeys, 'dead', 10),
+    ).rejects.toThrow(/acknowledgement/);
     await expectChargedOnce(userId);
     expect(await services.redis.llen(queue())).toBe(1); // still queued, under the dead drainer's lock
     expect(await usageDrained(services.redis, services.redisKeys)).toBe(false);
@@ -86,7 +94,11 @@ describe('the usage drain charges a record once', () => {
     await expectChargedOnce(userId);
     expect(await usageDrained(services.redis, services.redisKeys)).toBe(true);
     // The replay's acknowledgement released the pending charge, once: Redis and Postgres agree.
-    expect(await services.balances.currentBalance(userId)).toEqual({ settled: FUNDS - COST, pending: 0, balance: FUNDS - COST });
+    expect(await services.balances.currentBalance(userId)).toEqual({
+      settled: FUNDS - COST,
+      pending: 0,
+      balance: FUNDS - COST,
+    });
   });
 
   it.each([
@@ -97,7 +109,8 @@ describe('the usage drain charges a record once', () => {
     const [record] = await services.redis.lrange(queue(), 0, 0);
     await services.redis.rpush(queue(), record!);
     let handled = 0;
-    while (handled < 2) handled += await drainUsageBatch(services.db, services.redis, services.redisKeys, 'alive', batch);
+    while (handled < 2)
+      handled += await drainUsageBatch(services.db, services.redis, services.redisKeys, 'alive', batch);
     expect(handled).toBe(2);
     await expectChargedOnce(userId);
   });
@@ -113,7 +126,11 @@ describe('the usage drain charges a record once', () => {
     await expectChargedOnce(userId);
     expect(await services.redis.lrange(services.redisKeys.usageDead, 0, -1)).toEqual(['{"truncated', badUuid]);
     expect(await usageDrained(services.redis, services.redisKeys)).toBe(true);
-    expect(await services.balances.currentBalance(userId)).toEqual({ settled: FUNDS - COST, pending: 0, balance: FUNDS - COST });
+    expect(await services.balances.currentBalance(userId)).toEqual({
+      settled: FUNDS - COST,
+      pending: 0,
+      balance: FUNDS - COST,
+    });
   });
 });
 
@@ -126,7 +143,18 @@ describe('records an earlier release left in its usage stream', () => {
     const queued = JSON.parse((await services.redis.lpop(queue()))!) as Record<string, unknown>;
     const { charged_micro_usd: charge, ...event } = queued;
     const k = services.redisKeys;
-    await services.redis.xadd(stream(), '*', 'r', JSON.stringify(event), 'c', String(charge), 'u', k.undrained(acct.userId), 'k', k.keyUndrained(String(event.api_key_id)));
+    await services.redis.xadd(
+      stream(),
+      '*',
+      'r',
+      JSON.stringify(event),
+      'c',
+      String(charge),
+      'u',
+      k.undrained(acct.userId),
+      'k',
+      k.keyUndrained(String(event.api_key_id)),
+    );
     return acct;
   }
 
@@ -136,7 +164,11 @@ describe('records an earlier release left in its usage stream', () => {
     expect(await services.redis.exists(stream())).toBe(0);
     expect(await drainUsageBatch(services.db, services.redis, services.redisKeys, 'alive', 10)).toBe(1);
     await expectChargedOnce(userId);
-    expect(await services.balances.currentBalance(userId)).toEqual({ settled: FUNDS - COST, pending: 0, balance: FUNDS - COST });
+    expect(await services.balances.currentBalance(userId)).toEqual({
+      settled: FUNDS - COST,
+      pending: 0,
+      balance: FUNDS - COST,
+    });
   });
 
   it('stay while a drainer of that release still reads the stream, and move once it is gone', async () => {

@@ -47,7 +47,12 @@ describe('durability', () => {
         postChat(
           api!.url,
           acct.key,
-          { model: 'gpt-sim', messages: [{ role: 'user', content: Array(c.words).fill('word').join(' ') }], max_tokens: c.maxTokens, stream: c.stream },
+          {
+            model: 'gpt-sim',
+            messages: [{ role: 'user', content: Array(c.words).fill('word').join(' ') }],
+            max_tokens: c.maxTokens,
+            stream: c.stream,
+          },
           { 'x-request-id': c.id },
         ),
       ),
@@ -61,7 +66,14 @@ describe('durability', () => {
     expect(await usageRecords(gw.services.db, acct.userId)).toEqual([]); // nothing drained yet
 
     const keys = redisKeys(prefix);
-    const drainer = await startUsageDrainer({ db: gw.services.db, redisUrl: gw.services.config.redis.url, keys, batch: 100, log: createLogger('silent'), idleMs: 20 });
+    const drainer = await startUsageDrainer({
+      db: gw.services.db,
+      redisUrl: gw.services.config.redis.url,
+      keys,
+      batch: 100,
+      log: createLogger('silent'),
+      idleMs: 20,
+    });
     try {
       await waitUntil(() => usageDrained(gw.services.redis, keys), 5_000);
     } finally {
@@ -74,7 +86,10 @@ describe('durability', () => {
     for (const c of calls) {
       const cost = pricedMicroUsd(GPT_SIM, 3 + (3 + c.words), c.maxTokens);
       total += cost;
-      expect(records.find((r) => r.request_id === c.id), c.id).toMatchObject({
+      expect(
+        records.find((r) => r.request_id === c.id),
+        c.id,
+      ).toMatchObject({
         status_code: 200,
         stream: c.stream,
         usage_estimated: false,

@@ -30,7 +30,8 @@ async function answeredWithin(key: string, status: number, limitMs: number): Pro
   while (pending.size > 0) {
     for (const api of [...pending]) if ((await call(api, key)).status === status) pending.delete(api);
     if (pending.size === 0) break;
-    if (performance.now() - start > limitMs) throw new Error(`${pending.size} process(es) do not answer ${status} after ${limitMs} ms`);
+    if (performance.now() - start > limitMs)
+      throw new Error(`${pending.size} process(es) do not answer ${status} after ${limitMs} ms`);
     await sleep(50);
   }
   return performance.now() - start;

@@ -18,13 +18,21 @@ const FUNDS = 1_000_000;
 beforeAll(async () => {
   gw = await startTestGateway();
   const s = gw.services;
-  admin = { db: s.db, redis: s.redis, channel: s.redisKeys.keyInvalidation, catalog: buildCatalog(testCatalog(gw.sim.url)) };
+  admin = {
+    db: s.db,
+    redis: s.redis,
+    channel: s.redisKeys.keyInvalidation,
+    catalog: buildCatalog(testCatalog(gw.sim.url)),
+  };
   payer = await gw.account({ balance: FUNDS });
 });
 afterAll(() => gw.close());
 
 /** A key of the funded account; `row` sets columns the API refuses (a past expiry), then tells every process. */
-async function key(settings: KeyCreate = {}, row: { status?: 'disabled' | 'revoked'; expired?: boolean } = {}): Promise<string> {
+async function key(
+  settings: KeyCreate = {},
+  row: { status?: 'disabled' | 'revoked'; expired?: boolean } = {},
+): Promise<string> {
   const created = await createKey(admin, payer.userId, settings);
   if (row.status || row.expired) {
     await gw.services.db
@@ -86,7 +94,11 @@ describe('each step answers its own error in OpenAI format', () => {
     expect(openAiError(unknown)).toMatchObject({ code: 'model_not_found', param: 'model' });
     const restricted = await call(await key({ group: 'basic' }), 'restricted-sim');
     expect(restricted.status).toBe(403);
-    expect(openAiError(restricted)).toMatchObject({ code: 'model_not_allowed', param: 'model', type: 'permission_error' });
+    expect(openAiError(restricted)).toMatchObject({
+      code: 'model_not_allowed',
+      param: 'model',
+      type: 'permission_error',
+    });
   });
 
   it('step 5: insufficient_balance 402 with no balance or too little for the reservation', async () => {
@@ -107,7 +119,13 @@ describe('the earliest failing step wins', () => {
   });
 
   it('expired + bad IP + unknown model → key_expired', async () => {
-    await expectRefusal(await key(BAD_IP, { expired: true }), 'no-such-model', 401, 'key_expired', 'authentication_error');
+    await expectRefusal(
+      await key(BAD_IP, { expired: true }),
+      'no-such-model',
+      401,
+      'key_expired',
+      'authentication_error',
+    );
   });
 
   it('bad IP + unknown model → ip_not_allowed', async () => {
@@ -145,13 +163,18 @@ describe('refused calls cost nothing', () => {
 
   it('an account whose every call was refused has no charge and its full balance', async () => {
     const acct = await gw.account({ balance: 5_000, key: { group: 'basic' } });
-    for (const model of ['gpt-sim', 'restricted-sim', 'no-such-model']) expect((await call(acct.key, model)).status).toBeGreaterThanOrEqual(400);
+    for (const model of ['gpt-sim', 'restricted-sim', 'no-such-model'])
+      expect((await call(acct.key, model)).status).toBeGreaterThanOrEqual(400);
     await drained(gw);
     expect((await gw.services.balances.currentBalance(acct.userId))?.balance).toBe(5_000);
     expect((await ledgerRows(gw.services.db, acct.userId)).map((r) => r.kind)).toEqual(['credit']);
     const records = await usageRecords(gw.services.db, acct.userId);
     expect(records.map((r) => [r.status_code, r.error_code, r.charged_micro_usd])).toEqual(
-      expect.arrayContaining([[402, 'insufficient_balance', 0], [403, 'model_not_allowed', 0], [404, 'model_not_found', 0]]),
+      expect.arrayContaining([
+        [402, 'insufficient_balance', 0],
+        [403, 'model_not_allowed', 0],
+        [404, 'model_not_found', 0],
+      ]),
     );
   });
 });

@@ -7,11 +7,19 @@ import { pricedMicroUsd } from '../support/money.js';
 // The simulator always reports cached_tokens 0, so cached pricing is checked on tokenCost itself.
 function model(pricing: Record<string, number>, extra: Record<string, unknown> = {}): CatalogModel {
   const base = testCatalog('http://127.0.0.1:9');
-  const doc = { ...base, models: [{ id: 'm', endpoints: ['chat/completions'], routes: [{ provider: 'sim' }], pricing, ...extra }], groups: [] };
+  const doc = {
+    ...base,
+    models: [{ id: 'm', endpoints: ['chat/completions'], routes: [{ provider: 'sim' }], pricing, ...extra }],
+    groups: [],
+  };
   return buildCatalog(doc).models.get('m')!;
 }
 
-const usage = (inputTokens: number, outputTokens: number, cachedTokens = 0) => ({ inputTokens, outputTokens, cachedTokens });
+const usage = (inputTokens: number, outputTokens: number, cachedTokens = 0) => ({
+  inputTokens,
+  outputTokens,
+  cachedTokens,
+});
 
 describe('tokenCost', () => {
   it('prices cached input tokens at the cached rate and the rest at the input rate', () => {
@@ -43,7 +51,9 @@ describe('tokenCost', () => {
 
   it('adds the per-request price once and charges nothing for a free model or no tokens', () => {
     expect(tokenCost(model({ input_per_mtok: 1_500_000, output_per_mtok: 0, per_request: 40 }), usage(3, 0))).toBe(45);
-    expect(tokenCost(model({ input_per_mtok: 2_000_000, output_per_mtok: 8_000_000 }, { free: true }), usage(1_000, 1_000))).toBe(0);
+    expect(
+      tokenCost(model({ input_per_mtok: 2_000_000, output_per_mtok: 8_000_000 }, { free: true }), usage(1_000, 1_000)),
+    ).toBe(0);
     expect(tokenCost(model({ input_per_mtok: 2_000_000, output_per_mtok: 8_000_000 }), usage(0, 0))).toBe(0);
   });
 

@@ -43,7 +43,11 @@ describe('100 concurrent identical POST /v1/videos with one Idempotency-Key', ()
 
     const rows = await taskRows(gw, a.userId);
     expect(rows.map((t) => t.id)).toEqual([first.id]);
-    const keys = await gw.services.db.selectFrom('idempotency_keys').selectAll().where('user_id', '=', a.userId).execute();
+    const keys = await gw.services.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('user_id', '=', a.userId)
+      .execute();
     expect(keys.map((k) => [k.key, k.task_id])).toEqual([['retry-storm-1', first.id]]);
     // The 99 losers gave their reservations back at once: only one is held.
     expect(await gw.services.redis.hkeys(gw.services.redisKeys.reservations(a.userId))).toEqual([first.id]);
@@ -105,13 +109,18 @@ describe('100 concurrent identical POST /v1/videos with one Idempotency-Key', ()
     });
     expect(image.status).toBe(200);
     expect(image.headers.get('idempotent-replayed')).toBeNull();
-    for (const id of [one.json.id, two.json.id, ((await image.json()) as { id: string }).id]) await waitSettled(gw, id as string);
+    for (const id of [one.json.id, two.json.id, ((await image.json()) as { id: string }).id])
+      await waitSettled(gw, id as string);
   });
 });
 
 async function createSecondKey(userId: string) {
   const { createKey } = await import('../../shared/keys/manage-keys.js');
   const s = gw.services;
-  const { key } = await createKey({ db: s.db, redis: s.redis, channel: s.redisKeys.keyInvalidation, catalog: s.catalog }, userId, {});
+  const { key } = await createKey(
+    { db: s.db, redis: s.redis, channel: s.redisKeys.keyInvalidation, catalog: s.catalog },
+    userId,
+    {},
+  );
   return { key };
 }

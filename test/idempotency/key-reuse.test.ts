@@ -28,7 +28,12 @@ beforeAll(async () => {
 afterAll(() => gw?.close());
 
 function keyRow(userId: string, key: string) {
-  return gw.services.db.selectFrom('idempotency_keys').selectAll().where('user_id', '=', userId).where('key', '=', key).executeTakeFirst();
+  return gw.services.db
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('key', '=', key)
+    .executeTakeFirst();
 }
 
 describe('the same Idempotency-Key with a different body', () => {
@@ -40,7 +45,11 @@ describe('the same Idempotency-Key with a different body', () => {
     await waitSettled(gw, first.json.id as string);
     const submits = gw.sim.stats().tasks['content-tasks'].taskCreateRequests;
 
-    for (const other of [videoBody('a blue kite', { duration: 5 }), videoBody('a red kite', { duration: 10 }), videoBody('a red kite')]) {
+    for (const other of [
+      videoBody('a blue kite', { duration: 5 }),
+      videoBody('a red kite', { duration: 10 }),
+      videoBody('a red kite'),
+    ]) {
       const res = await createVideo(gw, a.key, other, headers);
       expect(res.status, JSON.stringify(other)).toBe(422);
       expect(errorOf(res).code).toBe('idempotency_key_reused');
@@ -86,7 +95,9 @@ describe('after 24 hours the key is free again', () => {
     const again = await createVideo(gw, a.key, videoBody('tuesday'), headers);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.json.id).toBe(fresh.json.id);
-    expect((await chargeRows(gw, a.userId)).map((c) => c.request_id).sort()).toEqual([first.json.id, fresh.json.id].sort());
+    expect((await chargeRows(gw, a.userId)).map((c) => c.request_id).sort()).toEqual(
+      [first.json.id, fresh.json.id].sort(),
+    );
   });
 
   it('the maintenance job purges keys past their window', async () => {
@@ -113,7 +124,11 @@ describe('malformed Idempotency-Key', () => {
     return new Promise((resolve, reject) => {
       const req = request(`${gw.url}/v1/videos`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...(value === undefined ? {} : { 'idempotency-key': value }) },
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${key}`,
+          ...(value === undefined ? {} : { 'idempotency-key': value }),
+        },
       });
       req.on('response', (res) => {
         let text = '';
@@ -152,7 +167,11 @@ describe('malformed Idempotency-Key', () => {
     const two = await post(a.key, '');
     expect([one.status, two.status]).toEqual([200, 200]);
     expect(one.json.id).not.toBe(two.json.id);
-    const keys = await gw.services.db.selectFrom('idempotency_keys').select('key').where('user_id', '=', a.userId).execute();
+    const keys = await gw.services.db
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where('user_id', '=', a.userId)
+      .execute();
     expect(keys.map((k) => k.key)).toEqual([longest]);
     for (const id of [ok.json.id, one.json.id, two.json.id]) await waitSettled(gw, id as string);
   });

@@ -17,8 +17,18 @@ beforeAll(async () => {
     catalog: (simUrl) =>
       testCatalog(simUrl, {
         models: [
-          { id: 'gpt-sim', endpoints: ['chat/completions'], routes: [{ provider: 'sim', upstream_model: 'sim-model' }], pricing: { input_per_mtok: 1, output_per_mtok: 1 } },
-          { id: 'img-sim', endpoints: ['images/generations', 'images/edits'], routes: [{ provider: 'sim', upstream_model: 'up-image' }], pricing: { per_image: PER_IMAGE } },
+          {
+            id: 'gpt-sim',
+            endpoints: ['chat/completions'],
+            routes: [{ provider: 'sim', upstream_model: 'sim-model' }],
+            pricing: { input_per_mtok: 1, output_per_mtok: 1 },
+          },
+          {
+            id: 'img-sim',
+            endpoints: ['images/generations', 'images/edits'],
+            routes: [{ provider: 'sim', upstream_model: 'up-image' }],
+            pricing: { per_image: PER_IMAGE },
+          },
         ],
         groups: [{ id: 'default', models: ['*'] }],
       }),
@@ -29,10 +39,15 @@ afterAll(() => gw?.close());
 const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 
 describe('JSON images', () => {
-  it('generates images behind the gateway\'s own links, for this account only, and charges per image', async () => {
+  it("generates images behind the gateway's own links, for this account only, and charges per image", async () => {
     const acct = await gw.account({ balance: 1_000_000 });
     const other = await gw.account({ balance: 1_000_000 });
-    const res = await client(acct.key).images.generate({ model: 'img-sim', prompt: 'a red fox', n: 2, size: '1024x1024' });
+    const res = await client(acct.key).images.generate({
+      model: 'img-sim',
+      prompt: 'a red fox',
+      n: 2,
+      size: '1024x1024',
+    });
     expect(res.data).toHaveLength(2);
     for (const image of res.data!) {
       expect(image.url?.startsWith(`${gw.url}/v1/files/`)).toBe(true);
@@ -60,7 +75,13 @@ describe('JSON images', () => {
 
   it('answers b64_json inline and prices by quality', async () => {
     const acct = await gw.account({ balance: 1_000_000 });
-    const res = await client(acct.key).images.generate({ model: 'img-sim', prompt: 'a blue fox', size: '1024x1024', quality: 'hd', response_format: 'b64_json' });
+    const res = await client(acct.key).images.generate({
+      model: 'img-sim',
+      prompt: 'a blue fox',
+      size: '1024x1024',
+      quality: 'hd',
+      response_format: 'b64_json',
+    });
     expect(Buffer.from(res.data![0]!.b64_json!, 'base64').subarray(0, 8).toString('hex')).toBe(PNG_MAGIC);
     const [record] = await waitForUsage(gw, acct.userId, 1);
     expect(Number(record!.charged_micro_usd)).toBe(PER_IMAGE['hd:1024x1024']);
@@ -72,17 +93,31 @@ describe('JSON images', () => {
     const res = await fetch(`${gw.url}/v1/images/edits`, {
       method: 'POST',
       headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'img-sim', prompt: 'make it green', images: [{ image_url: dataUri }], size: '512x512' }),
+      body: JSON.stringify({
+        model: 'img-sim',
+        prompt: 'make it green',
+        images: [{ image_url: dataUri }],
+        size: '512x512',
+      }),
     });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { data: { url: string }[] }).data[0]!.url).toContain('/v1/files/');
-    expect(JSON.parse(gw.sim.stats().lastRequestText!)).toMatchObject({ model: 'up-image', images: [{ image_url: dataUri }] });
+    expect(JSON.parse(gw.sim.stats().lastRequestText!)).toMatchObject({
+      model: 'up-image',
+      images: [{ image_url: dataUri }],
+    });
     expect(JSON.parse(gw.sim.stats().lastRequestText!).response_format).toBeUndefined();
     const [record] = await waitForUsage(gw, acct.userId, 1);
     expect(record).toMatchObject({ endpoint: 'images/edits' });
     expect(Number(record!.charged_micro_usd)).toBe(PER_IMAGE['512x512']);
 
-    const multipart = await client(acct.key).images.edit({ model: 'img-sim', prompt: 'x', image: await toFile(Buffer.from(PNG_MAGIC, 'hex'), 'a.png', { type: 'image/png' }) }).catch((e: unknown) => e);
+    const multipart = await client(acct.key)
+      .images.edit({
+        model: 'img-sim',
+        prompt: 'x',
+        image: await toFile(Buffer.from(PNG_MAGIC, 'hex'), 'a.png', { type: 'image/png' }),
+      })
+      .catch((e: unknown) => e);
     expect(multipart).toBeInstanceOf(OpenAI.APIError);
     expect(multipart).toMatchObject({ status: 501, code: 'not_implemented' });
   });
@@ -96,13 +131,29 @@ describe('JSON images', () => {
       [{ model: 'img-sim', prompt: 'x', quality: 'ultra' }, 'generations', 'quality'],
       [{ model: 'img-sim', prompt: '' }, 'generations', 'prompt'],
       [{ model: 'img-sim', prompt: 'x', response_format: 'gif' }, 'generations', 'response_format'],
-      [{ model: 'img-sim', prompt: 'x', images: [{ image_url: 'http://example.com/a.png' }] }, 'edits', 'images[0].image_url'],
-      [{ model: 'img-sim', prompt: 'x', images: [{ image_url: 'ftp://example.com/a.png' }] }, 'edits', 'images[0].image_url'],
+      [
+        { model: 'img-sim', prompt: 'x', images: [{ image_url: 'http://example.com/a.png' }] },
+        'edits',
+        'images[0].image_url',
+      ],
+      [
+        { model: 'img-sim', prompt: 'x', images: [{ image_url: 'ftp://example.com/a.png' }] },
+        'edits',
+        'images[0].image_url',
+      ],
       [{ model: 'img-sim', prompt: 'x', images: [] }, 'edits', 'images'],
-      [{ model: 'img-sim', prompt: 'x', images: [{ image_url: 'asset://asset_00000000000000000000' }] }, 'edits', 'images[0].image_url'],
+      [
+        { model: 'img-sim', prompt: 'x', images: [{ image_url: 'asset://asset_00000000000000000000' }] },
+        'edits',
+        'images[0].image_url',
+      ],
     ];
     for (const [body, operation, param] of cases) {
-      const res = await fetch(`${gw.url}/v1/images/${operation}`, { method: 'POST', headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${gw.url}/v1/images/${operation}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       const json = (await res.json()) as { error: { param: string; code: string } };
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(json.error.param, JSON.stringify(body)).toBe(param);
@@ -114,15 +165,26 @@ describe('JSON images', () => {
 
   it('estimates from the same per-image prices', async () => {
     const acct = await gw.account({ balance: 1_000_000 });
-    const post = (payload: Record<string, unknown>) => fetch(`${gw.url}/v1/estimates`, { method: 'POST', headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ endpoint: 'images/generations', payload }) });
-    expect(await (await post({ model: 'img-sim', prompt: 'x', n: 3, size: '512x512' })).json()).toMatchObject({ estimated_micro_usd: 60_000 });
-    expect(await (await post({ model: 'img-sim', prompt: 'x', quality: 'hd' })).json()).toMatchObject({ estimated_micro_usd: 80_000 });
+    const post = (payload: Record<string, unknown>) =>
+      fetch(`${gw.url}/v1/estimates`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ endpoint: 'images/generations', payload }),
+      });
+    expect(await (await post({ model: 'img-sim', prompt: 'x', n: 3, size: '512x512' })).json()).toMatchObject({
+      estimated_micro_usd: 60_000,
+    });
+    expect(await (await post({ model: 'img-sim', prompt: 'x', quality: 'hd' })).json()).toMatchObject({
+      estimated_micro_usd: 80_000,
+    });
   });
 
   it('lists what each model serves', async () => {
     const acct = await gw.account({ balance: 1 });
     const models = await client(acct.key).models.list();
-    const byId = Object.fromEntries(models.data.map((m) => [m.id, (m as unknown as { endpoints: string[] }).endpoints]));
+    const byId = Object.fromEntries(
+      models.data.map((m) => [m.id, (m as unknown as { endpoints: string[] }).endpoints]),
+    );
     expect(byId['img-sim']).toEqual(['images/generations', 'images/edits']);
     expect(byId['gpt-sim']).toEqual(['chat/completions']);
   });

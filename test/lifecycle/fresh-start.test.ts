@@ -32,7 +32,11 @@ const baseEnv = () => ({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ??
 async function start(env: Record<string, string>): Promise<Started> {
   const port = await freePort();
   const began = performance.now();
-  const child = spawn(process.execPath, [BIN('start')], { cwd: ROOT, env: { ...baseEnv(), PORT: String(port), HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN('start')], {
+    cwd: ROOT,
+    env: { ...baseEnv(), PORT: String(port), HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -56,7 +60,12 @@ async function start(env: Record<string, string>): Promise<Started> {
 }
 
 function run(bin: string, env: Record<string, string>, args: string[] = []) {
-  const result = spawnSync(process.execPath, [BIN(bin), ...args], { cwd: ROOT, env: { ...baseEnv(), ...env }, encoding: 'utf8', timeout: 30_000 });
+  const result = spawnSync(process.execPath, [BIN(bin), ...args], {
+    cwd: ROOT,
+    env: { ...baseEnv(), ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   return { status: result.status, stderr: result.stderr, stdout: result.stdout };
 }
 
@@ -80,8 +89,11 @@ describe('npm start on a fresh machine', () => {
     const chat = await postChat(first.url, first.key, chatRequest('demo-large', 'hello'));
     expect(chat.status, chat.text).toBe(200);
     // The demo's models answer readable text: a sentence naming the model and echoing the prompt.
-    const answer = (JSON.parse(chat.text) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content;
-    expect(answer).toBe('This is demo-large, a simulated model of the demo. You said: "hello". A real model would answer here.');
+    const answer = (JSON.parse(chat.text) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message
+      .content;
+    expect(answer).toBe(
+      'This is demo-large, a simulated model of the demo. You said: "hello". A real model would answer here.',
+    );
     await waitUntil(() => first.output().includes('Redis is new'), 10_000, 50);
     expect(first.output()).not.toContain('Redis lost its data');
     expect(await first.stop()).toBe(0);
@@ -95,7 +107,9 @@ describe('npm start on a fresh machine', () => {
     // Recorded in the README: first start ≤ 30 s, second ≤ 5 s (this machine: a few seconds and about one).
     expect(first.readyMs).toBeLessThan(30_000);
     expect(second.readyMs).toBeLessThan(5_000);
-    process.stdout.write(`fresh start: first ready in ${Math.round(first.readyMs)} ms, second in ${Math.round(second.readyMs)} ms\n`);
+    process.stdout.write(
+      `fresh start: first ready in ${Math.round(first.readyMs)} ms, second in ${Math.round(second.readyMs)} ms\n`,
+    );
   }, 120_000);
 
   it('after a crash (SIGKILL) the next start takes over the servers left running, and stops them itself', async () => {
@@ -118,18 +132,30 @@ describe('npm start on a fresh machine', () => {
     const result = run('start', { PATH: onlyNode, DATA_DIR: path.join(scratch, 'no-redis'), REDIS_URL: 'embedded' });
     expect(result.status).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(/redis-server was not found on PATH.*apt-get install redis-server.*brew install redis.*docker compose up -d redis/);
+    expect(result.stderr).toMatch(
+      /redis-server was not found on PATH.*apt-get install redis-server.*brew install redis.*docker compose up -d redis/,
+    );
     noStackTrace(result.stderr);
   });
 
   it('reports each unreachable service in one line and exits non-zero: start, api, worker and the CLI', async () => {
-    const env = { DATABASE_URL: 'postgres://postgres:hunter2@127.0.0.1:1/nowhere', REDIS_URL: 'redis://127.0.0.1:2', DATA_DIR: path.join(scratch, 'down') };
+    const env = {
+      DATABASE_URL: 'postgres://postgres:hunter2@127.0.0.1:1/nowhere',
+      REDIS_URL: 'redis://127.0.0.1:2',
+      DATA_DIR: path.join(scratch, 'down'),
+    };
     for (const bin of ['start', 'api', 'worker']) {
-      const result = run(bin, { ...env, CATALOG_FILE: path.join(ROOT, 'catalog.example.yaml'), WORKER_METRICS_PORT: '0' });
+      const result = run(bin, {
+        ...env,
+        CATALOG_FILE: path.join(ROOT, 'catalog.example.yaml'),
+        WORKER_METRICS_PORT: '0',
+      });
       expect(result.status, bin).toBe(1);
       const lines = result.stderr.trim().split('\n');
       expect(lines, bin).toHaveLength(2);
-      expect(lines[0]).toMatch(/^error: Postgres at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/nowhere \(DATABASE_URL\) did not answer: .*ECONNREFUSED.* — /);
+      expect(lines[0]).toMatch(
+        /^error: Postgres at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/nowhere \(DATABASE_URL\) did not answer: .*ECONNREFUSED.* — /,
+      );
       expect(lines[1]).toMatch(/^error: Redis at redis:\/\/127\.0\.0\.1:2 \(REDIS_URL\) did not answer: .* — /);
       expect(result.stderr).not.toContain('hunter2');
       noStackTrace(result.stderr);
@@ -141,7 +167,11 @@ describe('npm start on a fresh machine', () => {
   });
 
   it('names a malformed DATABASE_URL or REDIS_URL in the configuration listing', () => {
-    const result = run('start', { DATABASE_URL: 'not a url', REDIS_URL: 'also bad', DATA_DIR: path.join(scratch, 'bad') });
+    const result = run('start', {
+      DATABASE_URL: 'not a url',
+      REDIS_URL: 'also bad',
+      DATA_DIR: path.join(scratch, 'bad'),
+    });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('DATABASE_URL');
     expect(result.stderr).toContain('REDIS_URL');

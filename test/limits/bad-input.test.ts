@@ -11,7 +11,12 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 
-async function consoleCall(method: string, path: string, token: string | undefined, body?: unknown): Promise<{ status: number; json: Json }> {
+async function consoleCall(
+  method: string,
+  path: string,
+  token: string | undefined,
+  body?: unknown,
+): Promise<{ status: number; json: Json }> {
   const res = await fetch(`${gw.url}/api/v1${path}`, {
     method,
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -23,7 +28,10 @@ async function consoleCall(method: string, path: string, token: string | undefin
 
 async function signedIn() {
   const acct = await gw.account({ balance: 1_000_000 });
-  const login = await consoleCall('POST', '/auth/login', undefined, { identifier: acct.email, password: 'password123' });
+  const login = await consoleCall('POST', '/auth/login', undefined, {
+    identifier: acct.email,
+    password: 'password123',
+  });
   expect(login.status, JSON.stringify(login.json)).toBe(200);
   return { ...acct, token: login.json.data.token as string };
 }
@@ -44,17 +52,33 @@ describe('limits and caps in the console', () => {
   it('POST /api/v1/keys refuses negative, fractional and absurd limits and caps, naming the field, and creates nothing', async () => {
     const s = await signedIn();
     const before = await consoleCall('GET', '/keys', s.token);
-    for (const field of LIMITS) for (const bad of BAD_LIMITS) expectFieldError(await consoleCall('POST', '/keys', s.token, { [field]: bad }), field);
-    for (const field of CAPS) for (const bad of BAD_CAPS) expectFieldError(await consoleCall('POST', '/keys', s.token, { [field]: bad }), field);
+    for (const field of LIMITS)
+      for (const bad of BAD_LIMITS)
+        expectFieldError(await consoleCall('POST', '/keys', s.token, { [field]: bad }), field);
+    for (const field of CAPS)
+      for (const bad of BAD_CAPS)
+        expectFieldError(await consoleCall('POST', '/keys', s.token, { [field]: bad }), field);
     // A number too large for JSON doubles parses as Infinity: still a 400 naming the field.
     expectFieldError(await consoleCall('POST', '/keys', s.token, '{"rpm_limit": 1e400}'), 'rpm_limit');
     const after = await consoleCall('GET', '/keys', s.token);
     expect(after.json.total).toBe(before.json.total);
 
     // The edges are accepted: 0, the maxima, and null (no limit).
-    const edge = await consoleCall('POST', '/keys', s.token, { rpm_limit: 0, tpm_limit: 1_000_000_000, concurrency_limit: null, total_micro_usd: 1e15, daily_micro_usd: 0 });
+    const edge = await consoleCall('POST', '/keys', s.token, {
+      rpm_limit: 0,
+      tpm_limit: 1_000_000_000,
+      concurrency_limit: null,
+      total_micro_usd: 1e15,
+      daily_micro_usd: 0,
+    });
     expect(edge.status, JSON.stringify(edge.json)).toBe(201);
-    expect(edge.json.data).toMatchObject({ rpm_limit: 0, tpm_limit: 1_000_000_000, concurrency_limit: null, total_micro_usd: 1e15, daily_micro_usd: 0 });
+    expect(edge.json.data).toMatchObject({
+      rpm_limit: 0,
+      tpm_limit: 1_000_000_000,
+      concurrency_limit: null,
+      total_micro_usd: 1e15,
+      daily_micro_usd: 0,
+    });
   });
 
   it('PATCH /api/v1/keys/{id} refuses them too and leaves the key as it was', async () => {
@@ -62,12 +86,24 @@ describe('limits and caps in the console', () => {
     const created = await consoleCall('POST', '/keys', s.token, { rpm_limit: 10, total_micro_usd: 5000 });
     expect(created.status).toBe(201);
     const id = created.json.data.id as string;
-    for (const field of LIMITS) for (const bad of BAD_LIMITS) expectFieldError(await consoleCall('PATCH', `/keys/${id}`, s.token, { [field]: bad }), field);
-    for (const field of CAPS) for (const bad of BAD_CAPS) expectFieldError(await consoleCall('PATCH', `/keys/${id}`, s.token, { [field]: bad }), field);
+    for (const field of LIMITS)
+      for (const bad of BAD_LIMITS)
+        expectFieldError(await consoleCall('PATCH', `/keys/${id}`, s.token, { [field]: bad }), field);
+    for (const field of CAPS)
+      for (const bad of BAD_CAPS)
+        expectFieldError(await consoleCall('PATCH', `/keys/${id}`, s.token, { [field]: bad }), field);
     // One bad field spoils the whole update.
-    expectFieldError(await consoleCall('PATCH', `/keys/${id}`, s.token, { rpm_limit: 20, daily_micro_usd: -3 }), 'daily_micro_usd');
+    expectFieldError(
+      await consoleCall('PATCH', `/keys/${id}`, s.token, { rpm_limit: 20, daily_micro_usd: -3 }),
+      'daily_micro_usd',
+    );
     const got = await consoleCall('GET', `/keys/${id}`, s.token);
-    expect(got.json.data).toMatchObject({ rpm_limit: 10, tpm_limit: null, total_micro_usd: 5000, daily_micro_usd: null });
+    expect(got.json.data).toMatchObject({
+      rpm_limit: 10,
+      tpm_limit: null,
+      total_micro_usd: 5000,
+      daily_micro_usd: null,
+    });
   });
 
   it('a zero limit admits nothing; a zero cap admits nothing that costs money', async () => {
@@ -109,7 +145,11 @@ describe('limits in the CLI', () => {
       expect(r.stderr, args.join(' ')).toMatch(/^error: /);
       expect(r.stderr, args.join(' ')).toMatch(field);
     });
-    const user = await gw.services.db.selectFrom('users').select(['rpm_limit', 'tpm_limit', 'concurrency_limit']).where('id', '=', acct.userId).executeTakeFirstOrThrow();
+    const user = await gw.services.db
+      .selectFrom('users')
+      .select(['rpm_limit', 'tpm_limit', 'concurrency_limit'])
+      .where('id', '=', acct.userId)
+      .executeTakeFirstOrThrow();
     expect(user).toEqual({ rpm_limit: null, tpm_limit: null, concurrency_limit: null });
     const keys = await gw.services.db.selectFrom('api_keys').select('id').where('user_id', '=', acct.userId).execute();
     expect(keys).toHaveLength(1); // only the one gw.account made

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chatRequest, postChat, readEvents, sleep } from '../support/http.js';
 import { errorOf } from '../support/limits.js';
-import { drained, expectConsistentLedger, o200kPromptTokens, pricedMicroUsd, simPromptTokens, usageRecords, usersBalance } from '../support/money.js';
+import {
+  drained,
+  expectConsistentLedger,
+  o200kPromptTokens,
+  pricedMicroUsd,
+  simPromptTokens,
+  usageRecords,
+  usersBalance,
+} from '../support/money.js';
 import { spawnApi, writeCatalogFile, type ApiProcess } from '../support/processes.js';
 
 // A gateway process killed with SIGKILL cannot release what its calls hold: the concurrency leases
@@ -28,7 +36,10 @@ afterAll(async () => {
 
 const GPT_SIM = { input_per_mtok: 2_000_000, output_per_mtok: 8_000_000 };
 // 100 tokens at 100 ms: a 10 s stream, killed after a few chunks.
-const STREAM_REQUEST = chatRequest('gpt-sim', '[[sim:chunkDelayMs=100]] tell a long story', { stream: true, max_tokens: 100 });
+const STREAM_REQUEST = chatRequest('gpt-sim', '[[sim:chunkDelayMs=100]] tell a long story', {
+  stream: true,
+  max_tokens: 100,
+});
 const STREAM = JSON.stringify(STREAM_REQUEST);
 // The prompt's token bound (o200k) + max_tokens, at 2 and 8 micro-USD a token.
 const RESERVATION = 2 * o200kPromptTokens(STREAM_REQUEST.messages as { role: string; content: string }[]) + 8 * 100;
@@ -72,7 +83,12 @@ describe('a gateway process killed with SIGKILL mid-stream', () => {
       DATABASE_POOL_SIZE: '2',
       ...TTL_ENV,
     });
-    await Promise.all([startStream(doomed.url, a.key), startStream(doomed.url, a.key), startStream(doomed.url, b.key), startStream(doomed.url, b.key)]);
+    await Promise.all([
+      startStream(doomed.url, a.key),
+      startStream(doomed.url, a.key),
+      startStream(doomed.url, b.key),
+      startStream(doomed.url, b.key),
+    ]);
     expect(gw.sim.stats().inFlight).toBe(4);
     // Let the renewer run at least once (every TTL/3), so expiry is measured from a renewal.
     await sleep(600);
@@ -101,7 +117,9 @@ describe('a gateway process killed with SIGKILL mid-stream', () => {
     expect(aAfter).toBeGreaterThan(RESERVATION_TTL_MS - RESERVATION_TTL_MS / 3 - 100);
 
     // Both of B's leases are free again: two slow calls run side by side.
-    const both = await Promise.all([0, 1].map(() => postChat(gw.url, b.key, chatRequest('gpt-sim', '[[sim:latencyMs=200]] x', { max_tokens: 1 }))));
+    const both = await Promise.all(
+      [0, 1].map(() => postChat(gw.url, b.key, chatRequest('gpt-sim', '[[sim:latencyMs=200]] x', { max_tokens: 1 }))),
+    );
     expect(both.map((r) => r.status)).toEqual([200, 200]);
 
     // Money: the killed calls were never settled, so (by the policy) they cost nothing; A paid

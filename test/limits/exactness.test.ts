@@ -21,7 +21,11 @@ describe('RPM', () => {
     clock.freeze();
     const acct = await gw.account({ balance: FUNDS, key: { rpm_limit: 50 } });
     gw.sim.resetStats();
-    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => postChat(gw.url, acct.key, chatRequest('gpt-sim', `call ${i}`, { max_tokens: 5 }))));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        postChat(gw.url, acct.key, chatRequest('gpt-sim', `call ${i}`, { max_tokens: 5 })),
+      ),
+    );
     const ok = results.filter((r) => r.status === 200);
     const refused = results.filter((r) => r.status !== 200);
     expect(ok).toHaveLength(50);
@@ -37,7 +41,9 @@ describe('RPM', () => {
       expect(rateTrio(r.headers, 'Requests')).toMatchObject({ limit: 50, remaining: 0 });
     }
     // Each admitted call saw a distinct remaining count: 49, 48, ... 0.
-    expect(ok.map((r) => rateTrio(r.headers, 'Requests')!.remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect(ok.map((r) => rateTrio(r.headers, 'Requests')!.remaining).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 50 }, (_, i) => i),
+    );
   });
 
   it('a burst of N is followed by one more every 60/N seconds', async () => {
@@ -59,7 +65,9 @@ describe('concurrency', () => {
     const acct = await gw.account({ balance: FUNDS, key: { concurrency_limit: 5 } });
     gw.sim.resetStats();
     const results = await Promise.all(
-      Array.from({ length: 30 }, () => postChat(gw.url, acct.key, chatRequest('gpt-sim', '[[sim:latencyMs=300]] slow', { max_tokens: 3 }))),
+      Array.from({ length: 30 }, () =>
+        postChat(gw.url, acct.key, chatRequest('gpt-sim', '[[sim:latencyMs=300]] slow', { max_tokens: 3 })),
+      ),
     );
     const ok = results.filter((r) => r.status === 200);
     const refused = results.filter((r) => r.status !== 200);
@@ -93,7 +101,9 @@ describe('concurrency', () => {
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${acct.key}` },
-      body: JSON.stringify(chatRequest('gpt-sim', '[[sim:chunkDelayMs=150,outputTokens=40]] long', { stream: true, max_tokens: 40 })),
+      body: JSON.stringify(
+        chatRequest('gpt-sim', '[[sim:chunkDelayMs=150,outputTokens=40]] long', { stream: true, max_tokens: 40 }),
+      ),
       signal: abort.signal,
     });
     expect(res.status).toBe(200);
@@ -112,7 +122,9 @@ describe('TPM', () => {
     clock.freeze();
     const LIMIT = 1100; // gpt-sim reserves its max_output_tokens (1000) when a call sets no max_tokens
     const acct = await gw.account({ balance: FUNDS, key: { tpm_limit: LIMIT } });
-    const requestA = chatRequest('gpt-sim', '[[sim:latencyMs=400]] hello') as { messages: { role: string; content: string }[] };
+    const requestA = chatRequest('gpt-sim', '[[sim:latencyMs=400]] hello') as {
+      messages: { role: string; content: string }[];
+    };
     const bodyA = JSON.stringify(requestA);
     const estA = o200kPromptTokens(requestA.messages) + 1000;
     expect(estA).toBeLessThanOrEqual(LIMIT);

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chatRequest, postChat } from '../support/http.js';
-import { drained, expectConsistentLedger, pricedMicroUsd, simPromptTokens, usageRecords, usersBalance } from '../support/money.js';
+import {
+  drained,
+  expectConsistentLedger,
+  pricedMicroUsd,
+  simPromptTokens,
+  usageRecords,
+  usersBalance,
+} from '../support/money.js';
 import { startApisBeside, type ApiProcess, type ApisBeside } from '../support/processes.js';
 
 // Reservations bounded by a real token count: a cap or balance admits about as many concurrent
@@ -39,7 +46,9 @@ describe('reservations that fit the call', () => {
 
   it('a balance that pays for ten calls admits at least five of 100 racing over two API processes, and never goes below zero', async () => {
     const acct = await gw.account({ balance: 10 * COST });
-    const replies = await Promise.all(Array.from({ length: 100 }, (_, i) => postChat(apis[i % 2]!.url, acct.key, REQUEST)));
+    const replies = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => postChat(apis[i % 2]!.url, acct.key, REQUEST)),
+    );
     const admitted = replies.filter((r) => r.status === 200).length;
     expect(admitted).toBeGreaterThanOrEqual(5);
     expect(admitted).toBeLessThanOrEqual(10);
@@ -58,6 +67,8 @@ describe('reservations that fit the call', () => {
     const covers = Number(/covers (\d+)/.exec(error.message)?.[1]);
     expect(covers).toBeGreaterThan(0);
     expect(covers).toBeLessThan(1000);
-    expect((await postChat(gw.url, acct.key, chatRequest('gpt-sim', 'hello', { max_tokens: covers }))).status).toBe(200);
+    expect((await postChat(gw.url, acct.key, chatRequest('gpt-sim', 'hello', { max_tokens: covers }))).status).toBe(
+      200,
+    );
   });
 });

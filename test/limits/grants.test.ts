@@ -44,7 +44,9 @@ async function load(urls: string[], key: string, total: number, concurrency: num
 }
 
 /** STEP operations on Redis (this gateway's prefix only) while `work` runs, read with MONITOR. */
-async function stepOps(work: () => Promise<unknown>): Promise<{ calls: number; A: number; F: number; G: number; R: number }> {
+async function stepOps(
+  work: () => Promise<unknown>,
+): Promise<{ calls: number; A: number; F: number; G: number; R: number }> {
   const counts = { calls: 0, A: 0, F: 0, G: 0, R: 0 };
   const prefix = gw.env.REDIS_PREFIX!;
   const monitor = await monitorRedis(gw.env.REDIS_URL ?? 'redis://127.0.0.1:6379', ({ args }) => {
@@ -66,7 +68,9 @@ async function stepOps(work: () => Promise<unknown>): Promise<{ calls: number; A
 }
 
 async function grantHolds(userId: string): Promise<string[]> {
-  return Object.keys(await gw.services.redis.hgetall(gw.services.redisKeys.reservations(userId))).filter((id) => id.startsWith('grant_'));
+  return Object.keys(await gw.services.redis.hgetall(gw.services.redisKeys.reservations(userId))).filter((id) =>
+    id.startsWith('grant_'),
+  );
 }
 
 describe('grants', () => {
@@ -105,7 +109,12 @@ describe('grants', () => {
     const limit = 400;
     const acct = await gw.account({ balance: 1_000_000_000, key: { rpm_limit: limit } });
     const started = Date.now();
-    const statuses = await load(apis.map((a) => a.url), acct.key, 2 * limit, 16);
+    const statuses = await load(
+      apis.map((a) => a.url),
+      acct.key,
+      2 * limit,
+      16,
+    );
     const refilled = Math.ceil(((Date.now() - started) * limit) / 60_000);
     const admitted = statuses.filter((s) => s === 200).length;
     expect(statuses.every((s) => s === 200 || s === 429)).toBe(true);
@@ -115,7 +124,12 @@ describe('grants', () => {
 
   it('a balance raced by 100 calls over two processes never goes below zero and is charged exactly what it admitted', async () => {
     const acct = await gw.account({ balance: 40_000 });
-    const statuses = await load(apis.map((a) => a.url), acct.key, 100, 10);
+    const statuses = await load(
+      apis.map((a) => a.url),
+      acct.key,
+      100,
+      10,
+    );
     const admitted = statuses.filter((s) => s === 200).length;
     expect(statuses.filter((s) => s !== 200).every((s) => s === 402)).toBe(true);
     expect(admitted).toBeGreaterThan(0);
@@ -143,17 +157,42 @@ describe('grants', () => {
     const shown = Number(await gw.services.redis.get(gw.services.redisKeys.balance(acct.userId)));
     expect(shown).toBeLessThan(1_000_000_000 - spent);
     const key = (await gw.services.keyCache.lookup(acct.key))!;
-    const admitted = await gw.services.admissions.admit({ key, group: groupOf(gw.services, key), callId: 'needs-the-money', maxCost: shown + 1, estimatedTokens: 0, now: Date.now(), detachedReservationTtlMs: 1_000 });
-    await gw.services.admissions.finish({ owner: { userId: acct.userId, keyId: acct.keyId }, callId: 'needs-the-money', now: Date.now(), cost: 0, admitted, actualTokens: 0, record: undefined });
+    const admitted = await gw.services.admissions.admit({
+      key,
+      group: groupOf(gw.services, key),
+      callId: 'needs-the-money',
+      maxCost: shown + 1,
+      estimatedTokens: 0,
+      now: Date.now(),
+      detachedReservationTtlMs: 1_000,
+    });
+    await gw.services.admissions.finish({
+      owner: { userId: acct.userId, keyId: acct.keyId },
+      callId: 'needs-the-money',
+      now: Date.now(),
+      cost: 0,
+      admitted,
+      actualTokens: 0,
+      record: undefined,
+    });
     expect(await grantHolds(acct.userId)).toEqual([]);
     expect(Number(await gw.services.redis.get(gw.services.redisKeys.balance(acct.userId)))).toBe(1_000_000_000 - spent);
   });
 
   it('revoking a key with grants outstanding takes effect on every process within a second, and the grants go back', async () => {
     const acct = await gw.account({ balance: 1_000_000_000, key: FAR });
-    await load(apis.map((a) => a.url), acct.key, 200, 8);
+    await load(
+      apis.map((a) => a.url),
+      acct.key,
+      200,
+      8,
+    );
     expect((await grantHolds(acct.userId)).length).toBeGreaterThan(0);
-    await gw.services.db.updateTable('api_keys').set({ status: 'revoked', revoked_at: new Date() }).where('id', '=', acct.keyId).execute();
+    await gw.services.db
+      .updateTable('api_keys')
+      .set({ status: 'revoked', revoked_at: new Date() })
+      .where('id', '=', acct.keyId)
+      .execute();
     const revokedAt = Date.now();
     await gw.services.redis.publish(gw.services.redisKeys.keyInvalidation, acct.keyId);
     const took = await waitUntil(async () => {

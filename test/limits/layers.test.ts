@@ -7,7 +7,15 @@ import { createKey } from '../../shared/keys/manage-keys.js';
 import { testCatalog } from '../support/catalog.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chatRequest, postChat, readEvents, waitUntil } from '../support/http.js';
-import { controlClock, errorOf, keySeen, rateHeaderNames, rateTrio, retryAfter, whenUpstreamReached } from '../support/limits.js';
+import {
+  controlClock,
+  errorOf,
+  keySeen,
+  rateHeaderNames,
+  rateTrio,
+  retryAfter,
+  whenUpstreamReached,
+} from '../support/limits.js';
 import { cliJson, runCli } from '../support/processes.js';
 
 const clock = controlClock();
@@ -35,23 +43,35 @@ afterAll(() => gw.close());
 afterEach(() => clock.unfreeze());
 
 const FUNDS = 100_000_000;
-const call = (key: string, text = 'hi', extra: Record<string, unknown> = { max_tokens: 2 }) => postChat(gw.url, key, chatRequest('gpt-sim', text, extra));
+const call = (key: string, text = 'hi', extra: Record<string, unknown> = { max_tokens: 2 }) =>
+  postChat(gw.url, key, chatRequest('gpt-sim', text, extra));
 
 /** Another key of the same account. */
 async function createExtraKey(userId: string, settings: KeyCreate = {}) {
-  const admin = { db: gw.services.db, redis: gw.services.redis, channel: gw.services.redisKeys.keyInvalidation, catalog: gw.services.catalog };
+  const admin = {
+    db: gw.services.db,
+    redis: gw.services.redis,
+    channel: gw.services.redisKeys.keyInvalidation,
+    catalog: gw.services.catalog,
+  };
   const { row, key } = await createKey(admin, userId, settings);
   return { key, keyId: row.id };
 }
 
 /** Sets the account layer as the operator does (row + published change) and waits until this process sees it. */
-async function setUserLimits(acct: { userId: string; key: string }, limits: { rpm_limit?: number | null; tpm_limit?: number | null; concurrency_limit?: number | null }) {
+async function setUserLimits(
+  acct: { userId: string; key: string },
+  limits: { rpm_limit?: number | null; tpm_limit?: number | null; concurrency_limit?: number | null },
+) {
   await updateUserLimits(gw.services.db, acct.userId, limits);
   await publishOwnerChange(gw.services.redis, gw.services.redisKeys.keyInvalidation, acct.userId);
-  await keySeen(gw, acct.key, (k) =>
-    (limits.rpm_limit === undefined || k.owner.limits.rpm === limits.rpm_limit) &&
-    (limits.tpm_limit === undefined || k.owner.limits.tpm === limits.tpm_limit) &&
-    (limits.concurrency_limit === undefined || k.owner.limits.concurrency === limits.concurrency_limit),
+  await keySeen(
+    gw,
+    acct.key,
+    (k) =>
+      (limits.rpm_limit === undefined || k.owner.limits.rpm === limits.rpm_limit) &&
+      (limits.tpm_limit === undefined || k.owner.limits.tpm === limits.tpm_limit) &&
+      (limits.concurrency_limit === undefined || k.owner.limits.concurrency === limits.concurrency_limit),
   );
 }
 
@@ -95,7 +115,9 @@ describe('the user layer', () => {
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${acct.key}` },
-      body: JSON.stringify(chatRequest('gpt-sim', '[[sim:chunkDelayMs=100,outputTokens=30]] long', { stream: true, max_tokens: 30 })),
+      body: JSON.stringify(
+        chatRequest('gpt-sim', '[[sim:chunkDelayMs=100,outputTokens=30]] long', { stream: true, max_tokens: 30 }),
+      ),
       signal: abort.signal,
     });
     expect(res.status).toBe(200);
@@ -249,10 +271,18 @@ describe('rate-limit headers', () => {
   it('carry only the dimension a layer limits', async () => {
     const rpmOnly = await gw.account({ balance: FUNDS, key: { rpm_limit: 100, concurrency_limit: 3 } });
     const r1 = await call(rpmOnly.key);
-    expect(rateHeaderNames(r1.headers)).toEqual(['x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests']);
+    expect(rateHeaderNames(r1.headers)).toEqual([
+      'x-ratelimit-limit-requests',
+      'x-ratelimit-remaining-requests',
+      'x-ratelimit-reset-requests',
+    ]);
     const tpmOnly = await gw.account({ balance: FUNDS, key: { tpm_limit: 100_000 } });
     const r2 = await call(tpmOnly.key);
-    expect(rateHeaderNames(r2.headers)).toEqual(['x-ratelimit-limit-tokens', 'x-ratelimit-remaining-tokens', 'x-ratelimit-reset-tokens']);
+    expect(rateHeaderNames(r2.headers)).toEqual([
+      'x-ratelimit-limit-tokens',
+      'x-ratelimit-remaining-tokens',
+      'x-ratelimit-reset-tokens',
+    ]);
   });
 
   it('report the tightest layer per dimension', async () => {
@@ -295,8 +325,11 @@ describe('rate-limit headers', () => {
     expect([ok, stream, upstream500, upstream429, refused].map((r) => r.status)).toEqual([200, 200, 502, 429, 429]);
     expect(errorOf(upstream429).code).toBe('upstream_rate_limited');
     expect(errorOf(refused).code).toBe('rate_limit_exceeded');
-    expect([ok, stream, upstream500, upstream429, refused].map((r) => rateTrio(r.headers, 'Requests')?.remaining)).toEqual([3, 2, 1, 0, 0]);
-    for (const r of [ok, stream, upstream500, upstream429, refused]) expect(rateTrio(r.headers, 'Tokens')?.limit).toBe(50_000);
+    expect(
+      [ok, stream, upstream500, upstream429, refused].map((r) => rateTrio(r.headers, 'Requests')?.remaining),
+    ).toEqual([3, 2, 1, 0, 0]);
+    for (const r of [ok, stream, upstream500, upstream429, refused])
+      expect(rateTrio(r.headers, 'Tokens')?.limit).toBe(50_000);
 
     const poor = await gw.account({ balance: 0, key: { rpm_limit: 4 } });
     const r402 = await call(poor.key);

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chatRequest, postChat, sleep } from '../support/http.js';
 import { errorOf, keyUsage, startRedisServer, type RedisServer } from '../support/limits.js';
-import { drained, expectConsistentLedger, pricedMicroUsd, simPromptTokens, usageRecords, usersBalance } from '../support/money.js';
+import {
+  drained,
+  expectConsistentLedger,
+  pricedMicroUsd,
+  simPromptTokens,
+  usageRecords,
+  usersBalance,
+} from '../support/money.js';
 import { freePort } from '../support/processes.js';
 
 // The gateway runs against a Redis of this test's own, which the test kills and restarts.
@@ -104,9 +111,13 @@ describe('Redis unreachable', () => {
     const resv = gw.services.redisKeys.reservations(acct.userId);
     expect.soft(await gw.services.redis.hkeys(resv), 'reservations left behind by the 503').toEqual([]);
     const leases = gw.services.redisKeys.concurrency('key', acct.keyId);
-    expect.soft(await gw.services.redis.zrange(leases, '0', '-1'), 'concurrency leases left behind by the 503').toEqual([]);
+    expect
+      .soft(await gw.services.redis.zrange(leases, '0', '-1'), 'concurrency leases left behind by the 503')
+      .toEqual([]);
     await drained(gw);
     const spendable = Number(await gw.services.redis.get(gw.services.redisKeys.balance(acct.userId)));
-    expect.soft(spendable, 'spendable balance in Redis vs the ledger').toBe((await gw.services.balances.currentBalance(acct.userId))!.balance);
+    expect
+      .soft(spendable, 'spendable balance in Redis vs the ledger')
+      .toBe((await gw.services.balances.currentBalance(acct.userId))!.balance);
   });
 });

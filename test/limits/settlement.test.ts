@@ -48,22 +48,51 @@ describe('settlement', () => {
     const { services } = gw;
     const key = (await services.keyCache.lookup(acct.key))!;
     const admit = (callId: string, maxCost: number, ttlMs?: number) =>
-      services.admissions.admit({ key, group: groupOf(services, key), callId, maxCost, estimatedTokens: 1, now: Date.now(), ...(ttlMs ? { detachedReservationTtlMs: ttlMs } : {}) });
+      services.admissions.admit({
+        key,
+        group: groupOf(services, key),
+        callId,
+        maxCost,
+        estimatedTokens: 1,
+        now: Date.now(),
+        ...(ttlMs ? { detachedReservationTtlMs: ttlMs } : {}),
+      });
 
     // A holds 800 for 1 ms only; once it lapsed, B's admission needs the money and takes it back.
     const a = await admit('settle-a', 800, 1);
     await new Promise((r) => setTimeout(r, 20));
     const b = await admit('settle-b', 900);
     const owner = { userId: acct.userId, keyId: acct.keyId };
-    expect(await services.admissions.finish({ owner, callId: 'settle-b', now: Date.now(), cost: 700, admitted: b, actualTokens: 0, record: record('settle-b', acct.userId, acct.keyId) })).toBe(700);
+    expect(
+      await services.admissions.finish({
+        owner,
+        callId: 'settle-b',
+        now: Date.now(),
+        cost: 700,
+        admitted: b,
+        actualTokens: 0,
+        record: record('settle-b', acct.userId, acct.keyId),
+      }),
+    ).toBe(700);
 
     // A ends asking 800: only the 300 left can be charged.
-    const charged = await services.admissions.finish({ owner, callId: 'settle-a', now: Date.now(), cost: 800, admitted: a, actualTokens: 0, record: record('settle-a', acct.userId, acct.keyId) });
+    const charged = await services.admissions.finish({
+      owner,
+      callId: 'settle-a',
+      now: Date.now(),
+      cost: 800,
+      admitted: a,
+      actualTokens: 0,
+      record: record('settle-a', acct.userId, acct.keyId),
+    });
     expect(charged).toBe(300);
 
     await drained(gw);
     const records = await usageRecords(services.db, acct.userId);
-    expect(Object.fromEntries(records.map((r) => [r.id, r.charged_micro_usd]))).toEqual({ 'settle-a': 300, 'settle-b': 700 });
+    expect(Object.fromEntries(records.map((r) => [r.id, r.charged_micro_usd]))).toEqual({
+      'settle-a': 300,
+      'settle-b': 700,
+    });
     expect(await usersBalance(services.db, acct.userId)).toBe(0);
     await expectConsistentLedger(services.db, acct.userId);
     expect(await services.balances.currentBalance(acct.userId)).toEqual({ settled: 0, pending: 0, balance: 0 });
@@ -73,16 +102,53 @@ describe('settlement', () => {
     const acct = await gw.account({ balance: 1_000 });
     const { services } = gw;
     const key = (await services.keyCache.lookup(acct.key))!;
-    const admitted = await services.admissions.admit({ key, group: groupOf(services, key), callId: 'settle-c', maxCost: 600, estimatedTokens: 1, now: Date.now() });
+    const admitted = await services.admissions.admit({
+      key,
+      group: groupOf(services, key),
+      callId: 'settle-c',
+      maxCost: 600,
+      estimatedTokens: 1,
+      now: Date.now(),
+    });
     const owner = { userId: acct.userId, keyId: acct.keyId };
     // Asking more than was reserved charges the price, the excess from the balance (issue 27, C1;
     // the call meter flags such records, test/security/c1-uncapped-output.test.ts).
-    expect(await services.admissions.finish({ owner, callId: 'settle-c', now: Date.now(), cost: 650, admitted, actualTokens: 0, record: record('settle-c', acct.userId, acct.keyId) })).toBe(650);
-    const cheaper = await services.admissions.admit({ key, group: groupOf(services, key), callId: 'settle-d', maxCost: 300, estimatedTokens: 1, now: Date.now() });
-    expect(await services.admissions.finish({ owner, callId: 'settle-d', now: Date.now(), cost: 120, admitted: cheaper, actualTokens: 0, record: record('settle-d', acct.userId, acct.keyId) })).toBe(120);
+    expect(
+      await services.admissions.finish({
+        owner,
+        callId: 'settle-c',
+        now: Date.now(),
+        cost: 650,
+        admitted,
+        actualTokens: 0,
+        record: record('settle-c', acct.userId, acct.keyId),
+      }),
+    ).toBe(650);
+    const cheaper = await services.admissions.admit({
+      key,
+      group: groupOf(services, key),
+      callId: 'settle-d',
+      maxCost: 300,
+      estimatedTokens: 1,
+      now: Date.now(),
+    });
+    expect(
+      await services.admissions.finish({
+        owner,
+        callId: 'settle-d',
+        now: Date.now(),
+        cost: 120,
+        admitted: cheaper,
+        actualTokens: 0,
+        record: record('settle-d', acct.userId, acct.keyId),
+      }),
+    ).toBe(120);
     await drained(gw);
     const records = await usageRecords(services.db, acct.userId);
-    expect(Object.fromEntries(records.map((r) => [r.id, r.charged_micro_usd]))).toEqual({ 'settle-c': 650, 'settle-d': 120 });
+    expect(Object.fromEntries(records.map((r) => [r.id, r.charged_micro_usd]))).toEqual({
+      'settle-c': 650,
+      'settle-d': 120,
+    });
     expect(await services.balances.currentBalance(acct.userId)).toEqual({ settled: 230, pending: 0, balance: 230 });
     await expectConsistentLedger(services.db, acct.userId);
   });
@@ -96,11 +162,33 @@ describe('settlement', () => {
     conn.on('error', () => {});
     defineScripts(conn);
     await connectRedis(conn);
-    const admissions = new Admissions(services.redis, services.redisKeys, services.balances, services.quotas, services.config.billing, conn);
+    const admissions = new Admissions(
+      services.redis,
+      services.redisKeys,
+      services.balances,
+      services.quotas,
+      services.config.billing,
+      conn,
+    );
     try {
-      const admitted = await admissions.admit({ key, group: groupOf(services, key), callId: 'sent-a', maxCost: 600, estimatedTokens: 1, now: Date.now() });
+      const admitted = await admissions.admit({
+        key,
+        group: groupOf(services, key),
+        callId: 'sent-a',
+        maxCost: 600,
+        estimatedTokens: 1,
+        now: Date.now(),
+      });
       const owner = { userId: acct.userId, keyId: acct.keyId };
-      const finished = admissions.finish({ owner, callId: 'sent-a', now: Date.now(), cost: 250, admitted, actualTokens: 0, record: record('sent-a', acct.userId, acct.keyId) });
+      const finished = admissions.finish({
+        owner,
+        callId: 'sent-a',
+        now: Date.now(),
+        cost: 250,
+        admitted,
+        actualTokens: 0,
+        record: record('sent-a', acct.userId, acct.keyId),
+      });
       finished.catch(() => {});
       await admissions.sent();
       // What a killed process (or a broken link) leaves: the bytes written reach Redis, no reply comes back.

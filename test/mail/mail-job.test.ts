@@ -18,7 +18,13 @@ async function withWorkers(env: Record<string, string>, run: (gw: TestGateway) =
   const gw = await startTestGateway({ env });
   let workers: TaskWorkers | undefined;
   try {
-    workers = startTaskWorkers(gw.services, { queues: 'mail', concurrency: '', maintenanceEveryMs: 60_000, staleAfterMs: 60_000, graceMs: 1_000 });
+    workers = startTaskWorkers(gw.services, {
+      queues: 'mail',
+      concurrency: '',
+      maintenanceEveryMs: 60_000,
+      staleAfterMs: 60_000,
+      graceMs: 1_000,
+    });
     await run(gw);
   } finally {
     await workers?.close();
@@ -40,7 +46,11 @@ describe('the mail job', () => {
   it('sends through SMTP from MAIL_FROM, and retries a refusal', async () => {
     smtp.refuseNext(1);
     await withWorkers({ SMTP_URL: smtp.url, MAIL_FROM: 'Gateway <codes@gateway.test>' }, async (gw) => {
-      await gw.services.jobs.enqueue('mail', { to: 'ada@example.test', subject: 'Your code', text: 'Your code is 123456.' }, { jobId: 'mail-test-1' });
+      await gw.services.jobs.enqueue(
+        'mail',
+        { to: 'ada@example.test', subject: 'Your code', text: 'Your code is 123456.' },
+        { jobId: 'mail-test-1' },
+      );
       const mail = await until(() => smtp.inbox.find((m) => m.to === 'ada@example.test'));
       expect(mail.from).toBe('codes@gateway.test');
       expect(mail.data).toContain('Subject: Your code');
@@ -51,7 +61,11 @@ describe('the mail job', () => {
 
   it('writes to the outbox under DATA_DIR when no SMTP_URL is set', async () => {
     await withWorkers({}, async (gw) => {
-      await gw.services.jobs.enqueue('mail', { to: 'bob@example.test', subject: 'Hello', text: 'Your code is 654321.' }, { jobId: 'mail-test-2' });
+      await gw.services.jobs.enqueue(
+        'mail',
+        { to: 'bob@example.test', subject: 'Hello', text: 'Your code is 654321.' },
+        { jobId: 'mail-test-2' },
+      );
       const outbox = gw.services.config.mail.outboxDir;
       const file = await until(async () => (await readdir(outbox).catch(() => [] as string[]))[0]);
       const text = await readFile(path.join(outbox, file), 'utf8');

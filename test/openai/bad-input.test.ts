@@ -23,7 +23,8 @@ async function expect400(body: unknown, code: string, param: string | null) {
 
 describe('malformed bodies', () => {
   it('answers invalid_json for a body that is not a JSON object', async () => {
-    for (const body of ['{"model": "gpt-sim", ', 'not json', '', '[1,2]', 'null', '"text"']) await expect400(body, 'invalid_json', null);
+    for (const body of ['{"model": "gpt-sim", ', 'not json', '', '[1,2]', 'null', '"text"'])
+      await expect400(body, 'invalid_json', null);
   });
 
   it('answers 413 body_too_large over BODY_LIMIT_BYTES, declared or streamed', async () => {
@@ -60,7 +61,11 @@ describe('malformed bodies', () => {
     ['max_tokens: -1', hello({ max_tokens: -1 }), 'max_tokens'],
     ['max_tokens: 1.5', hello({ max_tokens: 1.5 }), 'max_tokens'],
     ['messages[0].role missing', { model: 'gpt-sim', messages: [{ content: 'hi' }] }, 'messages[0].role'],
-    ['messages[1] not an object', { model: 'gpt-sim', messages: [{ role: 'user', content: 'hi' }, 'x'] }, 'messages[1]'],
+    [
+      'messages[1] not an object',
+      { model: 'gpt-sim', messages: [{ role: 'user', content: 'hi' }, 'x'] },
+      'messages[1]',
+    ],
     ['stream not a boolean', hello({ stream: 'yes' }), 'stream'],
   ])('%s → 400 naming the field', async (_, body, param) => {
     await expect400(body, 'invalid_request', param);
@@ -72,20 +77,26 @@ describe('malformed bodies', () => {
     expect(records.filter((r) => r.status_code >= 500)).toEqual([]);
     const charged = records.filter((r) => r.charged_micro_usd > 0);
     expect(charged.every((r) => r.status_code === 200)).toBe(true); // only the under-the-limit call
-    expect((await ledgerRows(gw.services.db, acct.userId)).filter((r) => r.kind === 'charge')).toHaveLength(charged.length);
+    expect((await ledgerRows(gw.services.db, acct.userId)).filter((r) => r.kind === 'charge')).toHaveLength(
+      charged.length,
+    );
   });
 });
 
 describe('headers', () => {
   it('echoes a valid X-Request-Id and replaces an invalid one', async () => {
     const valid = 'client-id_1.2:3';
-    expect((await postChat(gw.url, acct.key, hello(), { 'x-request-id': valid })).headers.get('x-request-id')).toBe(valid);
+    expect((await postChat(gw.url, acct.key, hello(), { 'x-request-id': valid })).headers.get('x-request-id')).toBe(
+      valid,
+    );
     for (const bad of ['x'.repeat(129), 'has space', 'slash/inside', 'semi;colon', 'per%41cent', '<script>']) {
       const res = await postChat(gw.url, acct.key, hello(), { 'x-request-id': bad });
       expect(res.headers.get('x-request-id')).toMatch(/^req_[A-Za-z0-9]+$/);
     }
     // Errors carry it too, before any key check.
-    expect((await postChat(gw.url, undefined, hello(), { 'x-request-id': valid })).headers.get('x-request-id')).toBe(valid);
+    expect((await postChat(gw.url, undefined, hello(), { 'x-request-id': valid })).headers.get('x-request-id')).toBe(
+      valid,
+    );
   });
 
   it('names the answering model in X-Service-Model', async () => {
@@ -106,7 +117,10 @@ describe('headers', () => {
   });
 
   it('records the key tags and the request tags on the usage record', async () => {
-    const res = await postChat(gw.url, acct.key, hello(), { 'x-service-tags': 'proj-x, exp-1,team-a', 'x-request-id': 'tagged-call' });
+    const res = await postChat(gw.url, acct.key, hello(), {
+      'x-service-tags': 'proj-x, exp-1,team-a',
+      'x-request-id': 'tagged-call',
+    });
     expect(res.status).toBe(200);
     await drained(gw);
     const record = (await usageRecords(gw.services.db, acct.userId)).find((r) => r.request_id === 'tagged-call');

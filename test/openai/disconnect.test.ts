@@ -24,7 +24,11 @@ describe('a client that hangs up mid-stream', () => {
     const start = performance.now();
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${acct.key}`, 'x-request-id': 'client-hangs-up' },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${acct.key}`,
+        'x-request-id': 'client-hangs-up',
+      },
       body,
       signal: abort.signal,
     });
@@ -43,7 +47,11 @@ describe('a client that hangs up mid-stream', () => {
     // Policy (shared/billing/estimate.ts): the upstream never reported usage, so the prompt is
     // estimated at one token per 4 bytes of the body and the output at one token per 4 bytes of the
     // text relayed (tok1..tok3: everything the client received before it hung up).
-    const text = events.map((e) => (JSON.parse(e.data) as { choices: { delta: { content?: string } }[] }).choices[0]!.delta.content ?? '').join('');
+    const text = events
+      .map(
+        (e) => (JSON.parse(e.data) as { choices: { delta: { content?: string } }[] }).choices[0]!.delta.content ?? '',
+      )
+      .join('');
     expect(text).toBe('tok1 tok2 tok3 ');
     const relayed = Math.ceil(Buffer.byteLength(text) / 4);
     const inputTokens = Math.ceil(Buffer.byteLength(body) / 4);
@@ -71,8 +79,16 @@ describe('a client that hangs up mid-stream', () => {
     const abort = new AbortController();
     const pending = fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${acct.key}`, 'x-request-id': 'left-early' },
-      body: JSON.stringify({ model: 'gpt-sim', messages: [{ role: 'user', content: '[[sim:latencyMs=1500]]' }], stream: true }),
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${acct.key}`,
+        'x-request-id': 'left-early',
+      },
+      body: JSON.stringify({
+        model: 'gpt-sim',
+        messages: [{ role: 'user', content: '[[sim:latencyMs=1500]]' }],
+        stream: true,
+      }),
       signal: abort.signal,
     });
     await waitUntil(() => gw.sim.stats().inFlight === 1, 1_000, 5);
@@ -82,7 +98,12 @@ describe('a client that hangs up mid-stream', () => {
     // The upstream would answer only after 1.5 s: the gateway must not wait for it.
     expect(await waitUntil(() => gw.sim.stats().inFlight === 0, 500, 5)).toBeLessThan(300);
     const [record] = await waitForUsage(gw, acct.userId, 1);
-    expect(record).toMatchObject({ request_id: 'left-early', status_code: 499, error_code: 'client_closed', charged_micro_usd: 0 });
+    expect(record).toMatchObject({
+      request_id: 'left-early',
+      status_code: 499,
+      error_code: 'client_closed',
+      charged_micro_usd: 0,
+    });
     expect((await gw.services.balances.currentBalance(acct.userId))?.balance).toBe(funds);
     // The key's only concurrency slot is free again.
     const next = await fetch(`${gw.url}/v1/chat/completions`, {

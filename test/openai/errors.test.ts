@@ -29,12 +29,16 @@ function client(apiKey = acct.key, headers: Record<string, string> = {}) {
 }
 
 async function apiError(call: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
-  const err = await call.then(() => undefined, (e: unknown) => e);
+  const err = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof OpenAI.APIError)) throw new Error(`expected an APIError, got ${String(err)}`);
   return err;
 }
 
-const ask = (c: OpenAI, content: string, model = 'gpt-sim') => c.chat.completions.create({ model, messages: [{ role: 'user', content }] });
+const ask = (c: OpenAI, content: string, model = 'gpt-sim') =>
+  c.chat.completions.create({ model, messages: [{ role: 'user', content }] });
 
 describe('errors through the official client', () => {
   it('exposes status, code and the request id of the response', async () => {
@@ -79,7 +83,9 @@ describe('errors through the official client', () => {
   it('failed upstream calls are recorded and cost nothing', async () => {
     const before = await gw.services.balances.currentBalance(acct.userId);
     await drained(gw);
-    const failed = (await usageRecords(gw.services.db, acct.userId)).filter((r) => r.status_code >= 500 || r.status_code === 429);
+    const failed = (await usageRecords(gw.services.db, acct.userId)).filter(
+      (r) => r.status_code >= 500 || r.status_code === 429,
+    );
     expect(failed.map((r) => [r.status_code, r.error_code, r.charged_micro_usd]).sort()).toEqual([
       [429, 'upstream_rate_limited', 0],
       [502, 'upstream_error', 0],
@@ -103,7 +109,11 @@ describe('errors through the official client', () => {
   it('never shows the upstream credential to the client', async () => {
     // Streams and JSON, successes and failures, so every path above plus these was recorded.
     const c = client();
-    const stream = await c.chat.completions.create({ model: 'gpt-sim', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const stream = await c.chat.completions.create({
+      model: 'gpt-sim',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+    });
     for await (const _ of stream) void _;
     await apiError(ask(c, '[[sim:fault=errorMidStream]]'));
     await c.models.list();

@@ -1,14 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { ChatStreamScanner } from '../../shared/providers/openai/stream-scanner.js';
 
-const chunk = (i: number, extra = '') => `data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"w${i}"}${extra}}]}\n\n`;
-const usageOnly = 'data: {"id":"c","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":3,"total_tokens":10}}\n\n';
+const chunk = (i: number, extra = '') =>
+  `data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"w${i}"}${extra}}]}\n\n`;
+const usageOnly =
+  'data: {"id":"c","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":3,"total_tokens":10}}\n\n';
 const finishWithUsage =
   'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}\n\n';
 const done = 'data: [DONE]\n\n';
 
 /** Feeds the stream in pieces of `size` bytes; returns what is forwarded, as text. */
-function run(stream: string, clientWantsUsage: boolean, size = stream.length): { out: string; scanner: ChatStreamScanner } {
+function run(
+  stream: string,
+  clientWantsUsage: boolean,
+  size = stream.length,
+): { out: string; scanner: ChatStreamScanner } {
   const scanner = new ChatStreamScanner(clientWantsUsage);
   const bytes = Buffer.from(stream);
   let out = '';
@@ -20,14 +26,17 @@ function run(stream: string, clientWantsUsage: boolean, size = stream.length): {
 describe('the SSE scanner', () => {
   const stream = chunk(1) + chunk(2) + chunk(3, ',"finish_reason":"stop"') + usageOnly + done;
 
-  it.each([1, 7, 64, 100_000])('finds usage in an empty-choices event and withholds it and [DONE] (pieces of %i bytes)', (size) => {
-    const { out, scanner } = run(stream, false, size);
-    expect(out).toBe(chunk(1) + chunk(2) + chunk(3, ',"finish_reason":"stop"'));
-    expect(scanner.usage).toEqual({ inputTokens: 7, outputTokens: 3, cachedTokens: 0 });
-    expect(scanner.done).toBe(true);
-    expect(scanner.usageFinal).toBe(true);
-    expect(scanner.textBytes).toBe(6); // w1 w2 w3: the text relayed, the estimate of a stream that ends early
-  });
+  it.each([1, 7, 64, 100_000])(
+    'finds usage in an empty-choices event and withholds it and [DONE] (pieces of %i bytes)',
+    (size) => {
+      const { out, scanner } = run(stream, false, size);
+      expect(out).toBe(chunk(1) + chunk(2) + chunk(3, ',"finish_reason":"stop"'));
+      expect(scanner.usage).toEqual({ inputTokens: 7, outputTokens: 3, cachedTokens: 0 });
+      expect(scanner.done).toBe(true);
+      expect(scanner.usageFinal).toBe(true);
+      expect(scanner.textBytes).toBe(6); // w1 w2 w3: the text relayed, the estimate of a stream that ends early
+    },
+  );
 
   it('passes the usage event through, byte for byte, when the client asked for it', () => {
     const { out, scanner } = run(stream, true, 13);

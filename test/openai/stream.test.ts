@@ -17,12 +17,19 @@ afterAll(() => gw.close());
 function openStream(text: string, extra: Record<string, unknown> = {}, requestId?: string): Promise<Response> {
   return fetch(`${gw.url}/v1/chat/completions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${acct.key}`, ...(requestId ? { 'x-request-id': requestId } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${acct.key}`,
+      ...(requestId ? { 'x-request-id': requestId } : {}),
+    },
     body: JSON.stringify({ model: 'gpt-sim', messages: [{ role: 'user', content: text }], stream: true, ...extra }),
   });
 }
 
-type Chunk = { choices: { delta?: { content?: string }; finish_reason?: string | null }[]; usage?: { prompt_tokens: number; completion_tokens: number } | null };
+type Chunk = {
+  choices: { delta?: { content?: string }; finish_reason?: string | null }[];
+  usage?: { prompt_tokens: number; completion_tokens: number } | null;
+};
 
 async function recordOf(requestId: string) {
   await drained(gw);
@@ -64,30 +71,42 @@ describe('usage', () => {
     { includeUsage: true, onFinish: false },
     { includeUsage: false, onFinish: true },
     { includeUsage: true, onFinish: true },
-  ])('include_usage=$includeUsage, usage on the finish chunk=$onFinish: shown only when asked, always charged', async ({ includeUsage, onFinish }) => {
-    const id = `stream-usage-${includeUsage}-${onFinish}`;
-    const text = `${messages[0]!.content}${onFinish ? ' [[sim:usageInLastChoiceChunk=true]]' : ''}`;
-    const promptTokens = prompt + (onFinish ? 1 : 0);
-    const res = await openStream(text, includeUsage ? { stream_options: { include_usage: true } } : {}, id);
-    const data = sseData(await res.text());
-    expect(data.at(-1)).toBe('[DONE]');
-    const chunks = data.slice(0, -1) as Chunk[];
-    expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe(Array.from({ length: 16 }, (_, i) => `tok${i + 1} `).join(''));
-    const withUsage = chunks.filter((c) => c.usage);
-    if (includeUsage) {
-      expect(withUsage).toHaveLength(1);
-      expect(withUsage[0]!.usage).toMatchObject({ prompt_tokens: promptTokens, completion_tokens: 16 });
-      expect(withUsage[0]).toBe(chunks.at(-1)); // the last chunk, as OpenAI sends it
-      expect(withUsage[0]!.choices.length).toBe(onFinish ? 1 : 0);
-    } else {
-      expect(withUsage).toHaveLength(0);
-      expect(chunks.every((c) => c.choices.length === 1)).toBe(true); // the empty-choices usage chunk is dropped
-      expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('stop');
-    }
-    const row = await recordOf(id);
-    expect(row).toMatchObject({ status_code: 200, error_code: null, stream: true, usage_estimated: false, input_tokens: promptTokens, output_tokens: 16 });
-    expect(row.charged_micro_usd).toBe(pricedMicroUsd(GPT_SIM, promptTokens, 16));
-  });
+  ])(
+    'include_usage=$includeUsage, usage on the finish chunk=$onFinish: shown only when asked, always charged',
+    async ({ includeUsage, onFinish }) => {
+      const id = `stream-usage-${includeUsage}-${onFinish}`;
+      const text = `${messages[0]!.content}${onFinish ? ' [[sim:usageInLastChoiceChunk=true]]' : ''}`;
+      const promptTokens = prompt + (onFinish ? 1 : 0);
+      const res = await openStream(text, includeUsage ? { stream_options: { include_usage: true } } : {}, id);
+      const data = sseData(await res.text());
+      expect(data.at(-1)).toBe('[DONE]');
+      const chunks = data.slice(0, -1) as Chunk[];
+      expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe(
+        Array.from({ length: 16 }, (_, i) => `tok${i + 1} `).join(''),
+      );
+      const withUsage = chunks.filter((c) => c.usage);
+      if (includeUsage) {
+        expect(withUsage).toHaveLength(1);
+        expect(withUsage[0]!.usage).toMatchObject({ prompt_tokens: promptTokens, completion_tokens: 16 });
+        expect(withUsage[0]).toBe(chunks.at(-1)); // the last chunk, as OpenAI sends it
+        expect(withUsage[0]!.choices.length).toBe(onFinish ? 1 : 0);
+      } else {
+        expect(withUsage).toHaveLength(0);
+        expect(chunks.every((c) => c.choices.length === 1)).toBe(true); // the empty-choices usage chunk is dropped
+        expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('stop');
+      }
+      const row = await recordOf(id);
+      expect(row).toMatchObject({
+        status_code: 200,
+        error_code: null,
+        stream: true,
+        usage_estimated: false,
+        input_tokens: promptTokens,
+        output_tokens: 16,
+      });
+      expect(row.charged_micro_usd).toBe(pricedMicroUsd(GPT_SIM, promptTokens, 16));
+    },
+  );
 });
 
 describe('an upstream that fails mid-stream', () => {

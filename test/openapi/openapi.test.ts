@@ -36,21 +36,48 @@ describe('the OpenAPI document', () => {
   it('documents every registered route, and every documented route exists', async () => {
     const registered = registeredRoutes(gatewayRouters(gw.services));
     const documented = new Set(documentedRoutes.map((r) => `${r.method.toUpperCase()} ${r.path}`));
-    expect([...registered].filter((r) => !documented.has(r)), 'registered but not documented').toEqual([]);
-    expect([...documented].filter((r) => !registered.has(r) && !MIDDLEWARE_ROUTES.has(r)), 'documented but not registered').toEqual([]);
-    const dashboard = await fetch(`${gw.url}/admin/queues`, { headers: { authorization: 'Bearer operator-secret-token-123456' } });
+    expect(
+      [...registered].filter((r) => !documented.has(r)),
+      'registered but not documented',
+    ).toEqual([]);
+    expect(
+      [...documented].filter((r) => !registered.has(r) && !MIDDLEWARE_ROUTES.has(r)),
+      'documented but not registered',
+    ).toEqual([]);
+    const dashboard = await fetch(`${gw.url}/admin/queues`, {
+      headers: { authorization: 'Bearer operator-secret-token-123456' },
+    });
     expect(dashboard.status).toBe(200);
   });
 
   it('is served at /openapi.json as OpenAPI 3.1 with the schemas the routes validate with', async () => {
     const res = await fetch(`${gw.url}/openapi.json`);
     expect(res.status).toBe(200);
-    const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown>; required?: string[] } }> }; parameters?: Array<{ name: string; in: string }> }>> };
+    const doc = (await res.json()) as {
+      openapi: string;
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            requestBody?: {
+              content: Record<string, { schema: { properties?: Record<string, unknown>; required?: string[] } }>;
+            };
+            parameters?: Array<{ name: string; in: string }>;
+          }
+        >
+      >;
+    };
     expect(doc.openapi).toBe('3.1.0');
     const video = doc.paths['/v1/videos']?.post?.requestBody?.content['application/json']?.schema;
-    expect(Object.keys(video?.properties ?? {})).toEqual(expect.arrayContaining(['model', 'content', 'duration', 'resolution', 'generate_audio']));
+    expect(Object.keys(video?.properties ?? {})).toEqual(
+      expect.arrayContaining(['model', 'content', 'duration', 'resolution', 'generate_audio']),
+    );
     expect(video?.required).toEqual(expect.arrayContaining(['model', 'content']));
-    expect(doc.paths['/v1/videos']?.get?.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(['query:limit', 'query:after']);
+    expect(doc.paths['/v1/videos']?.get?.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual([
+      'query:limit',
+      'query:after',
+    ]);
     expect(doc.paths['/v1/videos/{id}']?.get?.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(['path:id']);
   });
 

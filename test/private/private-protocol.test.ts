@@ -17,8 +17,13 @@ afterAll(() => gw?.close());
 
 const chatInput = (text = 'hello there') => ({ messages: [{ role: 'user', content: text }], max_tokens: 4 });
 
-async function post(path: string, body: unknown): Promise<{ status: number; type: string; text: string; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const res = await fetch(`${gw.url}/server/v1/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+async function post(path: string, body: unknown): Promise<{ status: number; type: string; text: string; json: any }> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
+  const res = await fetch(`${gw.url}/server/v1/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   let json: unknown;
   try {
@@ -34,7 +39,12 @@ async function privateAccount(profile: 'standard_v1' | 'legacy_v1' = 'standard_v
   if (profile === 'standard_v1') return acct;
   // legacy_v1 keys come only from the migration command (key:import): the same function it runs.
   const secret = `ak-migrated${randomBytes(16).toString('hex')}`;
-  const admin = { db: gw.services.db, redis: gw.services.redis, channel: gw.services.redisKeys.keyInvalidation, catalog: gw.services.catalog };
+  const admin = {
+    db: gw.services.db,
+    redis: gw.services.redis,
+    channel: gw.services.redisKeys.keyInvalidation,
+    catalog: gw.services.catalog,
+  };
   const { row } = await createKey(admin, acct.userId, { name: 'migrated', compatibility_profile: 'legacy_v1' }, secret);
   return { ...acct, key: secret, keyId: row.id };
 }
@@ -46,7 +56,11 @@ describe('the private protocol', () => {
     const first = await post('call', body);
     expect(first.status, first.text).toBe(200);
     expect(first.type).toContain('application/json');
-    expect(first.json).toMatchObject({ code: 0, message: 'success', data: { client_request_id: 'order-1', status: 'succeeded', result: { object: 'chat.completion' } } });
+    expect(first.json).toMatchObject({
+      code: 0,
+      message: 'success',
+      data: { client_request_id: 'order-1', status: 'succeeded', result: { object: 'chat.completion' } },
+    });
     expect(first.json.data.task_id).toMatch(/^pcall_/);
     const requests = gw.sim.stats().requests;
     const again = await post('call', { ...body, wait_ms: 5 });
@@ -63,7 +77,11 @@ describe('the private protocol', () => {
 
     const reused = await post('call', { ...body, input: chatInput('something else') });
     expect(reused.status).toBe(422);
-    expect(reused.json).toMatchObject({ code: 422, error_code: 'idempotency_key_reused', request_id: expect.any(String) });
+    expect(reused.json).toMatchObject({
+      code: 422,
+      error_code: 'idempotency_key_reused',
+      request_id: expect.any(String),
+    });
   });
 
   it('creates one call for 100 concurrent duplicates', async () => {
@@ -87,16 +105,23 @@ describe('the private protocol', () => {
       const later = await post('call', body);
       expect(later.json.data.status).toBe('succeeded');
       expect(later.json.data.task_id).not.toBe(first.json.data.task_id);
-      expect((await post('getResult', { apiKey: acct.key, clientRequestId: 'daily' })).json.data.task_id).toBe(later.json.data.task_id);
+      expect((await post('getResult', { apiKey: acct.key, clientRequestId: 'daily' })).json.data.task_id).toBe(
+        later.json.data.task_id,
+      );
     } finally {
       clock.set(Date.now());
     }
   });
 
-  it('answers a miss per profile, and another owner\'s ids are a miss', async () => {
+  it("answers a miss per profile, and another owner's ids are a miss", async () => {
     const standard = await privateAccount();
     const legacy = await privateAccount('legacy_v1');
-    const mine = await post('call', { apiKey: standard.key, clientRequestId: 'mine', model: 'gpt-sim', input: chatInput() });
+    const mine = await post('call', {
+      apiKey: standard.key,
+      clientRequestId: 'mine',
+      model: 'gpt-sim',
+      input: chatInput(),
+    });
     const miss = await post('getResult', { apiKey: standard.key, clientRequestId: 'nothing' });
     expect(miss.status).toBe(404);
     expect(miss.json).toMatchObject({ code: -1, message: 'task not found' });
@@ -114,30 +139,68 @@ describe('the private protocol', () => {
 
   it('answers legacy_v1 keys as text/plain with the same JSON bytes, streams buffered', async () => {
     const legacy = await privateAccount('legacy_v1');
-    const res = await post('call', { apiKey: legacy.key, clientRequestId: 'old-1', model: 'gpt-sim', input: chatInput() });
+    const res = await post('call', {
+      apiKey: legacy.key,
+      clientRequestId: 'old-1',
+      model: 'gpt-sim',
+      input: chatInput(),
+    });
     expect(res.status).toBe(200);
     expect(res.type).toContain('text/plain');
-    expect(JSON.parse(res.text)).toMatchObject({ code: 0, data: { status: 'succeeded', result: { object: 'chat.completion' } } });
-    const streamed = await post('call', { apiKey: legacy.key, clientRequestId: 'old-2', model: 'gpt-sim', stream: true, input: chatInput() });
+    expect(JSON.parse(res.text)).toMatchObject({
+      code: 0,
+      data: { status: 'succeeded', result: { object: 'chat.completion' } },
+    });
+    const streamed = await post('call', {
+      apiKey: legacy.key,
+      clientRequestId: 'old-2',
+      model: 'gpt-sim',
+      stream: true,
+      input: chatInput(),
+    });
     expect(streamed.type).toContain('text/plain');
-    expect(JSON.parse(streamed.text)).toMatchObject({ code: 0, data: { status: 'succeeded', result: { choices: [{ message: { content: expect.stringContaining('tok1') } }] } } });
+    expect(JSON.parse(streamed.text)).toMatchObject({
+      code: 0,
+      data: { status: 'succeeded', result: { choices: [{ message: { content: expect.stringContaining('tok1') } }] } },
+    });
   });
 
   it('streams real SSE under standard_v1 and keeps the result for getResult', async () => {
     const acct = await privateAccount();
-    const res = await fetch(`${gw.url}/server/v1/call`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: acct.key, clientRequestId: 's-1', model: 'gpt-sim', stream: true, input: chatInput() }) });
+    const res = await fetch(`${gw.url}/server/v1/call`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        apiKey: acct.key,
+        clientRequestId: 's-1',
+        model: 'gpt-sim',
+        stream: true,
+        input: chatInput(),
+      }),
+    });
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const events = frames(await res.text());
     expect(events.at(-1)?.data).toBe('[DONE]');
-    const text = events.slice(0, -1).map((f) => JSON.parse(f.data).choices[0]?.delta?.content ?? '').join('');
+    const text = events
+      .slice(0, -1)
+      .map((f) => JSON.parse(f.data).choices[0]?.delta?.content ?? '')
+      .join('');
     expect(text).toBe('tok1 tok2 tok3 tok4 ');
     const result = await post('getResult', { apiKey: acct.key, clientRequestId: 's-1' });
-    expect(result.json.data).toMatchObject({ status: 'succeeded', result: { choices: [{ message: { content: text }, finish_reason: 'length' }] } });
+    expect(result.json.data).toMatchObject({
+      status: 'succeeded',
+      result: { choices: [{ message: { content: text }, finish_reason: 'length' }] },
+    });
   });
 
   it('runs a video through the private protocol to stored_url', async () => {
     const acct = await privateAccount();
-    const created = await post('call', { apiKey: acct.key, clientRequestId: 'clip-1', model: VIDEO_MODEL, input: { content: [{ type: 'text', text: 'a fox' }] } });
+    const created = await post('call', {
+      apiKey: acct.key,
+      clientRequestId: 'clip-1',
+      model: VIDEO_MODEL,
+      input: { content: [{ type: 'text', text: 'a fox' }] },
+    });
     expect(created.status, created.text).toBe(200);
     expect(['queued', 'running']).toContain(created.json.data.status);
     let view = created.json.data;
@@ -148,8 +211,16 @@ describe('the private protocol', () => {
     expect(view.status).toBe('succeeded');
     expect(view.result.stored_url).toContain('/v1/files/');
     expect((await fetch(view.result.stored_url)).status).toBe(200);
-    const chat = await post('call', { apiKey: acct.key, clientRequestId: 'chat-x', model: 'gpt-sim', input: chatInput() });
-    expect((await post('cancel', { apiKey: acct.key, taskId: chat.json.data.task_id })).json).toMatchObject({ code: 409, error_code: 'conflict' });
+    const chat = await post('call', {
+      apiKey: acct.key,
+      clientRequestId: 'chat-x',
+      model: 'gpt-sim',
+      input: chatInput(),
+    });
+    expect((await post('cancel', { apiKey: acct.key, taskId: chat.json.data.task_id })).json).toMatchObject({
+      code: 409,
+      error_code: 'conflict',
+    });
   });
 
   it('takes only ak- keys, from the body, after reading it; and refuses bad input by name without charging', async () => {
@@ -158,7 +229,11 @@ describe('the private protocol', () => {
     const missing = await post('call', { clientRequestId: 'x', model: 'gpt-sim', input: chatInput() });
     expect(missing).toMatchObject({ status: 401, json: { code: 401, error_code: 'invalid_api_key' } });
     const sk = await post('call', { apiKey: standard.key, clientRequestId: 'x', model: 'gpt-sim', input: chatInput() });
-    expect(sk.json).toMatchObject({ code: 401, error_code: 'invalid_api_key', message: expect.stringContaining('ak-') });
+    expect(sk.json).toMatchObject({
+      code: 401,
+      error_code: 'invalid_api_key',
+      message: expect.stringContaining('ak-'),
+    });
     expect((await post('call', '{"apiKey":')).json).toMatchObject({ code: 400, error_code: 'invalid_json' });
     const cases: [Record<string, unknown>, number, string][] = [
       [{ model: 'gpt-sim', input: chatInput() }, 400, 'invalid_request'],
@@ -172,9 +247,19 @@ describe('the private protocol', () => {
       expect(res.status, JSON.stringify(body)).toBe(status);
       expect(res.json.error_code).toBe(code);
     }
-    const field = await post('call', { apiKey: acct.key, clientRequestId: 'x', model: 'gpt-sim', input: { messages: 'nope' } });
+    const field = await post('call', {
+      apiKey: acct.key,
+      clientRequestId: 'x',
+      model: 'gpt-sim',
+      input: { messages: 'nope' },
+    });
     expect(field.json.message).toContain('input.messages');
-    const huge = await post('call', { apiKey: acct.key, clientRequestId: 'x', model: 'gpt-sim', input: { messages: [{ role: 'user', content: 'x'.repeat(11 * 1024 * 1024) }] } });
+    const huge = await post('call', {
+      apiKey: acct.key,
+      clientRequestId: 'x',
+      model: 'gpt-sim',
+      input: { messages: [{ role: 'user', content: 'x'.repeat(11 * 1024 * 1024) }] },
+    });
     expect(huge.json).toMatchObject({ error_code: 'body_too_large' });
     expect(await usersBalance(gw.services.db, acct.userId)).toBe(10_000_000);
   });

@@ -27,7 +27,13 @@ interface Golden {
 // The translation's clock and the ids it makes (Responses items) vary per run: fixed so outputs compare.
 const MADE_ID = /\b(resp|msg|fc)_[A-Za-z0-9]{24}\b/g;
 function normalise(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value), (key, v: unknown) => ((key === 'created' || key === 'created_at') && typeof v === 'number' ? 0 : typeof v === 'string' ? v.replace(MADE_ID, '$1_*') : v));
+  return JSON.parse(JSON.stringify(value), (key, v: unknown) =>
+    (key === 'created' || key === 'created_at') && typeof v === 'number'
+      ? 0
+      : typeof v === 'string'
+        ? v.replace(MADE_ID, '$1_*')
+        : v,
+  );
 }
 
 /** A request goes client → upstream (`from` may be `responses`); an answer upstream → client (`to` may be). */
@@ -37,11 +43,18 @@ function translate(golden: Golden, from: ClientProtocol, to: ClientProtocol): un
     return JSON.parse(request.bodyFor(to as ChatProtocol, 'upstream-model', 1000) as string);
   }
   const upstream = CODECS[from as ChatProtocol];
-  if (golden.kind === 'response') return normalise(CLIENT_CODECS[to].responseFromCanonical(upstream.responseToCanonical(golden.input), 'gateway-model'));
-  const scanner = new TranslatingScanner(upstream.streamDecoder(), CLIENT_CODECS[to].streamEncoder({ model: 'gateway-model', clientWantsUsage: true }));
+  if (golden.kind === 'response')
+    return normalise(
+      CLIENT_CODECS[to].responseFromCanonical(upstream.responseToCanonical(golden.input), 'gateway-model'),
+    );
+  const scanner = new TranslatingScanner(
+    upstream.streamDecoder(),
+    CLIENT_CODECS[to].streamEncoder({ model: 'gateway-model', clientWantsUsage: true }),
+  );
   const bytes = Buffer.from((golden.input as string[]).map((f) => `${f}\n\n`).join(''));
   let out = '';
-  for (let at = 0; at < bytes.length && !scanner.done; at += 5) out += scanner.push(bytes.subarray(at, at + 5))?.toString() ?? '';
+  for (let at = 0; at < bytes.length && !scanner.done; at += 5)
+    out += scanner.push(bytes.subarray(at, at + 5))?.toString() ?? '';
   expect(scanner.done).toBe(true);
   out += scanner.endMarker();
   return out
@@ -50,10 +63,14 @@ function translate(golden: Golden, from: ClientProtocol, to: ClientProtocol): un
     .map((frame) => frame.replace(/"created(_at)?":\d+/g, '"created$1":0').replace(MADE_ID, '$1_*'));
 }
 
-for (const dir of readdirSync(ROOT).filter((d) => d.includes('-to-')).sort()) {
+for (const dir of readdirSync(ROOT)
+  .filter((d) => d.includes('-to-'))
+  .sort()) {
   const [from, to] = dir.split('-to-') as [ClientProtocol, ClientProtocol];
   describe(`${from} → ${to}`, () => {
-    for (const file of readdirSync(path.join(ROOT, dir)).filter((f) => f.endsWith('.json')).sort()) {
+    for (const file of readdirSync(path.join(ROOT, dir))
+      .filter((f) => f.endsWith('.json'))
+      .sort()) {
       it(file.replace('.json', ''), () => {
         const where = path.join(ROOT, dir, file);
         const golden = JSON.parse(readFileSync(where, 'utf8')) as Golden;

@@ -5,7 +5,14 @@ import { testCatalog } from '../support/catalog.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chatRequest, postChat, type RawResponse } from '../support/http.js';
 import { errorOf, keySeen, keyUsage, retryAfter } from '../support/limits.js';
-import { drained, expectConsistentLedger, pricedMicroUsd, simPromptTokens, usageRecords, usersBalance } from '../support/money.js';
+import {
+  drained,
+  expectConsistentLedger,
+  pricedMicroUsd,
+  simPromptTokens,
+  usageRecords,
+  usersBalance,
+} from '../support/money.js';
 
 // flat-sim prices output only (1 micro-USD a token): a call with max_tokens 100 reserves exactly
 // what it costs (the simulator, naturalLength off, produces exactly max_tokens), so "pays for 30 calls" is exact.
@@ -19,14 +26,21 @@ beforeAll(async () => {
     sim: { defaults: { naturalLength: false } },
     catalog: (url) => {
       const base = testCatalog(url);
-      const flat = { id: 'flat-sim', endpoints: ['chat/completions'], routes: [{ provider: 'sim', upstream_model: 'sim-model' }], pricing: FLAT, max_output_tokens: 1000 };
+      const flat = {
+        id: 'flat-sim',
+        endpoints: ['chat/completions'],
+        routes: [{ provider: 'sim', upstream_model: 'sim-model' }],
+        pricing: FLAT,
+        max_output_tokens: 1000,
+      };
       return { ...base, models: [...base.models, flat] };
     },
   });
 });
 afterAll(() => gw.close());
 
-const flatCall = (key: string, i: number) => postChat(gw.url, key, chatRequest('flat-sim', `call ${i}`, { max_tokens: COST }));
+const flatCall = (key: string, i: number) =>
+  postChat(gw.url, key, chatRequest('flat-sim', `call ${i}`, { max_tokens: COST }));
 const burst = (key: string, n = 200) => Promise.all(Array.from({ length: n }, (_, i) => flatCall(key, i)));
 
 async function checkMoney(userId: string, funds: number) {
@@ -112,14 +126,20 @@ describe('quota caps under concurrency', () => {
 
   it('every cap and the balance together: the tightest one decides', async () => {
     const funds = 100 * COST;
-    const acct = await gw.account({ balance: funds, key: { total_micro_usd: 40 * COST, daily_micro_usd: 35 * COST, monthly_micro_usd: 30 * COST } });
+    const acct = await gw.account({
+      balance: funds,
+      key: { total_micro_usd: 40 * COST, daily_micro_usd: 35 * COST, monthly_micro_usd: 30 * COST },
+    });
     const results = await burst(acct.key, 100);
     expect(statuses(results)).toEqual({ 200: 30, 429: 70 });
     for (const r of results.filter((x) => x.status === 429)) expect(errorOf(r).message).toContain('monthly');
     const { charged } = await checkMoney(acct.userId, funds);
     expect(charged).toBe(30 * COST);
 
-    const poor = await gw.account({ balance: 25 * COST, key: { total_micro_usd: 40 * COST, monthly_micro_usd: 30 * COST } });
+    const poor = await gw.account({
+      balance: 25 * COST,
+      key: { total_micro_usd: 40 * COST, monthly_micro_usd: 30 * COST },
+    });
     expect(statuses(await burst(poor.key, 100))).toEqual({ 200: 25, 402: 75 });
     expect((await checkMoney(poor.userId, 25 * COST)).charged).toBe(25 * COST);
   });
@@ -149,7 +169,12 @@ describe('the key usage view', () => {
     expect(errorOf(refused).code).toBe('quota_exceeded');
 
     // A cap lowered below what was spent: remaining is 0, never negative.
-    const admin = { db: gw.services.db, redis: gw.services.redis, channel: gw.services.redisKeys.keyInvalidation, catalog: gw.services.catalog };
+    const admin = {
+      db: gw.services.db,
+      redis: gw.services.redis,
+      channel: gw.services.redisKeys.keyInvalidation,
+      catalog: gw.services.catalog,
+    };
     await updateKey(admin, acct.userId, acct.keyId, { total_micro_usd: 150, daily_micro_usd: 0 });
     await keySeen(gw, acct.key, (k) => k.quota.total === 150);
     const lowered = await keyUsage(gw, acct.key);

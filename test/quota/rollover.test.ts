@@ -40,7 +40,10 @@ describe('daily caps', () => {
     expect((await call(acct.key)).status).toBe(200);
     const refused = await call(acct.key);
     expect(refused.status).toBe(429);
-    expect(errorOf(refused)).toMatchObject({ code: 'quota_exceeded', message: expect.stringMatching(new RegExp(`^this key's daily quota of ${2 * COST} micro-USD would be exceeded`)) });
+    expect(errorOf(refused)).toMatchObject({
+      code: 'quota_exceeded',
+      message: expect.stringMatching(new RegExp(`^this key's daily quota of ${2 * COST} micro-USD would be exceeded`)),
+    });
     const wait = retryAfter(refused);
     expect(wait).toBeGreaterThanOrEqual(59);
     expect(wait).toBeLessThanOrEqual(60);
@@ -65,10 +68,19 @@ describe('daily caps', () => {
     // Rebuilt from Postgres (Redis lost the counters): the records' UTC days give the same split.
     await drained(gw);
     const records = (await usageRecords(gw.services.db, acct.userId)).filter((r) => r.charged_micro_usd > 0);
-    expect(records.map((r) => r.created_at.toISOString().slice(0, 10)).sort()).toEqual(['2031-01-15', '2031-01-15', '2031-01-16', '2031-01-16']);
+    expect(records.map((r) => r.created_at.toISOString().slice(0, 10)).sort()).toEqual([
+      '2031-01-15',
+      '2031-01-15',
+      '2031-01-16',
+      '2031-01-16',
+    ]);
     await deleteSpendCounters(acct.keyId);
     const rebuilt = await keyUsage(gw, acct.key);
-    expect(rebuilt.json.quota).toMatchObject({ used_daily_micro_usd: 2 * COST, used_monthly_micro_usd: 4 * COST, used_total_micro_usd: 4 * COST });
+    expect(rebuilt.json.quota).toMatchObject({
+      used_daily_micro_usd: 2 * COST,
+      used_monthly_micro_usd: 4 * COST,
+      used_total_micro_usd: 4 * COST,
+    });
     expect((await call(acct.key)).status).toBe(429);
   });
 });

@@ -61,7 +61,12 @@ describe('latency samples', () => {
     t1.record('fast', 200);
     t2.record('slow', 900);
     await Promise.all([t1.flush(), t2.flush()]);
-    expect(await t1.averages(['fast', 'slow', 'none'])).toEqual(new Map([['fast', 150], ['slow', 900]]));
+    expect(await t1.averages(['fast', 'slow', 'none'])).toEqual(
+      new Map([
+        ['fast', 150],
+        ['slow', 900],
+      ]),
+    );
     now += 61 * 60_000;
     expect(await t1.averages(['fast', 'slow'])).toEqual(new Map());
     t1.close();

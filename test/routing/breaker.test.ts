@@ -9,13 +9,26 @@ import { routingCatalog, SIM_MODELS } from './routing-catalog.js';
 let gw: TestGateway;
 let apis: ApiProcess[] = [];
 let removeCatalog: () => Promise<void>;
-const BREAKER = { ROUTING_BREAKER_THRESHOLD: '2', ROUTING_BREAKER_WINDOW_MS: '30000', ROUTING_BREAKER_COOLDOWN_MS: '1000' };
+const BREAKER = {
+  ROUTING_BREAKER_THRESHOLD: '2',
+  ROUTING_BREAKER_WINDOW_MS: '30000',
+  ROUTING_BREAKER_COOLDOWN_MS: '1000',
+};
 
 beforeAll(async () => {
-  gw = await startTestGateway({ catalog: routingCatalog, sim: { apiKey: 'sim-upstream-secret', models: SIM_MODELS }, env: BREAKER });
+  gw = await startTestGateway({
+    catalog: routingCatalog,
+    sim: { apiKey: 'sim-upstream-secret', models: SIM_MODELS },
+    env: BREAKER,
+  });
   const catalog = await writeCatalogFile(gw.sim.url, routingCatalog);
   removeCatalog = catalog.remove;
-  const env = { DATABASE_URL: gw.env.DATABASE_URL!, REDIS_PREFIX: gw.env.REDIS_PREFIX!, CATALOG_FILE: catalog.file, ...BREAKER };
+  const env = {
+    DATABASE_URL: gw.env.DATABASE_URL!,
+    REDIS_PREFIX: gw.env.REDIS_PREFIX!,
+    CATALOG_FILE: catalog.file,
+    ...BREAKER,
+  };
   apis = await Promise.all([spawnApi(env), spawnApi(env)]);
 });
 afterAll(async () => {
@@ -28,8 +41,16 @@ describe('route health across processes', () => {
   it('rests a failing route for every process, skips it without calling it, and brings it back after a successful probe', async () => {
     const acct = await gw.account({ balance: 20_000_000 });
     const session = await signIn(gw, acct.email);
-    expect((await api(gw, 'POST', '/presets', { token: session.token, body: { slug: 'flaky-first', models: ['middle', 'good'] } })).status).toBe(201);
-    const call = (i: number) => postChat(apis[i]!.url, acct.key, chatRequest('@preset/flaky-first', 'hi', { max_tokens: 4 }));
+    expect(
+      (
+        await api(gw, 'POST', '/presets', {
+          token: session.token,
+          body: { slug: 'flaky-first', models: ['middle', 'good'] },
+        })
+      ).status,
+    ).toBe(201);
+    const call = (i: number) =>
+      postChat(apis[i]!.url, acct.key, chatRequest('@preset/flaky-first', 'hi', { max_tokens: 4 }));
 
     gw.sim.setModel('up-mid', { fault: 'error500' });
     for (let i = 0; i < 2; i++) {

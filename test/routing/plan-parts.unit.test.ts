@@ -2,15 +2,42 @@ import { describe, expect, it } from 'vitest';
 import { buildCatalog } from '../../shared/catalog/index.js';
 import { listPrice, rankAuto } from '../../shared/routing/auto.js';
 import { parseModelSpec } from '../../shared/routing/model-spec.js';
-import { chooseVersion, parseTemplateVars, renderTemplate, templateVariables, type TemplateVersion } from '../../shared/routing/templates.js';
+import {
+  chooseVersion,
+  parseTemplateVars,
+  renderTemplate,
+  templateVariables,
+  type TemplateVersion,
+} from '../../shared/routing/templates.js';
 import { pickByHash, weightedOrder } from '../../shared/routing/weighted.js';
 
 const catalog = buildCatalog({
   providers: [{ id: 'p', protocol: 'openai', base_url: 'http://127.0.0.1:9/v1' }],
   models: [
-    { id: 'big', endpoints: ['chat/completions'], routes: [{ provider: 'p' }], quality: 90, auto: true, pricing: { input_per_mtok: 5_000_000, output_per_mtok: 15_000_000 } },
-    { id: 'mid', endpoints: ['chat/completions'], routes: [{ provider: 'p' }], quality: 70, auto: true, pricing: { input_per_mtok: 1_000_000, output_per_mtok: 2_000_000 } },
-    { id: 'also-mid', endpoints: ['chat/completions'], routes: [{ provider: 'p' }], quality: 70, auto: true, pricing: { input_per_mtok: 1_000_000, output_per_mtok: 2_000_000 } },
+    {
+      id: 'big',
+      endpoints: ['chat/completions'],
+      routes: [{ provider: 'p' }],
+      quality: 90,
+      auto: true,
+      pricing: { input_per_mtok: 5_000_000, output_per_mtok: 15_000_000 },
+    },
+    {
+      id: 'mid',
+      endpoints: ['chat/completions'],
+      routes: [{ provider: 'p' }],
+      quality: 70,
+      auto: true,
+      pricing: { input_per_mtok: 1_000_000, output_per_mtok: 2_000_000 },
+    },
+    {
+      id: 'also-mid',
+      endpoints: ['chat/completions'],
+      routes: [{ provider: 'p' }],
+      quality: 70,
+      auto: true,
+      pricing: { input_per_mtok: 1_000_000, output_per_mtok: 2_000_000 },
+    },
     { id: 'free', endpoints: ['chat/completions'], routes: [{ provider: 'p' }], quality: 10, auto: true, free: true },
   ],
 });
@@ -23,7 +50,9 @@ describe('model spec', () => {
     expect(parseModelSpec('auto:cost')).toEqual({ kind: 'auto', strategy: 'cost' });
     expect(parseModelSpec('@preset/support-bot')).toEqual({ kind: 'preset', slug: 'support-bot' });
     for (const bad of ['auto:fast', 'auto:', '@preset/', '@preset/Upper', '@preset/-lead']) {
-      expect(() => parseModelSpec(bad), bad).toThrow(expect.objectContaining({ status: 400, code: 'invalid_request', param: 'model' }));
+      expect(() => parseModelSpec(bad), bad).toThrow(
+        expect.objectContaining({ status: 400, code: 'invalid_request', param: 'model' }),
+      );
     }
   });
 });
@@ -37,14 +66,22 @@ describe('auto ranking', () => {
     expect(rankAuto(models, 'cost').map((m) => m.id)).toEqual(['free', 'also-mid', 'mid', 'big']);
   });
   it('latency: lowest measured time to first token, unmeasured models last by id', () => {
-    const ttft = new Map([['big', 120], ['mid', 300]]);
+    const ttft = new Map([
+      ['big', 120],
+      ['mid', 300],
+    ]);
     expect(rankAuto(models, 'latency', ttft).map((m) => m.id)).toEqual(['big', 'mid', 'also-mid', 'free']);
   });
 });
 
 describe('weights', () => {
   it('puts each item first in proportion to its weight (±3% over 10,000 picks)', () => {
-    const items = [{ id: 'a', weight: 1 }, { id: 'b', weight: 3 }, { id: 'c', weight: 6 }, { id: 'z', weight: 0 }];
+    const items = [
+      { id: 'a', weight: 1 },
+      { id: 'b', weight: 3 },
+      { id: 'c', weight: 6 },
+      { id: 'z', weight: 0 },
+    ];
     const firsts = new Map<string, number>();
     for (let i = 0; i < 10_000; i++) {
       const order = weightedOrder(items);
@@ -71,8 +108,12 @@ describe('prompt templates', () => {
 
   it('fills variables and refuses one without a value, naming the header', () => {
     expect(templateVariables('Hi {{ name }}, {{date}} {{name}}')).toEqual(['name', 'date']);
-    expect(renderTemplate('Hi {{ name }} on {{date}}', { name: 'Ada', date: '2026-11-24' })).toBe('Hi Ada on 2026-11-24');
-    expect(() => renderTemplate('{{missing}}', {})).toThrow(expect.objectContaining({ status: 400, param: 'X-Service-Template-Vars' }));
+    expect(renderTemplate('Hi {{ name }} on {{date}}', { name: 'Ada', date: '2026-11-24' })).toBe(
+      'Hi Ada on 2026-11-24',
+    );
+    expect(() => renderTemplate('{{missing}}', {})).toThrow(
+      expect.objectContaining({ status: 400, param: 'X-Service-Template-Vars' }),
+    );
   });
 
   it('splits calls by weight (±3%) and keeps a session on one version', () => {
@@ -90,6 +131,7 @@ describe('prompt templates', () => {
 
   it('reads X-Service-Template-Vars as a JSON object of scalars', () => {
     expect(parseTemplateVars('{"team":"ops","n":3,"on":true}')).toEqual({ team: 'ops', n: '3', on: 'true' });
-    for (const bad of ['[1]', 'not json', '{"a":{"b":1}}', 'null']) expect(() => parseTemplateVars(bad), bad).toThrow(expect.objectContaining({ status: 400 }));
+    for (const bad of ['[1]', 'not json', '{"a":{"b":1}}', 'null'])
+      expect(() => parseTemplateVars(bad), bad).toThrow(expect.objectContaining({ status: 400 }));
   });
 });

@@ -44,7 +44,9 @@ describe('auto', () => {
       expect(res.status).toBe(200);
     }
     await gw.services.routing.latency.flush(); // (what the tracker does every second)
-    expect((await postChat(gw.url, key, chatRequest('auto:latency', 'hi'))).headers.get('x-service-model')).toBe('middle');
+    expect((await postChat(gw.url, key, chatRequest('auto:latency', 'hi'))).headers.get('x-service-model')).toBe(
+      'middle',
+    );
     gw.sim.setModel('up-best', {});
     gw.sim.setModel('up-good', {});
   });
@@ -66,7 +68,9 @@ describe('presets', () => {
     const acct = await gw.account({ balance: 10_000_000 });
     const session = await signIn(gw, acct.email);
     await preset(session.token, { slug: 'support-bot', models: ['fails-500', 'fails-429', 'good'] });
-    const res = await postChat(gw.url, acct.key, chatRequest('@preset/support-bot', 'hello there'), { 'x-request-id': 'req-fallback-1' });
+    const res = await postChat(gw.url, acct.key, chatRequest('@preset/support-bot', 'hello there'), {
+      'x-request-id': 'req-fallback-1',
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.headers.get('x-service-model')).toBe('good');
     await drained(gw);
@@ -107,11 +111,17 @@ describe('presets', () => {
     const unknown = await postChat(gw.url, stranger.key, chatRequest('@preset/no-such-one', 'hi'));
     expect([theirs.status, unknown.status]).toEqual([404, 404]);
     expect(json(theirs.text).error.code).toBe('model_not_found');
-    expect(json(theirs.text).error.message.replace('private-one', 'X')).toBe(json(unknown.text).error.message.replace('no-such-one', 'X'));
-    const listed = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${owner.key}` } }).then((r) => r.json() as Promise<{ data: Array<{ id: string; endpoints?: string[] }> }>);
+    expect(json(theirs.text).error.message.replace('private-one', 'X')).toBe(
+      json(unknown.text).error.message.replace('no-such-one', 'X'),
+    );
+    const listed = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${owner.key}` } }).then(
+      (r) => r.json() as Promise<{ data: Array<{ id: string; endpoints?: string[] }> }>,
+    );
     expect(listed.data.map((m) => m.id)).toContain('@preset/private-one');
     expect(listed.data.find((m) => m.id === 'good')?.endpoints).toEqual(['chat/completions']);
-    const strangerList = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${stranger.key}` } }).then((r) => r.json() as Promise<{ data: Array<{ id: string }> }>);
+    const strangerList = await fetch(`${gw.url}/v1/models`, {
+      headers: { authorization: `Bearer ${stranger.key}` },
+    }).then((r) => r.json() as Promise<{ data: Array<{ id: string }> }>);
     expect(strangerList.data.map((m) => m.id)).not.toContain('@preset/private-one');
   });
 
@@ -133,14 +143,17 @@ describe('providers and accounts', () => {
     expect(bad.status).toBe(400);
     expect(json(bad.text).error.param).toBe('provider.only[0]');
     await drained(gw);
-    expect((await usageRecords(gw.services.db, acct.userId)).filter((r) => r.status_code === 200).map((r) => r.provider)).toEqual(['beta']);
+    expect(
+      (await usageRecords(gw.services.db, acct.userId)).filter((r) => r.status_code === 200).map((r) => r.provider),
+    ).toEqual(['beta']);
     // The routing field never reaches the upstream.
     expect(JSON.stringify(gw.sim.stats().lastRequestBody)).not.toContain('provider');
   });
 
   it('spreads calls over a provider’s accounts by weight', async () => {
     const acct = await gw.account({ balance: 50_000_000 });
-    for (let i = 0; i < 80; i++) expect((await postChat(gw.url, acct.key, chatRequest('spread', 'hi'))).status).toBe(200);
+    for (let i = 0; i < 80; i++)
+      expect((await postChat(gw.url, acct.key, chatRequest('spread', 'hi'))).status).toBe(200);
     await drained(gw);
     const accounts = (await usageRecords(gw.services.db, acct.userId)).map((r) => r.upstream_account);
     const a1 = accounts.filter((a) => a === 'multi/a1').length;
@@ -155,7 +168,9 @@ describe('tags', () => {
   it('never change routing or price', async () => {
     const acct = await gw.account({ balance: 10_000_000 });
     const plain = await postChat(gw.url, acct.key, chatRequest('auto:cost', 'same words'));
-    const tagged = await postChat(gw.url, acct.key, chatRequest('auto:cost', 'same words'), { 'x-service-tags': 'team-a,feature-b' });
+    const tagged = await postChat(gw.url, acct.key, chatRequest('auto:cost', 'same words'), {
+      'x-service-tags': 'team-a,feature-b',
+    });
     expect(tagged.headers.get('x-service-model')).toBe(plain.headers.get('x-service-model'));
     await drained(gw);
     const [a, b] = await usageRecords(gw.services.db, acct.userId);
@@ -170,11 +185,24 @@ describe('prompt templates', () => {
     const session = await signIn(gw, acct.email);
     const created = await api(gw, 'POST', '/prompt-templates', {
       token: session.token,
-      body: { name: 'house-style', versions: [{ label: 'a', text: 'A: answer {{team}} for {{model}}.', weight: 1 }, { label: 'b', text: 'B: answer {{team}} for {{model}}.', weight: 1 }], key_ids: [acct.keyId] },
+      body: {
+        name: 'house-style',
+        versions: [
+          { label: 'a', text: 'A: answer {{team}} for {{model}}.', weight: 1 },
+          { label: 'b', text: 'B: answer {{team}} for {{model}}.', weight: 1 },
+        ],
+        key_ids: [acct.keyId],
+      },
     });
     expect(created.status).toBe(201);
     const vars = { 'x-service-template-vars': JSON.stringify({ team: 'ops' }), 'x-session-id': 'session-42' };
-    const body = { model: 'good', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }] };
+    const body = {
+      model: 'good',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'hi' },
+      ],
+    };
     const sent: string[] = [];
     for (let i = 0; i < 4; i++) {
       expect((await postChat(gw.url, acct.key, body, vars)).status).toBe(200);
@@ -188,18 +216,22 @@ describe('prompt templates', () => {
 
     // Without a system message one is added; a variable without a value is a 400 naming the header.
     expect((await postChat(gw.url, acct.key, chatRequest('good', 'hi'), vars)).status).toBe(200);
-    expect((gw.sim.stats().lastRequestBody as { messages: Array<{ role: string }> }).messages.map((m) => m.role)).toEqual(['system', 'user']);
+    expect(
+      (gw.sim.stats().lastRequestBody as { messages: Array<{ role: string }> }).messages.map((m) => m.role),
+    ).toEqual(['system', 'user']);
     const missing = await postChat(gw.url, acct.key, chatRequest('good', 'hi'));
     expect(missing.status).toBe(400);
     expect(json(missing.text).error.param).toBe('X-Service-Template-Vars');
 
     await drained(gw);
-    const versions = (await usageRecords(gw.services.db, acct.userId)).filter((r) => r.status_code === 200).slice(0, 4).map((r) => r.template_version_id);
+    const versions = (await usageRecords(gw.services.db, acct.userId))
+      .filter((r) => r.status_code === 200)
+      .slice(0, 4)
+      .map((r) => r.template_version_id);
     expect(new Set(versions).size).toBe(1);
     expect(versions[0]).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
-
 
 describe('prompt template defaults', () => {
   it('a variable written {{name|default}} takes its default when the call gives none; a given value wins; the console lists the defaults', async () => {
@@ -207,16 +239,31 @@ describe('prompt template defaults', () => {
     const session = await signIn(gw, acct.email);
     const created = await api(gw, 'POST', '/prompt-templates', {
       token: session.token,
-      body: { name: 'tones', versions: [{ label: 'a', text: 'Answer {{ tone | friendly and short }} for {{team|everyone}} ({{constructor|c}}).', weight: 1 }], key_ids: [acct.keyId] },
+      body: {
+        name: 'tones',
+        versions: [
+          {
+            label: 'a',
+            text: 'Answer {{ tone | friendly and short }} for {{team|everyone}} ({{constructor|c}}).',
+            weight: 1,
+          },
+        ],
+        key_ids: [acct.keyId],
+      },
     });
     expect(created.status, JSON.stringify(created.json)).toBe(201);
-    expect(created.json.data.versions[0]).toMatchObject({ variables: ['tone', 'team', 'constructor'], defaults: { tone: 'friendly and short', team: 'everyone', constructor: 'c' } });
+    expect(created.json.data.versions[0]).toMatchObject({
+      variables: ['tone', 'team', 'constructor'],
+      defaults: { tone: 'friendly and short', team: 'everyone', constructor: 'c' },
+    });
     const system = async (headers: Record<string, string>) => {
       expect((await postChat(gw.url, acct.key, chatRequest('good', 'hi'), headers)).status).toBe(200);
       return (gw.sim.stats().lastRequestBody as { messages: Array<{ content: string }> }).messages[0]!.content;
     };
     expect(await system({})).toBe('Answer friendly and short for everyone (c).');
-    expect(await system({ 'x-service-template-vars': JSON.stringify({ team: 'ops' }) })).toBe('Answer friendly and short for ops (c).');
+    expect(await system({ 'x-service-template-vars': JSON.stringify({ team: 'ops' }) })).toBe(
+      'Answer friendly and short for ops (c).',
+    );
   });
 });
 

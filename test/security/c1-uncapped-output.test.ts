@@ -35,11 +35,41 @@ beforeAll(async () => {
         { id: 'sim-anthropic', protocol: 'anthropic', base_url: url, api_key: 'k' },
       ],
       models: [
-        { id: 'c1-chat', endpoints: ['chat/completions'], routes: [{ provider: 'sim', upstream_model: 'up-chat' }], pricing: PRICE, max_output_tokens: 100 },
-        { id: 'c1-gemini', endpoints: ['chat/completions'], routes: [{ provider: 'sim-gemini', upstream_model: 'up-gemini' }], pricing: PRICE, max_output_tokens: 100 },
-        { id: 'c1-claude', endpoints: ['chat/completions'], routes: [{ provider: 'sim-anthropic', upstream_model: 'up-claude' }], pricing: PRICE, max_output_tokens: 100 },
-        { id: 'c1-old', endpoints: ['chat/completions'], routes: [{ provider: 'sim-old', upstream_model: 'up-old' }], pricing: PRICE, max_output_tokens: 100 },
-        { id: 'c1-old-mt', endpoints: ['chat/completions'], routes: [{ provider: 'sim-old-mt', upstream_model: 'up-old' }], pricing: PRICE, max_output_tokens: 100 },
+        {
+          id: 'c1-chat',
+          endpoints: ['chat/completions'],
+          routes: [{ provider: 'sim', upstream_model: 'up-chat' }],
+          pricing: PRICE,
+          max_output_tokens: 100,
+        },
+        {
+          id: 'c1-gemini',
+          endpoints: ['chat/completions'],
+          routes: [{ provider: 'sim-gemini', upstream_model: 'up-gemini' }],
+          pricing: PRICE,
+          max_output_tokens: 100,
+        },
+        {
+          id: 'c1-claude',
+          endpoints: ['chat/completions'],
+          routes: [{ provider: 'sim-anthropic', upstream_model: 'up-claude' }],
+          pricing: PRICE,
+          max_output_tokens: 100,
+        },
+        {
+          id: 'c1-old',
+          endpoints: ['chat/completions'],
+          routes: [{ provider: 'sim-old', upstream_model: 'up-old' }],
+          pricing: PRICE,
+          max_output_tokens: 100,
+        },
+        {
+          id: 'c1-old-mt',
+          endpoints: ['chat/completions'],
+          routes: [{ provider: 'sim-old-mt', upstream_model: 'up-old' }],
+          pricing: PRICE,
+          max_output_tokens: 100,
+        },
       ],
       groups: [{ id: 'default', models: ['*'] }],
     }),
@@ -54,19 +84,28 @@ const upstreamCalls = () => gw.sim.stats().requests;
 async function listPriced(userId: string) {
   await drained(gw);
   const records = (await usageRecords(gw.services.db, userId)).filter((r) => r.status_code === 200);
-  for (const r of records) expect(r.charged_micro_usd, r.request_id).toBe(pricedMicroUsd(PRICE, r.input_tokens, r.output_tokens));
+  for (const r of records)
+    expect(r.charged_micro_usd, r.request_id).toBe(pricedMicroUsd(PRICE, r.input_tokens, r.output_tokens));
   expect(await ledgerSum(gw.services.db, userId)).toBe(await usersBalance(gw.services.db, userId));
   await expectConsistentLedger(gw.services.db, userId);
   return records;
 }
 
 async function postContent(key: string, model: string, body: unknown): Promise<{ status: number; text: string }> {
-  const res = await fetch(`${gw.url}/v1beta/models/${model}:generateContent`, { method: 'POST', headers: { 'x-goog-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${gw.url}/v1beta/models/${model}:generateContent`, {
+    method: 'POST',
+    headers: { 'x-goog-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, text: await res.text() };
 }
 
 async function postMessages(key: string, body: unknown): Promise<{ status: number; text: string }> {
-  const res = await fetch(`${gw.url}/native-messages/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${gw.url}/native-messages/v1/messages`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, text: await res.text() };
 }
 
@@ -75,7 +114,11 @@ const overCount = async () => (await usageOverReservation.get()).values[0]?.valu
 describe('C1: no answer larger than its charge', () => {
   it('n answers are each held to the cap, reserved together and charged their list price', async () => {
     const acct = await gw.account({ balance: 10_000_000 });
-    const res = await postChat(gw.url, acct.key, chatRequest('c1-chat', 'many answers please', { n: 50, max_tokens: 100 }));
+    const res = await postChat(
+      gw.url,
+      acct.key,
+      chatRequest('c1-chat', 'many answers please', { n: 50, max_tokens: 100 }),
+    );
     expect(res.status, res.text).toBe(200);
     expect((JSON.parse(res.text) as { choices: unknown[] }).choices).toHaveLength(50);
     expect(upstreamBody()).toMatchObject({ n: 50, max_tokens: 100 });
@@ -86,21 +129,28 @@ describe('C1: no answer larger than its charge', () => {
     // A balance that covers one answer does not cover fifty: refused before the upstream hears of it.
     const poor = await gw.account({ balance: 5_000 });
     const before = upstreamCalls();
-    const refused = await postChat(gw.url, poor.key, chatRequest('c1-chat', 'many answers please', { n: 50, max_tokens: 100 }));
+    const refused = await postChat(
+      gw.url,
+      poor.key,
+      chatRequest('c1-chat', 'many answers please', { n: 50, max_tokens: 100 }),
+    );
     expect(refused.status, refused.text).toBe(402);
     expect(upstreamCalls()).toBe(before);
   });
 
   it('generateContent candidates are reserved and charged alike', async () => {
     const acct = await gw.account({ balance: 10_000_000 });
-    const res = await postContent(acct.key, 'c1-gemini', { contents: [{ role: 'user', parts: [{ text: 'three ways' }] }], generationConfig: { candidateCount: 3 } });
+    const res = await postContent(acct.key, 'c1-gemini', {
+      contents: [{ role: 'user', parts: [{ text: 'three ways' }] }],
+      generationConfig: { candidateCount: 3 },
+    });
     expect(res.status, res.text).toBe(200);
     expect(upstreamBody()).toMatchObject({ generationConfig: { candidateCount: 3, maxOutputTokens: 100 } });
     const [record] = await listPriced(acct.userId);
     expect(record).toMatchObject({ output_tokens: 300, over_reservation: false });
   });
 
-  it('a call without a cap is held to the model\'s max_output_tokens, whatever the protocols', async () => {
+  it("a call without a cap is held to the model's max_output_tokens, whatever the protocols", async () => {
     const acct = await gw.account({ balance: 10_000_000 });
     expect((await postChat(gw.url, acct.key, chatRequest('c1-chat', 'no cap'))).status).toBe(200);
     expect(upstreamBody()).toMatchObject({ max_completion_tokens: 100 });
@@ -108,7 +158,9 @@ describe('C1: no answer larger than its charge', () => {
     const stream = await postChat(gw.url, acct.key, chatRequest('c1-chat', 'no cap either', { stream: true }));
     expect(stream.status).toBe(200);
     expect(upstreamBody()).toMatchObject({ max_completion_tokens: 100 });
-    expect((await postContent(acct.key, 'c1-gemini', { contents: [{ role: 'user', parts: [{ text: 'no cap' }] }] })).status).toBe(200);
+    expect(
+      (await postContent(acct.key, 'c1-gemini', { contents: [{ role: 'user', parts: [{ text: 'no cap' }] }] })).status,
+    ).toBe(200);
     expect(upstreamBody()).toMatchObject({ generationConfig: { maxOutputTokens: 100 } });
     // Translated: chat completions to a generateContent upstream.
     expect((await postChat(gw.url, acct.key, chatRequest('c1-gemini', 'no cap, translated'))).status).toBe(200);
@@ -122,7 +174,11 @@ describe('C1: no answer larger than its charge', () => {
     const counted = await overCount();
     // Several calls in a row: the first is decided in Redis, later ones may be admitted from a grant.
     for (let i = 0; i < 4; i++) {
-      const res = await postChat(gw.url, acct.key, chatRequest('c1-old', `only one token ${i}`, { max_completion_tokens: 1 }));
+      const res = await postChat(
+        gw.url,
+        acct.key,
+        chatRequest('c1-old', `only one token ${i}`, { max_completion_tokens: 1 }),
+      );
       expect(res.status, res.text).toBe(200);
       // Written in the field the client used: this server does not read it, and answers at length.
       expect(upstreamBody()).toMatchObject({ max_completion_tokens: 1 });
@@ -133,8 +189,12 @@ describe('C1: no answer larger than its charge', () => {
     const records = await listPriced(acct.userId);
     expect(records).toHaveLength(4);
     for (const r of records) expect(r).toMatchObject({ output_tokens: LONG, over_reservation: true });
-    expect(await usersBalance(gw.services.db, acct.userId)).toBe(10_000_000 - records.reduce((s, r) => s + r.charged_micro_usd, 0));
-    expect((await gw.services.balances.currentBalance(acct.userId))?.balance).toBe(await usersBalance(gw.services.db, acct.userId));
+    expect(await usersBalance(gw.services.db, acct.userId)).toBe(
+      10_000_000 - records.reduce((s, r) => s + r.charged_micro_usd, 0),
+    );
+    expect((await gw.services.balances.currentBalance(acct.userId))?.balance).toBe(
+      await usersBalance(gw.services.db, acct.userId),
+    );
     expect(await overCount()).toBe(counted + 4);
   });
 
@@ -153,13 +213,18 @@ describe('C1: no answer larger than its charge', () => {
 
   it('a provider that reads max_tokens gets the cap there', async () => {
     const acct = await gw.account({ balance: 1_000_000 });
-    expect((await postChat(gw.url, acct.key, chatRequest('c1-old-mt', 'just one', { max_completion_tokens: 1 }))).status).toBe(200);
+    expect(
+      (await postChat(gw.url, acct.key, chatRequest('c1-old-mt', 'just one', { max_completion_tokens: 1 }))).status,
+    ).toBe(200);
     expect(upstreamBody()).toMatchObject({ max_tokens: 1 });
     expect(upstreamBody()).not.toHaveProperty('max_completion_tokens');
     expect((await postChat(gw.url, acct.key, chatRequest('c1-old-mt', 'no cap'))).status).toBe(200);
     expect(upstreamBody()).toMatchObject({ max_tokens: 100 });
     const records = await listPriced(acct.userId);
-    expect(records.map((r) => [r.output_tokens, r.over_reservation])).toEqual([[1, false], [100, false]]);
+    expect(records.map((r) => [r.output_tokens, r.over_reservation])).toEqual([
+      [1, false],
+      [100, false],
+    ]);
   });
 
   it('billable options without a price are refused by name before anything is reserved, or removed', async () => {
@@ -169,28 +234,64 @@ describe('C1: no answer larger than its charge', () => {
       [{ modalities: ['text', 'audio'] }, 'modalities'],
       [{ audio: { voice: 'alloy', format: 'wav' } }, 'audio'],
       [{ web_search_options: {} }, 'web_search_options'],
-      [{ tools: [{ type: 'function', function: { name: 'f', parameters: {} } }, { type: 'web_search_preview' }] }, 'tools[1].type'],
-      [{ messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }] }, 'messages[0].content[0].type'],
+      [
+        { tools: [{ type: 'function', function: { name: 'f', parameters: {} } }, { type: 'web_search_preview' }] },
+        'tools[1].type',
+      ],
+      [
+        {
+          messages: [
+            { role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] },
+          ],
+        },
+        'messages[0].content[0].type',
+      ],
     ];
     for (const [extra, param] of chatRefusals) {
       const res = await postChat(gw.url, acct.key, chatRequest('c1-chat', 'hi', extra));
       expect(res.status, param).toBe(400);
       expect(JSON.parse(res.text).error).toMatchObject({ code: 'unsupported_parameter', param });
     }
-    const messages = await postMessages(acct.key, { model: 'c1-claude', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'web_search_20250305', name: 'web_search' }] });
+    const messages = await postMessages(acct.key, {
+      model: 'c1-claude',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+    });
     expect(messages.status).toBe(400);
-    expect(JSON.parse(messages.text)).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', param: 'tools[0].type' } });
-    for (const [extra, field] of [[{ tools: [{ googleSearch: {} }] }, 'tools[0].googleSearch'], [{ generationConfig: { responseModalities: ['AUDIO'] } }, 'generationConfig.responseModalities']] as const) {
-      const res = await postContent(acct.key, 'c1-gemini', { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], ...extra });
+    expect(JSON.parse(messages.text)).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', param: 'tools[0].type' },
+    });
+    for (const [extra, field] of [
+      [{ tools: [{ googleSearch: {} }] }, 'tools[0].googleSearch'],
+      [{ generationConfig: { responseModalities: ['AUDIO'] } }, 'generationConfig.responseModalities'],
+    ] as const) {
+      const res = await postContent(acct.key, 'c1-gemini', {
+        contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
+        ...extra,
+      });
       expect(res.status, field).toBe(400);
       expect(JSON.parse(res.text).error.details[0].metadata.field).toBe(field);
     }
     expect(upstreamCalls()).toBe(before);
 
     // A service tier only changes the upstream's bill: it is removed, the call runs at the default tier.
-    expect((await postChat(gw.url, acct.key, chatRequest('c1-chat', 'hi', { service_tier: 'priority', max_tokens: 5 }))).status).toBe(200);
+    expect(
+      (await postChat(gw.url, acct.key, chatRequest('c1-chat', 'hi', { service_tier: 'priority', max_tokens: 5 })))
+        .status,
+    ).toBe(200);
     expect(upstreamBody()).not.toHaveProperty('service_tier');
-    expect((await postMessages(acct.key, { model: 'c1-claude', max_tokens: 5, service_tier: 'auto', messages: [{ role: 'user', content: 'hi' }] })).status).toBe(200);
+    expect(
+      (
+        await postMessages(acct.key, {
+          model: 'c1-claude',
+          max_tokens: 5,
+          service_tier: 'auto',
+          messages: [{ role: 'user', content: 'hi' }],
+        })
+      ).status,
+    ).toBe(200);
     expect(upstreamBody()).not.toHaveProperty('service_tier');
     await drained(gw);
     const records = await usageRecords(gw.services.db, acct.userId);

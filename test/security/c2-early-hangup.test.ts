@@ -34,7 +34,12 @@ const CASES: Case[] = [
   { name: 'Messages ← Messages (passed through)', client: 'messages', model: 'claude-sim', deltas: TOKENS },
   { name: 'chat completions ← Messages (translated)', client: 'chat', model: 'claude-sim', deltas: TOKENS },
   { name: 'Messages ← chat completions (translated)', client: 'messages', model: 'gpt-sim', deltas: TOKENS },
-  { name: 'generateContent ← generateContent (passed through)', client: 'content', model: 'gemini-sim', deltas: TOKENS - 1 },
+  {
+    name: 'generateContent ← generateContent (passed through)',
+    client: 'content',
+    model: 'gemini-sim',
+    deltas: TOKENS - 1,
+  },
   { name: 'private protocol ← Messages', client: 'private', model: 'claude-sim', deltas: TOKENS },
 ];
 
@@ -58,7 +63,13 @@ function request(c: Case, key: string, text: string): { url: string; init: Reque
     body = { contents: [{ role: 'user', parts: [{ text }] }], generationConfig: { maxOutputTokens: TOKENS } };
   } else {
     url = `${gw.url}/server/v1/call`;
-    body = { apiKey: key, clientRequestId: `early-${Date.now()}`, model: c.model, stream: true, input: { messages, max_tokens: TOKENS } };
+    body = {
+      apiKey: key,
+      clientRequestId: `early-${Date.now()}`,
+      model: c.model,
+      stream: true,
+      input: { messages, max_tokens: TOKENS },
+    };
   }
   return { url, init: { method: 'POST', headers, body: JSON.stringify(body) } };
 }
@@ -68,7 +79,8 @@ function textOf(client: Client, frame: { event: string | undefined; data: string
   if (frame.data === '[DONE]' || frame.data === '') return '';
   const data = JSON.parse(frame.data);
   if (client === 'messages') return data.type === 'content_block_delta' ? (data.delta?.text ?? '') : '';
-  if (client === 'content') return (data.candidates?.[0]?.content?.parts ?? []).map((p: { text?: string }) => p.text ?? '').join('');
+  if (client === 'content')
+    return (data.candidates?.[0]?.content?.parts ?? []).map((p: { text?: string }) => p.text ?? '').join('');
   return data.choices?.[0]?.delta?.content ?? '';
 }
 
@@ -111,7 +123,13 @@ describe('a client that reads a whole stream and hangs up before its end', () =>
       // running usage), else the request body's bytes ÷ 4.
       const reportsPrompt = c.model !== 'gpt-sim';
       const input = reportsPrompt ? simPrompt(text) : Math.ceil(Buffer.byteLength(init.body as string) / 4);
-      expect(record).toMatchObject({ status_code: 499, error_code: 'client_closed', stream: true, usage_estimated: true, cached_tokens: 0 });
+      expect(record).toMatchObject({
+        status_code: 499,
+        error_code: 'client_closed',
+        stream: true,
+        usage_estimated: true,
+        cached_tokens: 0,
+      });
       expect(record!.input_tokens).toBe(input);
       expect(record!.output_tokens).toBeGreaterThanOrEqual(relayedEstimate);
       const charged = pricedMicroUsd(PRICING, record!.input_tokens, record!.output_tokens);
@@ -123,7 +141,10 @@ describe('a client that reads a whole stream and hangs up before its end', () =>
 });
 
 describe('a stream the upstream ends early', () => {
-  for (const [fault, code] of [['disconnect', 'upstream_stream_interrupted'], ['errorMidStream', 'upstream_error']] as const) {
+  for (const [fault, code] of [
+    ['disconnect', 'upstream_stream_interrupted'],
+    ['errorMidStream', 'upstream_error'],
+  ] as const) {
     it(`is charged at least the estimate of the text relayed, not message_start's count (${fault})`, async () => {
       const acct = await gw.account({ balance: 10_000_000 });
       const after = 200;
@@ -131,7 +152,12 @@ describe('a stream the upstream ends early', () => {
       const res = await fetch(`${gw.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${acct.key}` },
-        body: JSON.stringify({ model: 'claude-sim', messages: [{ role: 'user', content: text }], max_tokens: TOKENS, stream: true }),
+        body: JSON.stringify({
+          model: 'claude-sim',
+          messages: [{ role: 'user', content: text }],
+          max_tokens: TOKENS,
+          stream: true,
+        }),
       });
       const body = await res.text();
       const received = frames(body)

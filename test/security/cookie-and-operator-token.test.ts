@@ -52,7 +52,13 @@ describe('the session cookie on an HTTPS deployment reached over plain HTTP', ()
 
 describe('the operator token', () => {
   const url = (path: string) => `${behindProxy.url}${path}`;
-  const signIn = (token: string) => fetch(url('/admin/queues'), { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token }).toString() });
+  const signIn = (token: string) =>
+    fetch(url('/admin/queues'), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token }).toString(),
+    });
 
   it('is never taken from a URL, nor from a cookie that holds it', async () => {
     const viaQuery = await fetch(url(`/admin/queues?token=${TOKEN}`), { redirect: 'manual' });
@@ -60,8 +66,12 @@ describe('the operator token', () => {
     expect(viaQuery.headers.get('set-cookie')).toBeNull();
     expect(await viaQuery.text()).toMatch(/<form method="post"/);
     expect((await fetch(url(`/admin/queues/api/queues?token=${TOKEN}`))).status).not.toBe(200);
-    expect((await fetch(url('/admin/queues/api/queues'), { headers: { cookie: `gw_operator=${TOKEN}` } })).status).toBe(401);
-    expect((await fetch(url('/admin/queues/api/queues'), { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    expect((await fetch(url('/admin/queues/api/queues'), { headers: { cookie: `gw_operator=${TOKEN}` } })).status).toBe(
+      401,
+    );
+    expect(
+      (await fetch(url('/admin/queues/api/queues'), { headers: { authorization: `Bearer ${TOKEN}` } })).status,
+    ).toBe(200);
   });
 
   it('signs a browser in with a form: a signed, short-lived cookie that is not the token', async () => {
@@ -76,7 +86,9 @@ describe('the operator token', () => {
     const value = /^gw_operator=([^;]+)/.exec(setCookie)?.[1] ?? '';
     expect(value).not.toBe('');
     expect(value).not.toContain(TOKEN);
-    expect(attributes(setCookie)).toEqual(expect.arrayContaining(['httponly', 'samesite=strict', 'path=/admin/queues', 'secure']));
+    expect(attributes(setCookie)).toEqual(
+      expect.arrayContaining(['httponly', 'samesite=strict', 'path=/admin/queues', 'secure']),
+    );
     const expires = Date.parse(/expires=([^;]+)/i.exec(setCookie)?.[1] ?? '');
     expect(expires - Date.now()).toBeGreaterThan(7 * 3_600_000);
     expect(expires - Date.now()).toBeLessThanOrEqual(8 * 3_600_000 + 1_000);

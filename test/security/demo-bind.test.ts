@@ -23,16 +23,30 @@ afterAll(async () => {
 
 // An address of this machine other than 127.0.0.1: a network interface's, else another loopback
 // address (a socket bound to 127.0.0.1 does not answer 127.0.0.2 either).
-const elsewhere = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address ?? '127.0.0.2';
+const elsewhere =
+  Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal)?.address ?? '127.0.0.2';
 
 async function startDemo(env: Record<string, string>) {
   const port = await freePort();
-  const inherited = Object.fromEntries(['PATH', 'HOME', 'REDIS_URL'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
+  const inherited = Object.fromEntries(
+    ['PATH', 'HOME', 'REDIS_URL'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])),
+  );
   const databaseUrl = await cloneTemplate(inject('templateDb'), inject('runId'));
   const dataDir = await mkdtemp(path.join(tmpdir(), 'gw-demo-bind-'));
   const child = spawn(process.execPath, [path.join(ROOT, 'dist/bin/start.js')], {
     cwd: ROOT,
-    env: { ...inherited, LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, REDIS_PREFIX: `gwt:${randomBytes(4).toString('hex')}:`, DATA_DIR: dataDir, PORT: String(port), CONSOLE_PORT: '0', ...env },
+    env: {
+      ...inherited,
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: databaseUrl,
+      REDIS_PREFIX: `gwt:${randomBytes(4).toString('hex')}:`,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      CONSOLE_PORT: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

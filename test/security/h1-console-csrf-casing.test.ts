@@ -41,7 +41,16 @@ async function send(method: string, path: string, headers: Record<string, string
   return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
 }
 
-const keyCount = async (userId: string) => Number((await gw.services.db.selectFrom('api_keys').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow()).n);
+const keyCount = async (userId: string) =>
+  Number(
+    (
+      await gw.services.db
+        .selectFrom('api_keys')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('user_id', '=', userId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('H1: the console CSRF guard and mixed-case paths', () => {
   it('the reproduced attacks: a key created from another site, a sign-out, a text/plain login', async () => {
@@ -73,9 +82,17 @@ describe('H1: the console CSRF guard and mixed-case paths', () => {
         expectFailure(reply, 403, 'csrf_rejected');
       }
       // A cookie without any Origin is refused too (browsers send one on every such request).
-      expectFailure(await send(method, path, { cookie: s.cookie, 'content-type': 'application/json' }), 403, 'csrf_rejected');
+      expectFailure(
+        await send(method, path, { cookie: s.cookie, 'content-type': 'application/json' }),
+        403,
+        'csrf_rejected',
+      );
       for (const variant of casings(path)) {
-        const reply = await send(method, variant, { cookie: s.cookie, origin: EVIL, 'content-type': 'application/json' });
+        const reply = await send(method, variant, {
+          cookie: s.cookie,
+          origin: EVIL,
+          'content-type': 'application/json',
+        });
         expect(reply.status, `${method} ${variant}`).toBe(404);
         expect(reply.headers.get('set-cookie'), `${method} ${variant}`).toBeNull();
       }
@@ -91,32 +108,59 @@ describe('H1: the console CSRF guard and mixed-case paths', () => {
         const reply = await send(method, path, { cookie: s.cookie, origin: gw.url, 'content-type': type }, '{}');
         expectFailure(reply, 415, 'unsupported_media_type');
       }
-      const undeclared = await fetch(`${gw.url}${path}`, { method, headers: { authorization: `Bearer ${s.token}` }, body: new Uint8Array(Buffer.from('{}')) });
+      const undeclared = await fetch(`${gw.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${s.token}` },
+        body: new Uint8Array(Buffer.from('{}')),
+      });
       expect(undeclared.status, `${method} ${path} without Content-Type`).toBe(415);
     }
     // JSON with a charset parameter is JSON.
-    const ok = await send('PATCH', '/api/v1/auth/me', { cookie: s.cookie, origin: gw.url, 'content-type': 'application/json; charset=utf-8' }, JSON.stringify({ nickname: 'Ok' }));
+    const ok = await send(
+      'PATCH',
+      '/api/v1/auth/me',
+      { cookie: s.cookie, origin: gw.url, 'content-type': 'application/json; charset=utf-8' },
+      JSON.stringify({ nickname: 'Ok' }),
+    );
     expect(ok.status, JSON.stringify(ok.json)).toBe(200);
   });
 
   it('matches every route of the API case-sensitively, the fast path included', async () => {
-    for (const router of gatewayRouters(gw.services)) expect((router.opts as { sensitive?: boolean }).sensitive).toBe(true);
+    for (const router of gatewayRouters(gw.services))
+      expect((router.opts as { sensitive?: boolean }).sensitive).toBe(true);
     const acct = await gw.account({ balance: 1_000_000 });
     const bearer = { authorization: `Bearer ${acct.key}` };
     expect((await fetch(`${gw.url}/v1/models`, { headers: bearer })).status).toBe(200);
     expect((await fetch(`${gw.url}/V1/models`, { headers: bearer })).status).toBe(404);
     const chat = JSON.stringify({ model: 'gpt-sim', messages: [{ role: 'user', content: 'hi' }] });
-    const exact = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { ...bearer, 'content-type': 'application/json' }, body: chat });
+    const exact = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'application/json' },
+      body: chat,
+    });
     expect(exact.status).toBe(200);
-    for (const path of ['/V1/chat/completions', '/v1/Chat/Completions', '/V1/MESSAGES', '/V1BETA/models/gpt-sim:generateContent']) {
-      const res = await fetch(`${gw.url}${path}`, { method: 'POST', headers: { ...bearer, 'content-type': 'application/json' }, body: chat });
+    for (const path of [
+      '/V1/chat/completions',
+      '/v1/Chat/Completions',
+      '/V1/MESSAGES',
+      '/V1BETA/models/gpt-sim:generateContent',
+    ]) {
+      const res = await fetch(`${gw.url}${path}`, {
+        method: 'POST',
+        headers: { ...bearer, 'content-type': 'application/json' },
+        body: chat,
+      });
       expect(res.status, path).toBe(404);
     }
     expect((await fetch(`${gw.url}/HEALTHZ`)).status).toBe(404);
   });
 
   it('answers preflights with CORS headers only for the exact console prefix', async () => {
-    const preflight = (path: string) => fetch(`${gw.url}${path}`, { method: 'OPTIONS', headers: { origin: gw.url, 'access-control-request-method': 'POST' } });
+    const preflight = (path: string) =>
+      fetch(`${gw.url}${path}`, {
+        method: 'OPTIONS',
+        headers: { origin: gw.url, 'access-control-request-method': 'POST' },
+      });
     expect((await preflight('/api/v1/keys')).headers.get('access-control-allow-methods')).toContain('POST');
     expect((await preflight('/API/V1/keys')).headers.get('access-control-allow-methods')).toBeNull();
   });

@@ -14,8 +14,11 @@ afterAll(() => sg?.close());
 
 const OWNER_PASSWORD = 'the owner chose this 1';
 const ATTACKER_PASSWORD = 'the attacker chose this 2';
-const register = (email: string, password: string) => api(sg.gw, 'POST', '/auth/register', { body: { email, password } });
-const passwordHash = async (email: string) => (await sg.gw.services.db.selectFrom('users').select('password_hash').where('email', '=', email).executeTakeFirst())?.password_hash;
+const register = (email: string, password: string) =>
+  api(sg.gw, 'POST', '/auth/register', { body: { email, password } });
+const passwordHash = async (email: string) =>
+  (await sg.gw.services.db.selectFrom('users').select('password_hash').where('email', '=', email).executeTakeFirst())
+    ?.password_hash;
 
 describe('H2: a pending registration cannot be taken over by signing up again', () => {
   it("keeps the owner's password and lets the attacker's never sign in, whichever code the owner confirms with", async () => {
@@ -36,9 +39,15 @@ describe('H2: a pending registration cannot be taken over by signing up again', 
     expect(await passwordHash(email)).toBe(ownerHash);
 
     // The owner types the newest code from their mailbox, with their own password.
-    const confirmed = await api(sg.gw, 'POST', '/auth/register/confirm', { body: { email, code: latestCode, password: OWNER_PASSWORD } });
+    const confirmed = await api(sg.gw, 'POST', '/auth/register/confirm', {
+      body: { email, code: latestCode, password: OWNER_PASSWORD },
+    });
     expect(confirmed.status, JSON.stringify(confirmed.json)).toBe(201);
-    expectFailure(await api(sg.gw, 'POST', '/auth/login', { body: { identifier: email, password: ATTACKER_PASSWORD } }), 401, 'invalid_credentials');
+    expectFailure(
+      await api(sg.gw, 'POST', '/auth/login', { body: { identifier: email, password: ATTACKER_PASSWORD } }),
+      401,
+      'invalid_credentials',
+    );
     expect((await signIn(sg.gw, email, OWNER_PASSWORD)).token).toMatch(/^gws_/);
   });
 
@@ -47,9 +56,21 @@ describe('H2: a pending registration cannot be taken over by signing up again', 
     const inbox = sg.inbox(email);
     await register(email, OWNER_PASSWORD);
     const code = await inbox.nextCode();
-    expectFailure(await api(sg.gw, 'POST', '/auth/register/confirm', { body: { email, code } }), 400, 'invalid_request', /password/);
-    expectFailure(await api(sg.gw, 'POST', '/auth/register/confirm', { body: { email, code, password: 'password' } }), 400, 'weak_password', /password/);
+    expectFailure(
+      await api(sg.gw, 'POST', '/auth/register/confirm', { body: { email, code } }),
+      400,
+      'invalid_request',
+      /password/,
+    );
+    expectFailure(
+      await api(sg.gw, 'POST', '/auth/register/confirm', { body: { email, code, password: 'password' } }),
+      400,
+      'weak_password',
+      /password/,
+    );
     // Neither refusal spent the code.
-    expect((await api(sg.gw, 'POST', '/auth/register/confirm', { body: { email, code, password: OWNER_PASSWORD } })).status).toBe(201);
+    expect(
+      (await api(sg.gw, 'POST', '/auth/register/confirm', { body: { email, code, password: OWNER_PASSWORD } })).status,
+    ).toBe(201);
   });
 });

@@ -16,7 +16,10 @@ const STRONG = 'a sturdy passphrase 42';
 const shape = (r: Reply) => ({ status: r.status, body: { ...r.json, request_id: undefined } });
 
 /** Eight wrong tries per address, interleaved; every address's n-th answer must equal the others'. */
-async function expectAlike(send: (email: string, code: string) => Promise<Reply>, addresses: { email: string; code: string }[]): Promise<void> {
+async function expectAlike(
+  send: (email: string, code: string) => Promise<Reply>,
+  addresses: { email: string; code: string }[],
+): Promise<void> {
   for (let i = 0; i < 8; i++) {
     const replies = [];
     for (const a of addresses) replies.push(shape(await send(a.email, wrongCode(a.code))));
@@ -29,10 +32,13 @@ describe('L1: wrong codes answer alike for every address', () => {
   it('sign-up confirmation: a pending sign-up, an unknown address and a confirmed account', async () => {
     const pending = `pending-${Date.now()}@example.test`;
     const inbox = sg.inbox(pending);
-    expect((await api(sg.gw, 'POST', '/auth/register', { body: { email: pending, password: STRONG } })).status).toBe(202);
+    expect((await api(sg.gw, 'POST', '/auth/register', { body: { email: pending, password: STRONG } })).status).toBe(
+      202,
+    );
     const code = await inbox.nextCode();
     const confirmed = await sg.gw.account();
-    const confirm = (email: string, c: string) => api(sg.gw, 'POST', '/auth/register/confirm', { body: { email, code: c, password: STRONG } });
+    const confirm = (email: string, c: string) =>
+      api(sg.gw, 'POST', '/auth/register/confirm', { body: { email, code: c, password: STRONG } });
     await expectAlike(confirm, [
       { email: pending, code },
       { email: `unknown-${Date.now()}@example.test`, code },
@@ -43,9 +49,16 @@ describe('L1: wrong codes answer alike for every address', () => {
   it('password reset confirmation: an account with a reset code and an unknown address', async () => {
     const account = await sg.gw.account();
     const inbox = sg.inbox(account.email);
-    expect((await api(sg.gw, 'POST', '/auth/password/reset/request', { body: { email: account.email, captcha_token: 'dev-token' } })).status).toBe(202);
+    expect(
+      (
+        await api(sg.gw, 'POST', '/auth/password/reset/request', {
+          body: { email: account.email, captcha_token: 'dev-token' },
+        })
+      ).status,
+    ).toBe(202);
     const code = await inbox.nextCode();
-    const confirm = (email: string, c: string) => api(sg.gw, 'POST', '/auth/password/reset/confirm', { body: { email, code: c, new_password: STRONG } });
+    const confirm = (email: string, c: string) =>
+      api(sg.gw, 'POST', '/auth/password/reset/confirm', { body: { email, code: c, new_password: STRONG } });
     await expectAlike(confirm, [
       { email: account.email, code },
       { email: `unknown-${Date.now()}@example.test`, code },

@@ -11,7 +11,10 @@ let sg: SecurityGateway;
 let locking: TestGateway;
 beforeAll(async () => {
   // The account lock out of the way of the code's own cap here; a gateway with a lock of 10 below.
-  [sg, locking] = await Promise.all([startSecurityGateway({ env: { ACCOUNT_LOCK_THRESHOLD: '1000' } }), startTestGateway({ env: { ACCOUNT_LOCK_THRESHOLD: '10' } })]);
+  [sg, locking] = await Promise.all([
+    startSecurityGateway({ env: { ACCOUNT_LOCK_THRESHOLD: '1000' } }),
+    startTestGateway({ env: { ACCOUNT_LOCK_THRESHOLD: '10' } }),
+  ]);
 });
 afterAll(async () => {
   await sg?.close();
@@ -27,7 +30,8 @@ describe('L2: tries are counted atomically', () => {
     const inbox = sg.inbox(email);
     await api(sg.gw, 'POST', '/auth/register', { body: { email, password: STRONG } });
     const code = await inbox.nextCode();
-    const confirm = (c: string) => api(sg.gw, 'POST', '/auth/register/confirm', { body: { email, code: c, password: STRONG } });
+    const confirm = (c: string) =>
+      api(sg.gw, 'POST', '/auth/register/confirm', { body: { email, code: c, password: STRONG } });
     const replies = await Promise.all(Array.from({ length: PARALLEL }, () => confirm(wrongCode(code))));
     expect(replies.every((r) => r.json.error_code === 'verification_invalid')).toBe(true);
     const row = await sg.gw.services.db
@@ -44,12 +48,19 @@ describe('L2: tries are counted atomically', () => {
 
   it('40 parallel wrong passwords run at most ACCOUNT_LOCK_THRESHOLD checks before the account locks', async () => {
     const s = await userSession(locking);
-    const replies = await Promise.all(Array.from({ length: PARALLEL }, () => api(locking, 'POST', '/auth/login', { body: { identifier: s.email, password: 'wrong-password' } })));
+    const replies = await Promise.all(
+      Array.from({ length: PARALLEL }, () =>
+        api(locking, 'POST', '/auth/login', { body: { identifier: s.email, password: 'wrong-password' } }),
+      ),
+    );
     const checked = replies.filter((r) => r.json.error_code === 'invalid_credentials').length;
     expect(checked).toBeGreaterThan(0);
     expect(checked).toBeLessThanOrEqual(10);
     expect(replies.filter((r) => r.json.error_code === 'account_locked')).toHaveLength(PARALLEL - checked);
     // And the account is locked now, the right password included.
-    expect((await api(locking, 'POST', '/auth/login', { body: { identifier: s.email, password: 'password123' } })).json.error_code).toBe('account_locked');
+    expect(
+      (await api(locking, 'POST', '/auth/login', { body: { identifier: s.email, password: 'password123' } })).json
+        .error_code,
+    ).toBe('account_locked');
   });
 });

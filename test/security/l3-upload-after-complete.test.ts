@@ -17,7 +17,9 @@ let png: Buffer;
 
 beforeAll(async () => {
   [local, s3] = await Promise.all([startTestGateway(), startTaskGateway({ workers: false })]);
-  png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#3366cc' } }).png().toBuffer();
+  png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#3366cc' } })
+    .png()
+    .toBuffer();
 });
 afterAll(async () => {
   await Promise.all([local?.close(), s3?.close()]);
@@ -26,7 +28,11 @@ afterAll(async () => {
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 async function call(gw: TestGateway, key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${gw.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) }, ...(body !== undefined && { body: JSON.stringify(body) }) });
+  const res = await fetch(`${gw.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
   const text = await res.text();
   return { status: res.status, json: (text ? JSON.parse(text) : undefined) as Json };
 }
@@ -37,11 +43,20 @@ async function download(gw: TestGateway, key: string, assetId: string): Promise<
 }
 
 describe('an upload URL after complete', () => {
-  for (const [name, gw, refusesPut] of [['local driver', () => local, true], ['S3-compatible storage', () => s3, false]] as const) {
+  for (const [name, gw, refusesPut] of [
+    ['local driver', () => local, true],
+    ['S3-compatible storage', () => s3, false],
+  ] as const) {
     it(`${name}: the verified bytes cannot be replaced under the recorded sha256`, async () => {
       const { key, userId } = await gw().account();
-      const reserved = await call(gw(), key, 'POST', '/v1/assets', { filename: 'a.png', content_type: 'image/png', size_bytes: png.length, sha256: sha256(png) });
-      const put = (bytes: Buffer) => fetch(reserved.json.upload_url, { method: 'PUT', headers: reserved.json.headers, body: bytes });
+      const reserved = await call(gw(), key, 'POST', '/v1/assets', {
+        filename: 'a.png',
+        content_type: 'image/png',
+        size_bytes: png.length,
+        sha256: sha256(png),
+      });
+      const put = (bytes: Buffer) =>
+        fetch(reserved.json.upload_url, { method: 'PUT', headers: reserved.json.headers, body: bytes });
       expect((await put(png)).status).toBe(200);
       const complete = () => call(gw(), key, 'POST', `/v1/assets/uploads/${reserved.json.upload_id}/complete`);
       const asset = (await complete()).json;
@@ -72,13 +87,21 @@ describe('an upload URL after complete', () => {
 
   it('an asset completed before assets had keys of their own (under its upload key) survives the sweep', async () => {
     const { key, userId } = await local.account();
-    const reserved = await call(local, key, 'POST', '/v1/assets', { filename: 'a.png', content_type: 'image/png', size_bytes: png.length });
+    const reserved = await call(local, key, 'POST', '/v1/assets', {
+      filename: 'a.png',
+      content_type: 'image/png',
+      size_bytes: png.length,
+    });
     await fetch(reserved.json.upload_url, { method: 'PUT', headers: reserved.json.headers, body: png });
     const asset = (await call(local, key, 'POST', `/v1/assets/uploads/${reserved.json.upload_id}/complete`)).json;
     const uploadKey = `assets/${userId}/${reserved.json.upload_id}`;
     await local.services.storage.put(uploadKey, png, { contentType: 'image/png' });
     await local.services.db.updateTable('assets').set({ object_key: uploadKey }).where('id', '=', asset.id).execute();
-    await sweepExpiredUploads(local.services.db, local.services.storage, Date.parse(reserved.json.expires_at) + 61 * 60_000);
+    await sweepExpiredUploads(
+      local.services.db,
+      local.services.storage,
+      Date.parse(reserved.json.expires_at) + 61 * 60_000,
+    );
     expect((await download(local, key, asset.id)).equals(png)).toBe(true);
   });
 });

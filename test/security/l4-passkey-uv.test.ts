@@ -19,17 +19,35 @@ type Session = Awaited<ReturnType<typeof userSession>>;
 
 async function registrationOptions(s: Session) {
   const inbox = sg.inbox(s.email);
-  expect((await api(sg.gw, 'POST', '/auth/sensitive-code', { token: s.token, body: { action: 'add_passkey' } })).status).toBe(202);
-  const options = await api(sg.gw, 'POST', '/auth/passkeys/register/options', { token: s.token, body: { password: 'password123', code: await inbox.nextCode() } });
+  expect(
+    (await api(sg.gw, 'POST', '/auth/sensitive-code', { token: s.token, body: { action: 'add_passkey' } })).status,
+  ).toBe(202);
+  const options = await api(sg.gw, 'POST', '/auth/passkeys/register/options', {
+    token: s.token,
+    body: { password: 'password123', code: await inbox.nextCode() },
+  });
   expect(options.status, JSON.stringify(options.json)).toBe(200);
-  return options.json.data as { ceremony_id: string; options: { challenge: string; rp: { id?: string }; user: { id: string }; authenticatorSelection: Record<string, unknown> } };
+  return options.json.data as {
+    ceremony_id: string;
+    options: {
+      challenge: string;
+      rp: { id?: string };
+      user: { id: string };
+      authenticatorSelection: Record<string, unknown>;
+    };
+  };
 }
 
 /** A passkey sign-in → the options the browser was given and the sign-in's reply. */
 async function signInWith(device: SoftAuthenticator, userVerified: boolean) {
   const options = await api(sg.gw, 'POST', '/auth/passkeys/login/options');
   const response = device.get(options.json.data.options, undefined, { userVerified });
-  return { options: options.json.data.options, reply: await api(sg.gw, 'POST', '/auth/passkeys/login', { body: { ceremony_id: options.json.data.ceremony_id, response } }) };
+  return {
+    options: options.json.data.options,
+    reply: await api(sg.gw, 'POST', '/auth/passkeys/login', {
+      body: { ceremony_id: options.json.data.ceremony_id, response },
+    }),
+  };
 }
 
 describe('L4: passkeys must verify their user', () => {
@@ -37,11 +55,21 @@ describe('L4: passkeys must verify their user', () => {
     const s = await userSession(sg.gw);
     const device = new SoftAuthenticator(ORIGIN);
     const registration = await registrationOptions(s);
-    const created = await api(sg.gw, 'POST', '/auth/passkeys/register', { token: s.token, body: { ceremony_id: registration.ceremony_id, response: device.create(registration.options) } });
+    const created = await api(sg.gw, 'POST', '/auth/passkeys/register', {
+      token: s.token,
+      body: { ceremony_id: registration.ceremony_id, response: device.create(registration.options) },
+    });
     expect(created.status, JSON.stringify(created.json)).toBe(201);
     const inbox = sg.inbox(s.email);
     await api(sg.gw, 'POST', '/auth/sensitive-code', { token: s.token, body: { action: 'two_factor' } });
-    expect((await api(sg.gw, 'POST', '/auth/two-factor', { token: s.token, body: { enabled: true, password: 'password123', code: await inbox.nextCode() } })).json.data).toEqual({ enabled: true });
+    expect(
+      (
+        await api(sg.gw, 'POST', '/auth/two-factor', {
+          token: s.token,
+          body: { enabled: true, password: 'password123', code: await inbox.nextCode() },
+        })
+      ).json.data,
+    ).toEqual({ enabled: true });
 
     const presenceOnly = await signInWith(device, false);
     expectFailure(presenceOnly.reply, 401, 'passkey_invalid', /verify you/);
@@ -58,7 +86,14 @@ describe('L4: passkeys must verify their user', () => {
     const s = await userSession(sg.gw);
     const registration = await registrationOptions(s);
     const response = new SoftAuthenticator(ORIGIN).create(registration.options, { userVerified: false });
-    expectFailure(await api(sg.gw, 'POST', '/auth/passkeys/register', { token: s.token, body: { ceremony_id: registration.ceremony_id, response } }), 400, 'passkey_invalid');
+    expectFailure(
+      await api(sg.gw, 'POST', '/auth/passkeys/register', {
+        token: s.token,
+        body: { ceremony_id: registration.ceremony_id, response },
+      }),
+      400,
+      'passkey_invalid',
+    );
     expect((await api(sg.gw, 'GET', '/auth/passkeys', { token: s.token })).json.data).toEqual([]);
     expect(registration.options.authenticatorSelection).toMatchObject({ userVerification: 'required' });
   });

@@ -20,7 +20,12 @@ describe('L5: the owner is mailed when a key is created', () => {
     expect((await api(sg.gw, 'POST', '/keys', { token: s.token, body: { rpm_limit: -1 } })).status).toBe(400);
     const created = await api(sg.gw, 'POST', '/keys', { token: s.token, body: { name: 'ci runner', group: 'basic' } });
     expect(created.status).toBe(201);
-    const { key, prefix, last4, created_at } = created.json.data as { key: string; prefix: string; last4: string; created_at: string };
+    const { key, prefix, last4, created_at } = created.json.data as {
+      key: string;
+      prefix: string;
+      last4: string;
+      created_at: string;
+    };
 
     const mail = await inbox.next();
     expect(mail).toMatch(/^Subject: A new API key was created on your account\r?$/m);

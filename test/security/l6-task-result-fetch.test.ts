@@ -8,7 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { safeStream } from '../../shared/assets/safe-fetch.js';
 import { testCatalog } from '../support/catalog.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { createVideo, doneAfterMirrorRetries, readTask, startTaskGateway, videoBody, waitSettled, type TaskGateway } from '../support/task-gateway.js';
+import {
+  createVideo,
+  doneAfterMirrorRetries,
+  readTask,
+  startTaskGateway,
+  videoBody,
+  waitSettled,
+  type TaskGateway,
+} from '../support/task-gateway.js';
 
 // An internal service on loopback that answers anything, and counts who connects.
 let victim: Server;
@@ -36,7 +44,14 @@ beforeAll(async () => {
     sim: { resultOrigin: victimUrl },
     catalog: (simUrl) =>
       testCatalog(simUrl, {
-        models: [{ id: 'img-sim', endpoints: ['images/generations'], routes: [{ provider: 'sim', upstream_model: 'up-image' }], pricing: { per_image: { '1024x1024': 40_000 } } }],
+        models: [
+          {
+            id: 'img-sim',
+            endpoints: ['images/generations'],
+            routes: [{ provider: 'sim', upstream_model: 'up-image' }],
+            pricing: { per_image: { '1024x1024': 40_000 } },
+          },
+        ],
         groups: [{ id: 'default', models: ['*'] }],
       }),
   });
@@ -95,9 +110,11 @@ describe('result links on another origin', () => {
       expect(received).toBe(size);
       expect(ok.contentType).toBe('video/mp4');
       const over = await safeStream(`http://127.0.0.2:${port}/video.mp4`, { ...trusted, maxBytes: size - 1 });
-      await expect((async () => {
-        for await (const _ of over.body); // eslint-disable-line @typescript-eslint/no-unused-vars
-      })()).rejects.toMatchObject({ code: 'reference_fetch_failed' });
+      await expect(
+        (async () => {
+          for await (const _ of over.body); // eslint-disable-line @typescript-eslint/no-unused-vars
+        })(),
+      ).rejects.toMatchObject({ code: 'reference_fetch_failed' });
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));

@@ -10,7 +10,15 @@ import { surfacesCatalog } from '../surfaces/catalog.js';
 
 // IPv4-compatible, IPv4-translated, 6to4, local-use NAT64, site-local, Teredo (each embedding or
 // standing for 127.0.0.1 where the form has room for it), and the 6to4 relay anycast.
-const FORMS = ['::127.0.0.1', '::ffff:0:127.0.0.1', '2002:7f00:1::1', '64:ff9b:1::7f00:1', 'fec0::1', '2001:0:4136:e378:8000:63bf:80ff:fffe', '192.88.99.1'];
+const FORMS = [
+  '::127.0.0.1',
+  '::ffff:0:127.0.0.1',
+  '2002:7f00:1::1',
+  '64:ff9b:1::7f00:1',
+  'fec0::1',
+  '2001:0:4136:e378:8000:63bf:80ff:fffe',
+  '192.88.99.1',
+];
 const literal = (ip: string, port: number) => `https://${ip.includes(':') ? `[${ip}]` : ip}:${port}/image.png`;
 
 let victim: Server;
@@ -24,7 +32,9 @@ beforeAll(async () => {
     res.end('internal secret');
   });
   victim.on('connection', () => connections++);
-  port = await new Promise<number>((resolve) => victim.listen(0, '127.0.0.1', () => resolve((victim.address() as AddressInfo).port)));
+  port = await new Promise<number>((resolve) =>
+    victim.listen(0, '127.0.0.1', () => resolve((victim.address() as AddressInfo).port)),
+  );
   gw = await startTestGateway({ catalog: surfacesCatalog });
 });
 afterAll(async () => {
@@ -38,7 +48,10 @@ describe('addresses that route to private space', () => {
     const options = { maxBytes: 1_000_000, timeoutMs: 3_000, accept: ['image/'], allowHttp: true };
     for (const ip of FORMS) {
       await expect(safeFetch(literal(ip, port), options), ip).rejects.toMatchObject({ code: 'reference_url_blocked' });
-      await expect(safeFetch(`http://images.example.test:${port}/image.png`, { ...options, lookup: async () => [ip] }), ip).rejects.toMatchObject({ code: 'reference_url_blocked' });
+      await expect(
+        safeFetch(`http://images.example.test:${port}/image.png`, { ...options, lookup: async () => [ip] }),
+        ip,
+      ).rejects.toMatchObject({ code: 'reference_url_blocked' });
     }
     expect(connections).toBe(0);
   });
@@ -52,7 +65,15 @@ describe('addresses that route to private space', () => {
         body: JSON.stringify({
           model: 'gemini-sim',
           max_tokens: 5,
-          messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: literal(ip, port) } }] }],
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'what is this?' },
+                { type: 'image_url', image_url: { url: literal(ip, port) } },
+              ],
+            },
+          ],
         }),
       });
       const body = (await res.json()) as { error: { code: string; param: string } };

@@ -36,35 +36,72 @@ function expectOpenAi(reply: JsonReply, param: string): void {
 
 function expectConsole(reply: { status: number; headers: Headers; json: Json }, field: string): void {
   expect(reply.status, JSON.stringify(reply.json)).toBe(400);
-  expect(reply.json).toEqual({ code: 400, error_code: 'invalid_request', message: expect.stringContaining(`'${field}'`), request_id: reply.headers.get('x-request-id') });
+  expect(reply.json).toEqual({
+    code: 400,
+    error_code: 'invalid_request',
+    message: expect.stringContaining(`'${field}'`),
+    request_id: reply.headers.get('x-request-id'),
+  });
 }
 
 describe('a NUL in a JSON body is a 400 naming the field, in the surface format', () => {
   it('OpenAI surfaces: chat completions (node:http path), Responses, scores, videos', async () => {
     expectOpenAi(await postJson(gw, '/v1/chat/completions', owner.key, chat), 'messages[0].content');
     expectOpenAi(await postJson(gw, '/v1/responses', owner.key, { model: 'gpt-sim', input: NUL }), 'input');
-    expectOpenAi(await postJson(gw, '/v1/scores', owner.key, { request_id: 'req_x', name: 'q', value: 1, comment: NUL }), 'comment');
+    expectOpenAi(
+      await postJson(gw, '/v1/scores', owner.key, { request_id: 'req_x', name: 'q', value: 1, comment: NUL }),
+      'comment',
+    );
     expectOpenAi(await postJson(gw, '/v1/videos', owner.key, videoBody(NUL)), 'content[0].text');
     expect(await taskRows(gw, owner.userId)).toEqual([]);
     // A NUL in a member name is named too (escaped, so the message stays printable).
-    const named = await postJson(gw, '/v1/chat/completions', owner.key, { ...chat, messages: [{ role: 'user', content: 'hi' }], metadata: { 'k\u0000': 'v' } });
+    const named = await postJson(gw, '/v1/chat/completions', owner.key, {
+      ...chat,
+      messages: [{ role: 'user', content: 'hi' }],
+      metadata: { 'k\u0000': 'v' },
+    });
     expectOpenAi(named, 'metadata.k\\u0000');
   });
 
   it('Messages and generateContent surfaces answer in their own formats', async () => {
-    const messages = await postJson(gw, '/v1/messages', undefined, chat, { 'x-api-key': owner.key, 'anthropic-version': '2023-06-01' });
+    const messages = await postJson(gw, '/v1/messages', undefined, chat, {
+      'x-api-key': owner.key,
+      'anthropic-version': '2023-06-01',
+    });
     expect(messages.status, JSON.stringify(messages.json)).toBe(400);
-    expect(messages.json).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', code: 'invalid_request', param: 'messages[0].content' } });
-    const content = await postJson(gw, '/v1beta/models/gpt-sim:generateContent', undefined, { contents: [{ role: 'user', parts: [{ text: NUL }] }] }, { 'x-goog-api-key': owner.key });
+    expect(messages.json).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', code: 'invalid_request', param: 'messages[0].content' },
+    });
+    const content = await postJson(
+      gw,
+      '/v1beta/models/gpt-sim:generateContent',
+      undefined,
+      { contents: [{ role: 'user', parts: [{ text: NUL }] }] },
+      { 'x-goog-api-key': owner.key },
+    );
     expect(content.status, JSON.stringify(content.json)).toBe(400);
-    expect(content.json.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', details: [{ reason: 'invalid_request', metadata: { field: 'contents[0].parts[0].text' } }] });
+    expect(content.json.error).toMatchObject({
+      code: 400,
+      status: 'INVALID_ARGUMENT',
+      details: [{ reason: 'invalid_request', metadata: { field: 'contents[0].parts[0].text' } }],
+    });
   });
 
   it('the private protocol answers in its envelope, and nothing is recorded', async () => {
     const clientRequestId = `nul-${Date.now()}`;
-    const reply = await postJson(gw, '/server/v1/call', undefined, { apiKey: privateKey, clientRequestId, model: 'gpt-sim', input: { messages: [{ role: 'user', content: NUL }], max_tokens: 2 } });
+    const reply = await postJson(gw, '/server/v1/call', undefined, {
+      apiKey: privateKey,
+      clientRequestId,
+      model: 'gpt-sim',
+      input: { messages: [{ role: 'user', content: NUL }], max_tokens: 2 },
+    });
     expect(reply.status, JSON.stringify(reply.json)).toBe(400);
-    expect(reply.json).toMatchObject({ code: 400, error_code: 'invalid_request', message: expect.stringContaining("'input.messages[0].content'") });
+    expect(reply.json).toMatchObject({
+      code: 400,
+      error_code: 'invalid_request',
+      message: expect.stringContaining("'input.messages[0].content'"),
+    });
     const lookup = await postJson(gw, '/server/v1/getResult', undefined, { apiKey: privateKey, clientRequestId });
     expect(lookup.status).toBe(404);
   });
@@ -91,12 +128,17 @@ describe('a NUL elsewhere in the request', () => {
 
   it('X-Service-Tags with a NUL never reaches the database', async () => {
     // node:http refuses a raw NUL in a header before any route runs.
-    const status = await rawStatus(`POST /v1/chat/completions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${owner.key}\r\nContent-Type: application/json\r\nX-Service-Tags: a\u0000b\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+    const status = await rawStatus(
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${owner.key}\r\nContent-Type: application/json\r\nX-Service-Tags: a\u0000b\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+    );
     expect(status).toBe(400);
   });
 
   it('the gateway still answers normally', async () => {
-    const ok = await postJson(gw, '/v1/chat/completions', owner.key, { ...chat, messages: [{ role: 'user', content: 'a\\u0000b is only text here' }] });
+    const ok = await postJson(gw, '/v1/chat/completions', owner.key, {
+      ...chat,
+      messages: [{ role: 'user', content: 'a\\u0000b is only text here' }],
+    });
     expect(ok.status, JSON.stringify(ok.json)).toBe(200);
   });
 });

@@ -18,7 +18,12 @@ let httpsConsole: TestGateway;
 
 beforeAll(async () => {
   oidc = await startOidc();
-  const provider = { OIDC_PROVIDERS: 'acme', OIDC_ACME_ISSUER: oidc.issuer, OIDC_ACME_CLIENT_ID: oidc.clientId, OIDC_ACME_CLIENT_SECRET: oidc.clientSecret };
+  const provider = {
+    OIDC_PROVIDERS: 'acme',
+    OIDC_ACME_ISSUER: oidc.issuer,
+    OIDC_ACME_CLIENT_ID: oidc.clientId,
+    OIDC_ACME_CLIENT_SECRET: oidc.clientSecret,
+  };
   sg = await startSecurityGateway({ env: { CONSOLE_ORIGIN: CONSOLE, ...provider } });
   httpsConsole = await startTestGateway({ env: { CONSOLE_ORIGIN: 'https://console.example.test', ...provider } });
   oidc.register([`${sg.gw.url}/api/v1/auth/oauth/acme/callback`]);
@@ -43,19 +48,32 @@ function providerUser(): { login: string; email: string } {
 
 async function consoleBrowser(s: { email: string }): Promise<Browser> {
   const browser = new Browser();
-  expect((await browser.consoleCall(`${sg.gw.url}/api/v1/auth/login`, 'POST', { identifier: s.email, password: 'password123' })).status).toBe(200);
+  expect(
+    (
+      await browser.consoleCall(`${sg.gw.url}/api/v1/auth/login`, 'POST', {
+        identifier: s.email,
+        password: 'password123',
+      })
+    ).status,
+  ).toBe(200);
   return browser;
 }
 
 async function startLink(s: { token: string; email: string }, browser: Browser): Promise<string> {
   const inbox = sg.inbox(s.email);
-  expect((await api(sg.gw, 'POST', '/auth/sensitive-code', { token: s.token, body: { action: 'link_provider' } })).status).toBe(202);
-  const reply = await browser.consoleCall(`${sg.gw.url}/api/v1/auth/oauth/acme/link`, 'POST', { password: 'password123', code: await inbox.nextCode() });
+  expect(
+    (await api(sg.gw, 'POST', '/auth/sensitive-code', { token: s.token, body: { action: 'link_provider' } })).status,
+  ).toBe(202);
+  const reply = await browser.consoleCall(`${sg.gw.url}/api/v1/auth/oauth/acme/link`, 'POST', {
+    password: 'password123',
+    code: await inbox.nextCode(),
+  });
   expect(reply.status, JSON.stringify(reply.json)).toBe(200);
   return reply.json.data.url as string;
 }
 
-const me = async (browser: Browser) => (await browser.consoleCall(`${sg.gw.url}/api/v1/auth/me`, 'GET')).json?.data?.id as string | undefined;
+const me = async (browser: Browser) =>
+  (await browser.consoleCall(`${sg.gw.url}/api/v1/auth/me`, 'GET')).json?.data?.id as string | undefined;
 const identities = async (token: string) => (await api(sg.gw, 'GET', '/auth/identities', { token })).json.data;
 
 /** A console return that is an error with our own code → its query. */
@@ -86,7 +104,11 @@ describe('M1: a provider return counts only in the browser that started it', () 
     refusedAtConsole(new URL(res.headers.get('location')!));
     expect(res.headers.getSetCookie().some((c) => c.includes('gw_session'))).toBe(false);
     expect(await me(victimBrowser)).toBe(victim.userId);
-    const made = await sg.gw.services.db.selectFrom('users').select('id').where('email', '=', attacker.email).executeTakeFirst();
+    const made = await sg.gw.services.db
+      .selectFrom('users')
+      .select('id')
+      .where('email', '=', attacker.email)
+      .executeTakeFirst();
     expect(made).toBeUndefined();
 
     // The same with a browser that holds no binding at all, asking for JSON.
@@ -106,7 +128,11 @@ describe('M1: a provider return counts only in the browser that started it', () 
     refusedAtConsole(await victimBrowser.signInAtProvider(url, victimIdentity.login, atConsole));
     expect(await identities(attacker.token)).toEqual([]);
     expect(await identities(victim.token)).toEqual([]);
-    const linked = await sg.gw.services.db.selectFrom('user_identities').select('user_id').where('subject', '=', victimIdentity.login).executeTakeFirst();
+    const linked = await sg.gw.services.db
+      .selectFrom('user_identities')
+      .select('user_id')
+      .where('subject', '=', victimIdentity.login)
+      .executeTakeFirst();
     expect(linked).toBeUndefined();
   });
 
@@ -116,7 +142,14 @@ describe('M1: a provider return counts only in the browser that started it', () 
     const url = await startLink(owner, browser);
     // Someone else signs in to the console in this browser before the provider sends it back.
     const other = await userSession(sg.gw);
-    expect((await browser.consoleCall(`${sg.gw.url}/api/v1/auth/login`, 'POST', { identifier: other.email, password: 'password123' })).status).toBe(200);
+    expect(
+      (
+        await browser.consoleCall(`${sg.gw.url}/api/v1/auth/login`, 'POST', {
+          identifier: other.email,
+          password: 'password123',
+        })
+      ).status,
+    ).toBe(200);
     refusedAtConsole(await browser.signInAtProvider(url, providerUser().login, atConsole));
     expect(await identities(owner.token)).toEqual([]);
     expect(await identities(other.token)).toEqual([]);
@@ -126,7 +159,9 @@ describe('M1: a provider return counts only in the browser that started it', () 
     const bait = 'Your account is suspended: call +1 555 0100';
     for (const error of ['access_denied', `<b>${bait}</b>`]) {
       const { browser, state } = await startedSignIn();
-      const res = await browser.request(`${callbackUrl()}?${new URLSearchParams({ state, error, error_description: bait })}`);
+      const res = await browser.request(
+        `${callbackUrl()}?${new URLSearchParams({ state, error, error_description: bait })}`,
+      );
       const query = refusedAtConsole(new URL(res.headers.get('location')!));
       expect(query.message).not.toMatch(/555|suspended/);
       expect(query.message).toContain(error === 'access_denied' ? '(access_denied)' : '(unknown reason)');
@@ -135,23 +170,35 @@ describe('M1: a provider return counts only in the browser that started it', () 
     // A code the provider's token endpoint refuses: its error_description stays in the log.
     const { browser, state } = await startedSignIn();
     const exchange = await browser.request(`${callbackUrl()}?${new URLSearchParams({ state, code: 'forged-code' })}`);
-    expect(refusedAtConsole(new URL(exchange.headers.get('location')!)).message).toBe("the sign-in with 'acme' could not be completed: start again");
+    expect(refusedAtConsole(new URL(exchange.headers.get('location')!)).message).toBe(
+      "the sign-in with 'acme' could not be completed: start again",
+    );
 
-    const res = await fetch(`${sg.gw.url}/api/v1/auth/oauth/${encodeURIComponent(bait)}/callback?state=x`, { redirect: 'manual' });
+    const res = await fetch(`${sg.gw.url}/api/v1/auth/oauth/${encodeURIComponent(bait)}/callback?state=x`, {
+      redirect: 'manual',
+    });
     const back = new URL(res.headers.get('location')!);
     expect(back.origin).toBe(CONSOLE);
-    expect(Object.fromEntries(back.searchParams)).toEqual({ result: 'error', error_code: 'not_found', message: 'no such sign-in provider' });
+    expect(Object.fromEntries(back.searchParams)).toEqual({
+      result: 'error',
+      error_code: 'not_found',
+      message: 'no such sign-in provider',
+    });
   });
 
   it('the binding cookie is HttpOnly, SameSite=Lax, sent only to the callback, lives as long as the state, and is Secure when the console is https', async () => {
     const res = await fetch(authorizeUrl(), { redirect: 'manual' });
     const [cookie = ''] = res.headers.getSetCookie();
-    expect(cookie).toMatch(/^gw_oidc_binding=[A-Za-z0-9_-]{43}; path=\/api\/v1\/auth\/oauth\/acme\/callback; expires=[^;]+; samesite=lax; httponly$/);
+    expect(cookie).toMatch(
+      /^gw_oidc_binding=[A-Za-z0-9_-]{43}; path=\/api\/v1\/auth\/oauth\/acme\/callback; expires=[^;]+; samesite=lax; httponly$/,
+    );
     const lifetime = Date.parse(/expires=([^;]+)/.exec(cookie)![1]!) - Date.now();
     expect(lifetime).toBeGreaterThan(8 * 60_000);
     expect(lifetime).toBeLessThanOrEqual(10 * 60_000);
 
     const secure = await fetch(`${httpsConsole.url}/api/v1/auth/oauth/acme/authorize`, { redirect: 'manual' });
-    expect(secure.headers.getSetCookie()[0]).toMatch(/^gw_oidc_binding=[^;]+; path=\/api\/v1\/auth\/oauth\/acme\/callback; expires=[^;]+; samesite=lax; secure; httponly$/);
+    expect(secure.headers.getSetCookie()[0]).toMatch(
+      /^gw_oidc_binding=[^;]+; path=\/api\/v1\/auth\/oauth\/acme\/callback; expires=[^;]+; samesite=lax; secure; httponly$/,
+    );
   });
 });

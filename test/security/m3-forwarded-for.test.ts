@@ -44,7 +44,9 @@ describe('a key IP allowlist behind trusted proxies', () => {
 
     // The allowed client, whatever it wrote itself, is let in.
     const genuine = via(`${ATTACKER}, ${ALLOWED}`);
-    expect((await postChat(oneHop.url, key, chatRequest('gpt-sim', 'hi', { max_tokens: 2 }), genuine)).status).toBe(200);
+    expect((await postChat(oneHop.url, key, chatRequest('gpt-sim', 'hi', { max_tokens: 2 }), genuine)).status).toBe(
+      200,
+    );
     expect((await models(oneHop, key, genuine)).status).toBe(200);
   });
 
@@ -52,11 +54,16 @@ describe('a key IP allowlist behind trusted proxies', () => {
     const { key } = await twoHops.account({ balance: 1_000_000, key: { ip_allowlist: [ALLOWED] } });
     const innerProxy = '172.16.0.9';
     for (const xff of [`${ALLOWED}, ${ATTACKER}, ${innerProxy}`, `${ALLOWED},${ALLOWED}, ${ATTACKER}, ${innerProxy}`]) {
-      expect((await postChat(twoHops.url, key, chatRequest('gpt-sim', 'hi', { max_tokens: 2 }), via(xff))).status, xff).toBe(403);
+      expect(
+        (await postChat(twoHops.url, key, chatRequest('gpt-sim', 'hi', { max_tokens: 2 }), via(xff))).status,
+        xff,
+      ).toBe(403);
       expect((await models(twoHops, key, via(xff))).status, xff).toBe(403);
     }
     const genuine = via(`${ATTACKER}, ${ALLOWED}, ${innerProxy}`);
-    expect((await postChat(twoHops.url, key, chatRequest('gpt-sim', 'hi', { max_tokens: 2 }), genuine)).status).toBe(200);
+    expect((await postChat(twoHops.url, key, chatRequest('gpt-sim', 'hi', { max_tokens: 2 }), genuine)).status).toBe(
+      200,
+    );
     expect((await models(twoHops, key, genuine)).status).toBe(200);
     // Fewer entries than hops: the left-most is the best there is.
     expect((await models(twoHops, key, via(ALLOWED))).status).toBe(200);
@@ -82,7 +89,11 @@ describe('per-address throttles behind one trusted proxy', () => {
 
   it('the console sign-in throttle is not escaped either', async () => {
     const { email } = await oneHop.account();
-    const attempt = (i: number) => api(oneHop, 'POST', '/auth/login', { body: { identifier: email, password: 'wrong-password' }, headers: via(`198.18.0.${i}, 203.0.113.90`) });
+    const attempt = (i: number) =>
+      api(oneHop, 'POST', '/auth/login', {
+        body: { identifier: email, password: 'wrong-password' },
+        headers: via(`198.18.0.${i}, 203.0.113.90`),
+      });
     for (let i = 0; i < 3; i++) expect((await attempt(i)).status).toBe(401);
     expectFailure(await attempt(3), 429, 'too_many_attempts');
   });

@@ -14,7 +14,12 @@ import { drained, usageRecords, usersBalance } from '../support/money.js';
 // balance, could run the API out of memory. Re-hosting also ran before admission, and kept its
 // `fetched/` objects for good.
 
-const LIMITS = { IMAGE_FETCH_MAX_IMAGES: '5', IMAGE_FETCH_CONCURRENCY: '2', IMAGE_FETCH_TOTAL_BYTES: '700000', IMAGE_FETCH_TRUSTED_ADDRESSES: '127.0.0.1' };
+const LIMITS = {
+  IMAGE_FETCH_MAX_IMAGES: '5',
+  IMAGE_FETCH_CONCURRENCY: '2',
+  IMAGE_FETCH_TOTAL_BYTES: '700000',
+  IMAGE_FETCH_TRUSTED_ADDRESSES: '127.0.0.1',
+};
 
 /** An image host: counts requests and the most in flight at once; `/img/<bytes>?delay=<ms>`. */
 let images: Server;
@@ -33,16 +38,22 @@ beforeAll(async () => {
     seen.maxInFlight = Math.max(seen.maxInFlight, ++seen.inFlight);
     const url = new URL(req.url!, 'http://x');
     const bytes = Number(url.pathname.split('/')[2] ?? 100);
-    setTimeout(() => {
-      seen.inFlight--;
-      res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(bytes, 7));
-    }, Number(url.searchParams.get('delay') ?? 0));
+    setTimeout(
+      () => {
+        seen.inFlight--;
+        res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(bytes, 7));
+      },
+      Number(url.searchParams.get('delay') ?? 0),
+    );
   }).listen(0, '127.0.0.1');
   dropper = createTcpServer((socket) => {
     connections++;
     socket.destroy();
   }).listen(0, '127.0.0.1');
-  await Promise.all([new Promise((r) => images.once('listening', r)), new Promise((r) => dropper.once('listening', r))]);
+  await Promise.all([
+    new Promise((r) => images.once('listening', r)),
+    new Promise((r) => dropper.once('listening', r)),
+  ]);
   imagesUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
   dropperPort = (dropper.address() as AddressInfo).port;
   gw = await startTestGateway({
@@ -50,7 +61,13 @@ beforeAll(async () => {
     env: LIMITS,
     catalog: (url) => {
       const base = surfacesCatalog(url);
-      const edits = { id: 'img-fetch', endpoints: ['images/generations', 'images/edits'], routes: [{ provider: 'sim-openai', upstream_model: 'up-image' }], pricing: { ...PRICING, per_image: 40_000 }, accepts_urls: false };
+      const edits = {
+        id: 'img-fetch',
+        endpoints: ['images/generations', 'images/edits'],
+        routes: [{ provider: 'sim-openai', upstream_model: 'up-image' }],
+        pricing: { ...PRICING, per_image: 40_000 },
+        accepts_urls: false,
+      };
       return { ...base, models: [...base.models, edits] };
     },
   });
@@ -63,14 +80,30 @@ afterAll(async () => {
 
 /** A chat call to the generateContent model (which reads only inline images: the gateway fetches them). */
 function withImages(urls: string[]) {
-  return { model: 'gemini-sim', messages: [{ role: 'user', content: [{ type: 'text', text: 'compare' }, ...urls.map((url) => ({ type: 'image_url', image_url: { url } }))] }] };
+  return {
+    model: 'gemini-sim',
+    messages: [
+      {
+        role: 'user',
+        content: [{ type: 'text', text: 'compare' }, ...urls.map((url) => ({ type: 'image_url', image_url: { url } }))],
+      },
+    ],
+  };
 }
 
-async function postEdit(key: string, urls: string[]): Promise<{ status: number; json: { error: { code: string; param: string } } }> {
+async function postEdit(
+  key: string,
+  urls: string[],
+): Promise<{ status: number; json: { error: { code: string; param: string } } }> {
   const res = await fetch(`${gw.url}/v1/images/edits`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'img-fetch', prompt: 'make it green', size: '1024x1024', images: urls.map((image_url) => ({ image_url })) }),
+    body: JSON.stringify({
+      model: 'img-fetch',
+      prompt: 'make it green',
+      size: '1024x1024',
+      images: urls.map((image_url) => ({ image_url })),
+    }),
   });
   return { status: res.status, json: (await res.json()) as { error: { code: string; param: string } } };
 }
@@ -93,10 +126,17 @@ describe('M4: image fetches', () => {
   it('more image URLs than IMAGE_FETCH_MAX_IMAGES answer 400 naming the first one too many, and nothing is fetched', async () => {
     const acct = await gw.account({ balance: 1_000_000 });
     const before = seen.requests;
-    const res = await postChat(gw.url, acct.key, withImages([1, 2, 3, 4, 5, 6].map((i) => `${imagesUrl}/img/100?n=${i}`)));
+    const res = await postChat(
+      gw.url,
+      acct.key,
+      withImages([1, 2, 3, 4, 5, 6].map((i) => `${imagesUrl}/img/100?n=${i}`)),
+    );
     expect(res.status, res.text).toBe(400);
     expect(errorOf(res.text)).toMatchObject({ code: 'invalid_request', param: 'messages[0].content[6]' });
-    const edit = await postEdit(acct.key, [1, 2, 3, 4, 5, 6].map((i) => `https://127.0.0.1:${dropperPort}/${i}.png`));
+    const edit = await postEdit(
+      acct.key,
+      [1, 2, 3, 4, 5, 6].map((i) => `https://127.0.0.1:${dropperPort}/${i}.png`),
+    );
     expect(edit.status).toBe(400);
     expect(edit.json.error).toMatchObject({ code: 'invalid_request', param: 'images[5].image_url' });
     expect(seen.requests).toBe(before);
@@ -108,7 +148,11 @@ describe('M4: image fetches', () => {
     const acct = await gw.account({ balance: funds });
     seen.maxInFlight = 0;
     const before = seen.requests;
-    const ok = await postChat(gw.url, acct.key, withImages([1, 2, 3, 4, 5].map((i) => `${imagesUrl}/img/1000?delay=100&n=${i}`)));
+    const ok = await postChat(
+      gw.url,
+      acct.key,
+      withImages([1, 2, 3, 4, 5].map((i) => `${imagesUrl}/img/1000?delay=100&n=${i}`)),
+    );
     expect(ok.status, ok.text).toBe(200);
     expect(seen.requests - before).toBe(5);
     expect(seen.maxInFlight).toBe(2);
@@ -139,8 +183,18 @@ describe('M4: image fetches', () => {
 
   it('the maintenance job removes fetched images once their links expired', async () => {
     const s = gw.services;
-    const ctx = { db: s.db, storage: s.storage, linkSecret: s.linkSecret, baseUrl: gw.url, ttlMs: 60_000, now: clock.now(), limits: s.config.imageFetch };
-    await rehostExternalImages(ctx, 'user-m4', { content: [{ type: 'image_url', image_url: { url: `${imagesUrl}/img/100` } }] });
+    const ctx = {
+      db: s.db,
+      storage: s.storage,
+      linkSecret: s.linkSecret,
+      baseUrl: gw.url,
+      ttlMs: 60_000,
+      now: clock.now(),
+      limits: s.config.imageFetch,
+    };
+    await rehostExternalImages(ctx, 'user-m4', {
+      content: [{ type: 'image_url', image_url: { url: `${imagesUrl}/img/100` } }],
+    });
     const [row] = await s.db.selectFrom('fetched_objects').selectAll().where('user_id', '=', 'user-m4').execute();
     expect(row!.object_key.startsWith('fetched/user-m4/')).toBe(true);
     expect(await s.storage.head(row!.object_key)).toBeDefined();

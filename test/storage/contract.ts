@@ -1,7 +1,12 @@
 // One behaviour for every ObjectStore driver: each driver's test file runs this suite against it.
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ContentLengthMismatch, InvalidObjectKey, RangeNotSatisfiable, type ObjectStore } from '../../shared/storage/object-store.js';
+import {
+  ContentLengthMismatch,
+  InvalidObjectKey,
+  RangeNotSatisfiable,
+  type ObjectStore,
+} from '../../shared/storage/object-store.js';
 import { serveObject } from '../../shared/storage/serve-object.js';
 
 export async function readAll(body: Readable): Promise<Buffer> {
@@ -64,10 +69,12 @@ export function objectStoreContract(name: string, store: () => ObjectStore): voi
 
     it('stores nothing when the body is shorter or longer than declared', async () => {
       const key = freshKey();
-      await expect(store().put(key, TEN, { contentType: 'text/plain', contentLength: 11 })).rejects.toBeInstanceOf(ContentLengthMismatch);
-      await expect(store().put(key, Readable.from([TEN, TEN]), { contentType: 'text/plain', contentLength: 15 })).rejects.toBeInstanceOf(
+      await expect(store().put(key, TEN, { contentType: 'text/plain', contentLength: 11 })).rejects.toBeInstanceOf(
         ContentLengthMismatch,
       );
+      await expect(
+        store().put(key, Readable.from([TEN, TEN]), { contentType: 'text/plain', contentLength: 15 }),
+      ).rejects.toBeInstanceOf(ContentLengthMismatch);
       expect(await store().head(key)).toBeUndefined();
     });
 
@@ -77,13 +84,29 @@ export function objectStoreContract(name: string, store: () => ObjectStore): voi
         yield Buffer.from('partial');
         throw new Error('upstream went away');
       }
-      await expect(store().put(key, Readable.from(failing()), { contentType: 'video/mp4' })).rejects.toThrow('upstream went away');
+      await expect(store().put(key, Readable.from(failing()), { contentType: 'video/mp4' })).rejects.toThrow(
+        'upstream went away',
+      );
       expect(await store().head(key)).toBeUndefined();
     });
 
     it('refuses keys that could escape or alias', async () => {
-      for (const bad of ['', '../x', '/etc/passwd', 'a/../../b', 'a//b', 'a/./b', '.hidden', 'a\\b', 'a/b/', 'nul\0l', 'sp ace']) {
-        await expect(store().put(bad, TEN, { contentType: 'text/plain' }), bad).rejects.toBeInstanceOf(InvalidObjectKey);
+      for (const bad of [
+        '',
+        '../x',
+        '/etc/passwd',
+        'a/../../b',
+        'a//b',
+        'a/./b',
+        '.hidden',
+        'a\\b',
+        'a/b/',
+        'nul\0l',
+        'sp ace',
+      ]) {
+        await expect(store().put(bad, TEN, { contentType: 'text/plain' }), bad).rejects.toBeInstanceOf(
+          InvalidObjectKey,
+        );
         await expect(store().get(bad), bad).rejects.toBeInstanceOf(InvalidObjectKey);
         await expect(store().delete(bad), bad).rejects.toBeInstanceOf(InvalidObjectKey);
       }
@@ -95,7 +118,11 @@ export function objectStoreContract(name: string, store: () => ObjectStore): voi
       const claims = { objectKey: key, userId: 'u1', expiresAt: Date.now() + 60_000, filename: 'clip.mp4' };
       const whole = await serveObject(store(), claims, undefined);
       expect(whole.status).toBe(200);
-      expect(whole.headers).toMatchObject({ 'content-type': 'video/mp4', 'content-length': '10', 'accept-ranges': 'bytes' });
+      expect(whole.headers).toMatchObject({
+        'content-type': 'video/mp4',
+        'content-length': '10',
+        'accept-ranges': 'bytes',
+      });
       expect(await readAll(whole.body!)).toEqual(TEN);
       const suffix = await serveObject(store(), claims, 'bytes=-3');
       expect(suffix.status).toBe(206);

@@ -25,14 +25,18 @@ describe('local store', () => {
   it('never touches a path outside its directory', async () => {
     const outside = path.join(dir, 'escaped');
     for (const key of [outside, `../${path.basename(dir)}/escaped`, '../../../../tmp/escaped']) {
-      await expect(store.put(key, Buffer.from('x'), { contentType: 'text/plain' })).rejects.toBeInstanceOf(InvalidObjectKey);
+      await expect(store.put(key, Buffer.from('x'), { contentType: 'text/plain' })).rejects.toBeInstanceOf(
+        InvalidObjectKey,
+      );
     }
     expect(await readdir(dir)).toEqual(['objects-root']);
   });
 
   it('leaves no temp files behind, after success or failure', async () => {
     await store.put('videos/a.mp4', Buffer.from('abc'), { contentType: 'video/mp4' });
-    await expect(store.put('videos/b.mp4', Buffer.from('abc'), { contentType: 'video/mp4', contentLength: 4 })).rejects.toThrow();
+    await expect(
+      store.put('videos/b.mp4', Buffer.from('abc'), { contentType: 'video/mp4', contentLength: 4 }),
+    ).rejects.toThrow();
     expect(await readdir(path.join(dir, 'objects-root', 'tmp'))).toEqual([]);
   });
 

@@ -15,7 +15,14 @@ let store: ObjectStore;
 
 beforeAll(async () => {
   s3 = await startS3();
-  store = createObjectStore({ driver: 's3', endpoint: s3.endpoint, region: 'us-east-1', bucket: s3.bucket, forcePathStyle: true, ...credentials() });
+  store = createObjectStore({
+    driver: 's3',
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    bucket: s3.bucket,
+    forcePathStyle: true,
+    ...credentials(),
+  });
   await store.ensureReady();
 });
 afterAll(async () => {

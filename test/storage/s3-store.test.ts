@@ -53,7 +53,11 @@ describe('s3 store', () => {
     const body = Buffer.from('a direct upload, byte for byte');
 
     it('lets a client upload directly with fetch', async () => {
-      const signed = await store.presignPut('uploads/direct.txt', { contentType: 'text/plain', expiresInSeconds: 60, contentLength: body.length });
+      const signed = await store.presignPut('uploads/direct.txt', {
+        contentType: 'text/plain',
+        expiresInSeconds: 60,
+        contentLength: body.length,
+      });
       expect(signed?.url.startsWith(`${s3.endpoint}/${s3.bucket}/uploads/direct.txt?`)).toBe(true);
       const res = await fetch(signed!.url, { method: 'PUT', headers: signed!.headers, body });
       expect(res.status, await res.text()).toBe(200);
@@ -65,12 +69,19 @@ describe('s3 store', () => {
     // s3rver checks the key id and expiry of a V4 signature but not the signature itself, so this
     // asserts what real S3 and MinIO enforce: the type and length are part of what was signed.
     it('signs the content type and length, and carries no checksum of an empty body', async () => {
-      const signed = await store.presignPut('uploads/strict.txt', { contentType: 'text/plain', expiresInSeconds: 60, contentLength: body.length });
+      const signed = await store.presignPut('uploads/strict.txt', {
+        contentType: 'text/plain',
+        expiresInSeconds: 60,
+        contentLength: body.length,
+      });
       const query = new URL(signed!.url).searchParams;
       expect(query.get('X-Amz-SignedHeaders')).toBe('content-length;content-type;host');
       expect(query.get('X-Amz-Expires')).toBe('60');
       expect([...query.keys()].filter((k) => /checksum/i.test(k))).toEqual([]);
-      const unsized = await store.presignPut('uploads/any-size.txt', { contentType: 'text/plain', expiresInSeconds: 60 });
+      const unsized = await store.presignPut('uploads/any-size.txt', {
+        contentType: 'text/plain',
+        expiresInSeconds: 60,
+      });
       expect(new URL(unsized!.url).searchParams.get('X-Amz-SignedHeaders')).toBe('content-type;host');
     });
 

@@ -8,7 +8,12 @@ import { readAll } from './contract.js';
 
 let dir: string;
 let store: ObjectStore;
-const link = (objectKey: string, extra: object = {}) => ({ objectKey, userId: 'u', expiresAt: Date.now() + 60_000, ...extra });
+const link = (objectKey: string, extra: object = {}) => ({
+  objectKey,
+  userId: 'u',
+  expiresAt: Date.now() + 60_000,
+  ...extra,
+});
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'gw-serve-'));
@@ -28,7 +33,16 @@ describe('parseRange', () => {
   });
 
   it('ignores what it cannot honour: several ranges, reversed, other units, garbage', () => {
-    for (const h of [undefined, '', 'bytes=0-1,4-5', 'bytes=5-2', 'items=0-1', 'bytes=-', 'bytes=a-b', 'bytes=99999999999999999999-']) {
+    for (const h of [
+      undefined,
+      '',
+      'bytes=0-1,4-5',
+      'bytes=5-2',
+      'items=0-1',
+      'bytes=-',
+      'bytes=a-b',
+      'bytes=99999999999999999999-',
+    ]) {
       expect(parseRange(h), String(h)).toBeUndefined();
     }
   });
@@ -69,7 +83,9 @@ describe('serveObject', () => {
     expect(res.headers['content-security-policy']).toContain('sandbox');
     const media = await serveObject(store, link('clip.mp4', { filename: 'a "clip".mp4' }), undefined);
     await readAll(media.body!);
-    expect(media.headers['content-disposition']).toBe(`inline; filename="a _clip_.mp4"; filename*=UTF-8''a%20%22clip%22.mp4`);
+    expect(media.headers['content-disposition']).toBe(
+      `inline; filename="a _clip_.mp4"; filename*=UTF-8''a%20%22clip%22.mp4`,
+    );
   });
 
   it('falls back to octet-stream for a malformed content type', async () => {
@@ -80,7 +96,9 @@ describe('serveObject', () => {
   });
 
   it('encodes any filename safely for Content-Disposition', () => {
-    expect(contentDisposition('attachment', 'résumé (1).pdf')).toBe(`attachment; filename="r_sum_ (1).pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%281%29.pdf`);
+    expect(contentDisposition('attachment', 'résumé (1).pdf')).toBe(
+      `attachment; filename="r_sum_ (1).pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%281%29.pdf`,
+    );
     expect(contentDisposition('inline', undefined)).toBe('inline');
   });
 });

@@ -33,7 +33,9 @@ describe('signed links', () => {
   it('refuses any tampering with the payload or the signature', () => {
     const token = signLink(claims, SECRET);
     const [payload, mac] = token.split('.') as [string, string];
-    const forged = Buffer.from(JSON.stringify({ k: 'videos/someone-else.mp4', u: 'usr_2', e: claims.expiresAt })).toString('base64url');
+    const forged = Buffer.from(
+      JSON.stringify({ k: 'videos/someone-else.mp4', u: 'usr_2', e: claims.expiresAt }),
+    ).toString('base64url');
     const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === 'A' ? 'B' : 'A') + s.slice(i + 1);
     for (const bad of [
       `${forged}.${mac}`,

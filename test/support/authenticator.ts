@@ -30,7 +30,10 @@ export class SoftAuthenticator {
    * navigator.credentials.create() for the server's creation options. `userVerified: false` is an
    * authenticator that proved presence only (a security key without a PIN, or one that skipped it).
    */
-  create(options: { challenge: string; rp: { id?: string }; user: { id: string } }, overrides: { userVerified?: boolean } = {}) {
+  create(
+    options: { challenge: string; rp: { id?: string }; user: { id: string } },
+    overrides: { userVerified?: boolean } = {},
+  ) {
     const rpId = options.rp.id ?? new URL(this.origin).hostname;
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const jwk = publicKey.export({ format: 'jwk' });
@@ -45,33 +48,78 @@ export class SoftAuthenticator {
     this.credentials.push(credential);
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(credential.id.length);
-    const authData = Buffer.concat([sha256(rpId), Buffer.from([UP | (overrides.userVerified === false ? 0 : UV) | AT]), Buffer.alloc(4), Buffer.alloc(16), idLength, credential.id, Buffer.from(isoCBOR.encode(cose))]);
-    const clientData = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin: this.origin, crossOrigin: false }));
-    const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]) as never);
+    const authData = Buffer.concat([
+      sha256(rpId),
+      Buffer.from([UP | (overrides.userVerified === false ? 0 : UV) | AT]),
+      Buffer.alloc(4),
+      Buffer.alloc(16),
+      idLength,
+      credential.id,
+      Buffer.from(isoCBOR.encode(cose)),
+    ]);
+    const clientData = Buffer.from(
+      JSON.stringify({
+        type: 'webauthn.create',
+        challenge: options.challenge,
+        origin: this.origin,
+        crossOrigin: false,
+      }),
+    );
+    const attestationObject = isoCBOR.encode(
+      new Map<string, unknown>([
+        ['fmt', 'none'],
+        ['attStmt', new Map()],
+        ['authData', authData],
+      ]) as never,
+    );
     return {
       id: b64url(credential.id),
       rawId: b64url(credential.id),
       type: 'public-key',
-      response: { clientDataJSON: b64url(clientData), attestationObject: b64url(attestationObject), transports: ['internal'] },
+      response: {
+        clientDataJSON: b64url(clientData),
+        attestationObject: b64url(attestationObject),
+        transports: ['internal'],
+      },
       clientExtensionResults: {},
       authenticatorAttachment: 'platform',
     };
   }
 
   /** navigator.credentials.get() with `credential` (default: the newest) for the server's request options; `userVerified: false` leaves the UV flag unset. */
-  get(options: { challenge: string; rpId?: string }, credential = this.credentials.at(-1)!, overrides: { origin?: string; userVerified?: boolean } = {}) {
+  get(
+    options: { challenge: string; rpId?: string },
+    credential = this.credentials.at(-1)!,
+    overrides: { origin?: string; userVerified?: boolean } = {},
+  ) {
     const rpId = options.rpId ?? new URL(this.origin).hostname;
     credential.signCount++;
     const counter = Buffer.alloc(4);
     counter.writeUInt32BE(credential.signCount);
-    const authData = Buffer.concat([sha256(rpId), Buffer.from([UP | (overrides.userVerified === false ? 0 : UV)]), counter]);
-    const clientData = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin: overrides.origin ?? this.origin, crossOrigin: false }));
+    const authData = Buffer.concat([
+      sha256(rpId),
+      Buffer.from([UP | (overrides.userVerified === false ? 0 : UV)]),
+      counter,
+    ]);
+    const clientData = Buffer.from(
+      JSON.stringify({
+        type: 'webauthn.get',
+        challenge: options.challenge,
+        origin: overrides.origin ?? this.origin,
+        crossOrigin: false,
+      }),
+    );
     const signature = sign('sha256', Buffer.concat([authData, sha256(clientData)]), credential.privateKey);
     return {
       id: b64url(credential.id),
       rawId: b64url(credential.id),
       type: 'public-key',
-      response: { clientDataJSON: b64url(clientData), authenticatorData: b64url(authData), signature: b64url(signature), userHandle: credential.userHandle },
+      response: {
+        clientDataJSON: b64url(clientData),
+        authenticatorData: b64url(authData),
+        signature: b64url(signature),
+        userHandle: credential.userHandle,
+      },
       clientExtensionResults: {},
       authenticatorAttachment: 'platform',
     };

@@ -10,7 +10,12 @@ export function testCatalog(simUrl: string, overrides: Record<string, unknown> =
         id: 'gpt-sim',
         endpoints: ['chat/completions'],
         routes: [{ provider: 'sim', upstream_model: 'sim-model' }],
-        pricing: { input_per_mtok: 2_000_000, output_per_mtok: 8_000_000, cached_input_per_mtok: 500_000, per_request: 0 },
+        pricing: {
+          input_per_mtok: 2_000_000,
+          output_per_mtok: 8_000_000,
+          cached_input_per_mtok: 500_000,
+          per_request: 0,
+        },
         quality: 80,
         auto: true,
         max_output_tokens: 1000,
@@ -26,7 +31,12 @@ export function testCatalog(simUrl: string, overrides: Record<string, unknown> =
         max_output_tokens: 1000,
       },
       { id: 'free-sim', endpoints: ['chat/completions'], routes: [{ provider: 'sim' }], free: true },
-      { id: 'restricted-sim', endpoints: ['chat/completions'], routes: [{ provider: 'sim' }], pricing: { input_per_mtok: 1, output_per_mtok: 1 } },
+      {
+        id: 'restricted-sim',
+        endpoints: ['chat/completions'],
+        routes: [{ provider: 'sim' }],
+        pricing: { input_per_mtok: 1, output_per_mtok: 1 },
+      },
     ],
     groups: [
       { id: 'default', models: ['*'] },

@@ -28,25 +28,43 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     const next = planned.shift();
     if (next !== undefined && next !== CUT) {
       req.resume();
-      const body = JSON.stringify({ error: { message: 'planned fault', type: 'server_error', param: null, code: 'service_unavailable' } });
-      res.writeHead(next, { 'content-type': 'application/json', 'x-request-id': `fault-${hits.get(key)}`, ...(next >= 300 && next < 400 && { location: 'http://127.0.0.1:9/elsewhere' }) });
+      const body = JSON.stringify({
+        error: { message: 'planned fault', type: 'server_error', param: null, code: 'service_unavailable' },
+      });
+      res.writeHead(next, {
+        'content-type': 'application/json',
+        'x-request-id': `fault-${hits.get(key)}`,
+        ...(next >= 300 && next < 400 && { location: 'http://127.0.0.1:9/elsewhere' }),
+      });
       res.end(body);
       return;
     }
-    const forward = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } }, (answer) => {
-      if (next === CUT) {
-        const parts: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => parts.push(chunk));
-        answer.on('end', () => {
-          const whole = Buffer.concat(parts);
-          res.writeHead(answer.statusCode ?? 502, { 'content-type': answer.headers['content-type'] ?? 'text/event-stream', 'x-request-id': String(answer.headers['x-request-id'] ?? '') });
-          res.write(whole.subarray(0, whole.length >> 1), () => res.socket?.destroy());
-        });
-        return;
-      }
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forward = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: target.host },
+      },
+      (answer) => {
+        if (next === CUT) {
+          const parts: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => parts.push(chunk));
+          answer.on('end', () => {
+            const whole = Buffer.concat(parts);
+            res.writeHead(answer.statusCode ?? 502, {
+              'content-type': answer.headers['content-type'] ?? 'text/event-stream',
+              'x-request-id': String(answer.headers['x-request-id'] ?? ''),
+            });
+            res.write(whole.subarray(0, whole.length >> 1), () => res.socket?.destroy());
+          });
+          return;
+        }
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forward.on('error', () => res.destroy());
     req.pipe(forward);
   });

@@ -27,7 +27,11 @@ export interface TestGateway {
   drainer: UsageDrainer;
   env: Record<string, string>;
   /** A user with a password `password123` and a key; balance in micro-USD. */
-  account(options?: { balance?: number; key?: KeyCreate; email?: string }): Promise<{ userId: string; email: string; key: string; keyId: string }>;
+  account(options?: {
+    balance?: number;
+    key?: KeyCreate;
+    email?: string;
+  }): Promise<{ userId: string; email: string; key: string; keyId: string }>;
   close(): Promise<void>;
 }
 
@@ -47,12 +51,29 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   // Local files (the link secret, the local object store) go to a temp dir, never into the checkout.
   const dataDir = await mkdtemp(path.join(tmpdir(), 'gw-test-'));
   const redisUrl: Record<string, string> = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
-  const env = { DATABASE_URL: dbUrl, ...redisUrl, REDIS_PREFIX: prefix, LOG_LEVEL: 'silent', PORT: '0', DATA_DIR: dataDir, ROUTING_BREAKER_THRESHOLD: '0', SIGNIN_IP_LIMIT: '100000', ...options.env };
+  const env = {
+    DATABASE_URL: dbUrl,
+    ...redisUrl,
+    REDIS_PREFIX: prefix,
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    DATA_DIR: dataDir,
+    ROUTING_BREAKER_THRESHOLD: '0',
+    SIGNIN_IP_LIMIT: '100000',
+    ...options.env,
+  };
   const config = parseConfig(env);
   const catalog = buildCatalog((options.catalog ?? testCatalog)(sim.url));
   const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const services = await buildServices(config, catalog, log, options.clock);
-  const drainer = await startUsageDrainer({ db: services.db, redisUrl: config.redis.url, keys: services.redisKeys, batch: 500, log, idleMs: 20 });
+  const drainer = await startUsageDrainer({
+    db: services.db,
+    redisUrl: config.redis.url,
+    keys: services.redisKeys,
+    batch: 500,
+    log,
+    idleMs: 20,
+  });
   const server: Server = createServer(createRequestListener(services)).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

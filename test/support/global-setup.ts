@@ -20,8 +20,11 @@ export default async function setup({ provide }: { provide: (key: 'templateDb' |
   return async () => {
     const admin = new pg.Client({ connectionString: ADMIN_URL });
     await admin.connect();
-    const { rows } = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`gw_test_${runId}_%`]);
-    for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(datname)} WITH (FORCE)`);
+    const { rows } = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [
+      `gw_test_${runId}_%`,
+    ]);
+    for (const { datname } of rows)
+      await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(datname)} WITH (FORCE)`);
     await admin.end();
     await services.stop();
   };

@@ -21,7 +21,11 @@ export async function postChat(
 ): Promise<RawResponse> {
   const res = await fetch(`${url}/v1/chat/completions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(key === undefined ? {} : { authorization: `Bearer ${key}` }), ...headers },
+    headers: {
+      'content-type': 'application/json',
+      ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+      ...headers,
+    },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   return { status: res.status, headers: res.headers, text: await res.text() };
@@ -94,7 +98,11 @@ export async function readEvents(
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Polls `check` every `everyMs` until it returns true; returns the milliseconds it took, or throws after `timeoutMs`. */
-export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 20): Promise<number> {
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  everyMs = 20,
+): Promise<number> {
   const start = performance.now();
   for (;;) {
     if (await check()) return performance.now() - start;

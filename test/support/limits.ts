@@ -54,7 +54,13 @@ export interface JsonReply {
 }
 
 /** POST a JSON body to a gateway route with a bearer key. */
-export async function postJson(gw: TestGateway | string, path: string, key: string | undefined, body: unknown, headers: Record<string, string> = {}): Promise<JsonReply> {
+export async function postJson(
+  gw: TestGateway | string,
+  path: string,
+  key: string | undefined,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<JsonReply> {
   const base = typeof gw === 'string' ? gw : gw.url;
   const res = await fetch(`${base}${path}`, {
     method: 'POST',
@@ -69,8 +75,14 @@ export function estimate(gw: TestGateway, key: string, endpoint: string, payload
   return postJson(gw, '/v1/estimates', key, { endpoint, payload });
 }
 
-export async function keyUsage(gw: TestGateway, key: string | undefined, headers: Record<string, string> = {}): Promise<JsonReply> {
-  const res = await fetch(`${gw.url}/v1/key/usage`, { headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } });
+export async function keyUsage(
+  gw: TestGateway,
+  key: string | undefined,
+  headers: Record<string, string> = {},
+): Promise<JsonReply> {
+  const res = await fetch(`${gw.url}/v1/key/usage`, {
+    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
 }
@@ -83,9 +95,12 @@ export interface RateHeaders {
 
 /** The X-RateLimit trio of one dimension, or undefined when none of its three headers is present. */
 export function rateTrio(headers: Headers, dim: 'Requests' | 'Tokens'): RateHeaders | undefined {
-  const values = ['Limit', 'Remaining', 'Reset'].map((p) => headers.get(`x-ratelimit-${p.toLowerCase()}-${dim.toLowerCase()}`));
+  const values = ['Limit', 'Remaining', 'Reset'].map((p) =>
+    headers.get(`x-ratelimit-${p.toLowerCase()}-${dim.toLowerCase()}`),
+  );
   if (values.every((v) => v === null)) return undefined;
-  if (values.some((v) => v === null || !/^\d+$/.test(v))) throw new Error(`incomplete or malformed X-RateLimit-*-${dim}: ${values.join(', ')}`);
+  if (values.some((v) => v === null || !/^\d+$/.test(v)))
+    throw new Error(`incomplete or malformed X-RateLimit-*-${dim}: ${values.join(', ')}`);
   const [limit, remaining, reset] = values.map(Number) as [number, number, number];
   return { limit, remaining, reset };
 }
@@ -101,7 +116,12 @@ export function retryAfter(res: { headers: Headers }): number {
   return Number(value);
 }
 
-export function errorOf(res: RawResponse | JsonReply): { code: string; message: string; param: string | null; type: string } {
+export function errorOf(res: RawResponse | JsonReply): {
+  code: string;
+  message: string;
+  param: string | null;
+  type: string;
+} {
   const body = 'text' in res ? JSON.parse(res.text) : res.json;
   return body.error;
 }
@@ -110,11 +130,20 @@ export function errorOf(res: RawResponse | JsonReply): { code: string; message: 
  * Waits until the gateway's key cache holds a version of the key that passes `check`: a change
  * published on Redis (key or owner) has then reached this process.
  */
-export async function keySeen(gw: TestGateway, secret: string, check: (key: ApiKeyContext) => boolean, timeoutMs = 2_000): Promise<void> {
-  await waitUntil(async () => {
-    const key = await gw.services.keyCache.lookup(secret);
-    return key !== null && check(key);
-  }, timeoutMs, 10);
+export async function keySeen(
+  gw: TestGateway,
+  secret: string,
+  check: (key: ApiKeyContext) => boolean,
+  timeoutMs = 2_000,
+): Promise<void> {
+  await waitUntil(
+    async () => {
+      const key = await gw.services.keyCache.lookup(secret);
+      return key !== null && check(key);
+    },
+    timeoutMs,
+    10,
+  );
 }
 
 /**
@@ -142,10 +171,16 @@ export interface RedisServer {
 /** `redis-server` on a port of the test's choice, without persistence; resolves once it answers PING. */
 /** A private redis-server; with `aofDir`, persistent with AOF `everysec` in that folder (else nothing kept). */
 export async function startRedisServer(port: number, aofDir?: string): Promise<RedisServer> {
-  const persistence = aofDir ? ['--appendonly', 'yes', '--appendfsync', 'everysec', '--dir', aofDir] : ['--appendonly', 'no'];
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--daemonize', 'no'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const persistence = aofDir
+    ? ['--appendonly', 'yes', '--appendfsync', 'everysec', '--dir', aofDir]
+    : ['--appendonly', 'no'];
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--daemonize', 'no'],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

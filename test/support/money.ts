@@ -22,13 +22,20 @@ export interface Price {
 
 /** Exact micro-USD × tokens summed, divided by a million and rounded up once per call. */
 export function pricedMicroUsd(price: Price, inputTokens: number, outputTokens: number): number {
-  const scaled = BigInt(inputTokens) * BigInt(price.input_per_mtok) + BigInt(outputTokens) * BigInt(price.output_per_mtok);
+  const scaled =
+    BigInt(inputTokens) * BigInt(price.input_per_mtok) + BigInt(outputTokens) * BigInt(price.output_per_mtok);
   const whole = scaled / 1_000_000n + (scaled % 1_000_000n === 0n ? 0n : 1n);
   return Number(whole) + (price.per_request ?? 0);
 }
 
 export function usageRecords(db: Db, userId: string) {
-  return db.selectFrom('usage_records').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('usage_records')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 export function ledgerRows(db: Db, userId: string) {
@@ -36,7 +43,11 @@ export function ledgerRows(db: Db, userId: string) {
 }
 
 export async function usersBalance(db: Db, userId: string): Promise<number> {
-  const row = await db.selectFrom('users').select('balance_micro_usd').where('id', '=', userId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('users')
+    .select('balance_micro_usd')
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
   return row.balance_micro_usd;
 }
 

@@ -36,7 +36,16 @@ export async function startOidc(): Promise<TestOidc> {
     unverified,
     register(redirectUris) {
       const provider = new Provider(issuer, {
-        clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: redirectUris, grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_post' }],
+        clients: [
+          {
+            client_id: clientId,
+            client_secret: clientSecret,
+            redirect_uris: redirectUris,
+            grant_types: ['authorization_code'],
+            response_types: ['code'],
+            token_endpoint_auth_method: 'client_secret_post',
+          },
+        ],
         claims: { openid: ['sub'], email: ['email', 'email_verified'] },
         findAccount: (_ctx, sub) => ({
           accountId: sub,
@@ -80,10 +89,19 @@ export class Browser {
   }
 
   /** A console API call as a page of `origin` makes it: JSON, with this browser's cookies → status and body (any JSON: the tests' expectations are the type check). */
-  async consoleCall(url: string, method: string, body?: unknown, origin = new URL(url).origin): Promise<{ status: number; json: any }> {
+  async consoleCall(
+    url: string,
+    method: string,
+    body?: unknown,
+    origin = new URL(url).origin,
+  ): Promise<{ status: number; json: any }> {
     const headers: Record<string, string> = { origin, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await this.request(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await this.request(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     return { status: res.status, json: text ? JSON.parse(text) : undefined };
   }
@@ -98,7 +116,11 @@ export class Browser {
     for (let hop = 0; hop < 20; hop++) {
       if (stop(next)) return next;
       const res = form
-        ? await this.request(next.href, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() })
+        ? await this.request(next.href, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: form.toString(),
+          })
         : await this.request(next.href);
       form = undefined;
       const location = res.headers.get('location');
@@ -107,8 +129,11 @@ export class Browser {
         continue;
       }
       const html = await res.text();
-      if (res.status !== 200 || !next.pathname.startsWith('/interaction/')) throw new Error(`unexpected ${res.status} at ${next.href}: ${html.slice(0, 300)}`);
-      form = html.includes('name="login"') ? new URLSearchParams({ prompt: 'login', login, password: 'any' }) : new URLSearchParams({ prompt: 'consent' });
+      if (res.status !== 200 || !next.pathname.startsWith('/interaction/'))
+        throw new Error(`unexpected ${res.status} at ${next.href}: ${html.slice(0, 300)}`);
+      form = html.includes('name="login"')
+        ? new URLSearchParams({ prompt: 'login', login, password: 'any' })
+        : new URLSearchParams({ prompt: 'consent' });
     }
     throw new Error('too many redirects');
   }

@@ -15,7 +15,10 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export { freePort };
 
 /** Writes testCatalog(simUrl) (or another catalog) as YAML into a fresh temp dir; `remove` deletes the dir. */
-export async function writeCatalogFile(simUrl: string, build: (simUrl: string) => unknown = testCatalog): Promise<{ file: string; remove(): Promise<void> }> {
+export async function writeCatalogFile(
+  simUrl: string,
+  build: (simUrl: string) => unknown = testCatalog,
+): Promise<{ file: string; remove(): Promise<void> }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'gw-catalog-'));
   const file = path.join(dir, 'catalog.yaml');
   await writeFile(file, YAML.stringify(build(simUrl)));
@@ -24,7 +27,9 @@ export async function writeCatalogFile(simUrl: string, build: (simUrl: string) =
 
 /** Only what the processes need: no test-runner variables leak into them. */
 function processEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const inherited = Object.fromEntries(['PATH', 'HOME', 'REDIS_URL'].flatMap((k) => (process.env[k] ? [[k, process.env[k]]] : [])));
+  const inherited = Object.fromEntries(
+    ['PATH', 'HOME', 'REDIS_URL'].flatMap((k) => (process.env[k] ? [[k, process.env[k]]] : [])),
+  );
   // Route resting is off unless a test turns it on: upstream faults it provokes must not rest routes for the next test.
   return { ...inherited, LOG_LEVEL: 'silent', ROUTING_BREAKER_THRESHOLD: '0', ...env };
 }
@@ -51,7 +56,10 @@ export async function spawnApi(env: Record<string, string>): Promise<ApiProcess>
   const deadline = Date.now() + 15_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`api.js exited with ${child.exitCode}: ${stderr}`);
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
@@ -78,7 +86,10 @@ export interface CliResult {
 /** Runs `node dist/bin/cli.js <args>` to the end. */
 export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist/bin/cli.js'), ...args], { cwd: ROOT, env: processEnv(env) });
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist/bin/cli.js'), ...args], {
+      cwd: ROOT,
+      env: processEnv(env),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -104,9 +115,18 @@ export interface ApisBeside {
 }
 
 /** `count` API processes beside a test gateway: its database, Redis prefix and simulator (a catalog file of its own). */
-export async function startApisBeside(gw: { env: Record<string, string>; sim: { url: string } }, count: number, extraEnv: Record<string, string> = {}): Promise<ApisBeside> {
+export async function startApisBeside(
+  gw: { env: Record<string, string>; sim: { url: string } },
+  count: number,
+  extraEnv: Record<string, string> = {},
+): Promise<ApisBeside> {
   const catalog = await writeCatalogFile(gw.sim.url);
-  const env = { DATABASE_URL: gw.env.DATABASE_URL!, REDIS_PREFIX: gw.env.REDIS_PREFIX!, CATALOG_FILE: catalog.file, ...extraEnv };
+  const env = {
+    DATABASE_URL: gw.env.DATABASE_URL!,
+    REDIS_PREFIX: gw.env.REDIS_PREFIX!,
+    CATALOG_FILE: catalog.file,
+    ...extraEnv,
+  };
   const apis = await Promise.all(Array.from({ length: count }, () => spawnApi(env)));
   return {
     apis,

@@ -11,7 +11,10 @@ export interface MonitoredCommand {
  * MONITOR on a raw connection of its own (a client library in monitor mode can mistake a late
  * line for a reply when it is closed mid-stream). Lines are parsed as they come; `stop` closes it.
  */
-export async function monitorRedis(url: string, onCommand: (command: MonitoredCommand) => void): Promise<{ stop(): void }> {
+export async function monitorRedis(
+  url: string,
+  onCommand: (command: MonitoredCommand) => void,
+): Promise<{ stop(): void }> {
   const { hostname, port } = new URL(url);
   const socket: Socket = connect(Number(port || 6379), hostname || '127.0.0.1');
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));

@@ -152,7 +152,12 @@ export function videoBody(text: string, extra: Record<string, unknown> = {}): Re
   return { model: VIDEO_MODEL, content: [{ type: 'text', text }], ...extra };
 }
 
-export function createVideo(gw: TestGateway, key: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonReply> {
+export function createVideo(
+  gw: TestGateway,
+  key: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<JsonReply> {
   return postJson(gw, '/v1/videos', key, body, headers);
 }
 
@@ -190,24 +195,41 @@ export async function waitSettled(gw: TestGateway, id: string, timeoutMs = 20_00
   try {
     await waitUntil(async () => (row = await taskRow(gw, id))?.stage === 'done', timeoutMs, 50);
   } catch {
-    throw new Error(`task ${id} not settled within ${timeoutMs} ms: ${JSON.stringify(row && { status: row.status, stage: row.stage, upstream_id: row.upstream_id, polls: row.polls, error: row.error_code })}`);
+    throw new Error(
+      `task ${id} not settled within ${timeoutMs} ms: ${JSON.stringify(row && { status: row.status, stage: row.stage, upstream_id: row.upstream_id, polls: row.polls, error: row.error_code })}`,
+    );
   }
   await drained(gw, 5_000);
   return row!;
 }
 
 /** Waits until the task's row satisfies `check`. */
-export async function waitRow(gw: TestGateway, id: string, check: (row: TaskRow) => boolean, timeoutMs = 20_000): Promise<TaskRow> {
+export async function waitRow(
+  gw: TestGateway,
+  id: string,
+  check: (row: TaskRow) => boolean,
+  timeoutMs = 20_000,
+): Promise<TaskRow> {
   let row: TaskRow | undefined;
-  await waitUntil(async () => {
-    row = await taskRow(gw, id);
-    return row !== undefined && check(row);
-  }, timeoutMs, 25);
+  await waitUntil(
+    async () => {
+      row = await taskRow(gw, id);
+      return row !== undefined && check(row);
+    },
+    timeoutMs,
+    25,
+  );
   return row!;
 }
 
 export function chargeRows(gw: TestGateway, userId: string) {
-  return gw.services.db.selectFrom('ledger_entries').selectAll().where('user_id', '=', userId).where('kind', '=', 'charge').orderBy('id').execute();
+  return gw.services.db
+    .selectFrom('ledger_entries')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'charge')
+    .orderBy('id')
+    .execute();
 }
 
 export function taskRows(gw: TestGateway, userId: string) {
@@ -233,7 +255,10 @@ export async function promoteDelayed(gw: TestGateway, queue: JobName, taskId: st
   let n = 0;
   for (const job of jobs) {
     if (job.data.taskId !== taskId) continue;
-    await job.promote().then(() => n++, () => {});
+    await job.promote().then(
+      () => n++,
+      () => {},
+    );
   }
   return n;
 }
@@ -267,9 +292,19 @@ export async function writeTaskCatalogFile(simUrl: string): Promise<{ file: stri
 
 /** What a worker process needs to work for this test gateway (same DB, Redis prefix, S3, link secret). */
 export function workerEnv(gw: TestGateway, catalogFile: string): Record<string, string> {
-  const keep = ['DATABASE_URL', 'REDIS_PREFIX', 'REDIS_URL', 'STORAGE_LINK_SECRET', 'TASK_DEADLINE_MS', 'MAINTENANCE_EVERY_MS', 'TASK_RECONCILE_AFTER_MS', 'SHUTDOWN_GRACE_MS'];
+  const keep = [
+    'DATABASE_URL',
+    'REDIS_PREFIX',
+    'REDIS_URL',
+    'STORAGE_LINK_SECRET',
+    'TASK_DEADLINE_MS',
+    'MAINTENANCE_EVERY_MS',
+    'TASK_RECONCILE_AFTER_MS',
+    'SHUTDOWN_GRACE_MS',
+  ];
   const env: Record<string, string> = { CATALOG_FILE: catalogFile, DATABASE_POOL_SIZE: '4' };
-  for (const [k, v] of Object.entries(gw.env)) if (keep.includes(k) || k.startsWith('S3_') || k === 'STORAGE_DRIVER') env[k] = v;
+  for (const [k, v] of Object.entries(gw.env))
+    if (keep.includes(k) || k.startsWith('S3_') || k === 'STORAGE_DRIVER') env[k] = v;
   return env;
 }
 
@@ -286,12 +321,24 @@ export interface WorkerProcess {
  * `node dist/bin/worker.js` with only the given environment; resolves once its /healthz answers
  * (the BullMQ workers are then running). The usage drain stays in the test process unless asked.
  */
-export async function spawnWorker(env: Record<string, string>, queues = 'task-submit,task-poll,task-mirror,task-settle,maintenance'): Promise<WorkerProcess> {
+export async function spawnWorker(
+  env: Record<string, string>,
+  queues = 'task-submit,task-poll,task-mirror,task-settle,maintenance',
+): Promise<WorkerProcess> {
   const port = await freePort();
-  const inherited = Object.fromEntries(['PATH', 'HOME', 'REDIS_URL'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
+  const inherited = Object.fromEntries(
+    ['PATH', 'HOME', 'REDIS_URL'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])),
+  );
   const child = spawn(process.execPath, [path.join(ROOT, 'dist/bin/worker.js')], {
     cwd: ROOT,
-    env: { ...inherited, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', HOST: '127.0.0.1', WORKER_METRICS_PORT: String(port), WORKER_QUEUES: queues, ...env },
+    env: {
+      ...inherited,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      HOST: '127.0.0.1',
+      WORKER_METRICS_PORT: String(port),
+      WORKER_QUEUES: queues,
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -303,7 +350,10 @@ export async function spawnWorker(env: Record<string, string>, queues = 'task-su
   const deadline = Date.now() + 15_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`worker.js exited with ${child.exitCode}: ${stderr}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

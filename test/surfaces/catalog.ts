@@ -13,9 +13,29 @@ export function surfacesCatalog(simUrl: string) {
       { id: 'sim-gemini', protocol: 'gemini', base_url: simUrl, api_key: 'sim-upstream-secret' },
     ],
     models: [
-      { id: 'gpt-sim', endpoints: ['chat/completions'], routes: [{ provider: 'sim-openai', upstream_model: 'up-gpt' }], pricing: PRICING, max_output_tokens: 1000 },
-      { id: 'claude-sim', endpoints: ['chat/completions'], routes: [{ provider: 'sim-anthropic', upstream_model: 'up-claude' }], pricing: PRICING, max_output_tokens: 1000, tokenizer: 'other' },
-      { id: 'gemini-sim', endpoints: ['chat/completions'], routes: [{ provider: 'sim-gemini', upstream_model: 'up-gemini' }], pricing: PRICING, max_output_tokens: 1000, tokenizer: 'other' },
+      {
+        id: 'gpt-sim',
+        endpoints: ['chat/completions'],
+        routes: [{ provider: 'sim-openai', upstream_model: 'up-gpt' }],
+        pricing: PRICING,
+        max_output_tokens: 1000,
+      },
+      {
+        id: 'claude-sim',
+        endpoints: ['chat/completions'],
+        routes: [{ provider: 'sim-anthropic', upstream_model: 'up-claude' }],
+        pricing: PRICING,
+        max_output_tokens: 1000,
+        tokenizer: 'other',
+      },
+      {
+        id: 'gemini-sim',
+        endpoints: ['chat/completions'],
+        routes: [{ provider: 'sim-gemini', upstream_model: 'up-gemini' }],
+        pricing: PRICING,
+        max_output_tokens: 1000,
+        tokenizer: 'other',
+      },
     ],
   };
 }

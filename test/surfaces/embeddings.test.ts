@@ -18,8 +18,20 @@ beforeAll(async () => {
     catalog: (simUrl) => {
       const catalog = surfacesCatalog(simUrl);
       catalog.models.push(
-        { id: 'embed-openai', endpoints: ['embeddings'], routes: [{ provider: 'sim-openai', upstream_model: 'up-embed' }], pricing: { input_per_mtok: PRICE }, max_output_tokens: 1 } as never,
-        { id: 'embed-gemini', endpoints: ['embeddings'], routes: [{ provider: 'sim-gemini', upstream_model: 'up-gembed' }], pricing: { input_per_mtok: PRICE }, max_output_tokens: 1 } as never,
+        {
+          id: 'embed-openai',
+          endpoints: ['embeddings'],
+          routes: [{ provider: 'sim-openai', upstream_model: 'up-embed' }],
+          pricing: { input_per_mtok: PRICE },
+          max_output_tokens: 1,
+        } as never,
+        {
+          id: 'embed-gemini',
+          endpoints: ['embeddings'],
+          routes: [{ provider: 'sim-gemini', upstream_model: 'up-gembed' }],
+          pricing: { input_per_mtok: PRICE },
+          max_output_tokens: 1,
+        } as never,
       );
       return catalog;
     },
@@ -38,11 +50,24 @@ describe('embeddings', () => {
     expect(floats.data.map((d) => d.embedding)).toEqual(input.map((t) => simVector(t)));
     expect(floats.usage).toEqual({ prompt_tokens: words(input), total_tokens: words(input) });
     // The SDK asks for base64 by default and decodes it into floats itself.
-    const decoded = await client.embeddings.create({ model: 'embed-openai', input: 'the quick brown fox', dimensions: 12 });
+    const decoded = await client.embeddings.create({
+      model: 'embed-openai',
+      input: 'the quick brown fox',
+      dimensions: 12,
+    });
     expect(decoded.data[0]!.embedding).toEqual(simVector('the quick brown fox', 12).map((v) => Math.fround(v)));
     await waitForUsage(gw, acct.userId, 2);
     const rows = await usageRecords(gw.services.db, acct.userId);
-    expect(rows.map((r) => [r.endpoint, r.surface, r.input_tokens, r.output_tokens, Number(r.charged_micro_usd), r.usage_estimated])).toEqual([
+    expect(
+      rows.map((r) => [
+        r.endpoint,
+        r.surface,
+        r.input_tokens,
+        r.output_tokens,
+        Number(r.charged_micro_usd),
+        r.usage_estimated,
+      ]),
+    ).toEqual([
       ['embeddings', 'embeddings', 10, 0, 10, false],
       ['embeddings', 'embeddings', 4, 0, 4, false],
     ]);
@@ -69,16 +94,29 @@ describe('embeddings', () => {
       const res = await genai.models.embedContent({ model, contents: ['first text', 'second text here'] });
       expect(res.embeddings?.map((e) => e.values)).toEqual([simVector('first text'), simVector('second text here')]);
     }
-    const one = await fetch(`${gw.url}/v1beta/models/embed-gemini:embedContent`, { method: 'POST', headers: { 'x-goog-api-key': acct.key, 'content-type': 'application/json' }, body: JSON.stringify({ content: { parts: [{ text: 'solo' }] }, outputDimensionality: 4 }) });
+    const one = await fetch(`${gw.url}/v1beta/models/embed-gemini:embedContent`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': acct.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: { parts: [{ text: 'solo' }] }, outputDimensionality: 4 }),
+    });
     expect(await one.json()).toEqual({ embedding: { values: simVector('solo', 4) } });
     const rows = await waitForUsage(gw, acct.userId, 3);
-    expect(rows.map((r) => r.surface).sort()).toEqual(['batch-embed-contents', 'batch-embed-contents', 'embed-content']);
+    expect(rows.map((r) => r.surface).sort()).toEqual([
+      'batch-embed-contents',
+      'batch-embed-contents',
+      'embed-content',
+    ]);
     expect(rows.every((r) => Number(r.charged_micro_usd) === r.input_tokens)).toBe(true);
   });
 
   it('refuses bad input by name and charges nothing', async () => {
     const acct = await gw.account({ balance: 1_000_000 });
-    const post = (body: unknown) => fetch(`${gw.url}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      fetch(`${gw.url}/v1/embeddings`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     for (const [body, param] of [
       [{ model: 'embed-openai', input: '' }, 'input'],
       [{ model: 'embed-openai', input: [] }, 'input'],
@@ -91,9 +129,15 @@ describe('embeddings', () => {
       expect([400, 404], JSON.stringify(body)).toContain(res.status);
       expect(json.error.param).toBe(param);
     }
-    const batch = await fetch(`${gw.url}/v1beta/models/embed-gemini:batchEmbedContents`, { method: 'POST', headers: { 'x-goog-api-key': acct.key, 'content-type': 'application/json' }, body: JSON.stringify({ requests: [{ model: 'models/other', content: { parts: [{ text: 'x' }] } }] }) });
+    const batch = await fetch(`${gw.url}/v1beta/models/embed-gemini:batchEmbedContents`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': acct.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ requests: [{ model: 'models/other', content: { parts: [{ text: 'x' }] } }] }),
+    });
     expect(batch.status).toBe(400);
-    expect(await batch.json()).toMatchObject({ error: { status: 'INVALID_ARGUMENT', details: [{ metadata: { field: 'requests[0].model' } }] } });
+    expect(await batch.json()).toMatchObject({
+      error: { status: 'INVALID_ARGUMENT', details: [{ metadata: { field: 'requests[0].model' } }] },
+    });
     expect(await usersBalance(gw.services.db, acct.userId)).toBe(1_000_000);
   });
 });

@@ -9,7 +9,8 @@ import { FINISH, PROTOCOLS, readAnswer, surfaceRequest } from './protocol-client
 let gw: TestGateway;
 beforeAll(async () => {
   gw = await startTestGateway({ catalog: surfacesCatalog, sim: { apiKey: 'sim-upstream-secret' } });
-  for (const upstream of Object.values(UPSTREAM_OF)) gw.sim.setModel(upstream, { cachedTokens: 4, naturalLength: true });
+  for (const upstream of Object.values(UPSTREAM_OF))
+    gw.sim.setModel(upstream, { cachedTokens: 4, naturalLength: true });
 });
 afterAll(() => gw?.close());
 
@@ -18,7 +19,12 @@ const TEXT = 'what is the weather in Paris';
 const INPUT = 3 + 3 + 6;
 const OUTPUT = 16;
 const CACHED = 4;
-const CHARGE = Math.ceil(((INPUT - CACHED) * PRICING.input_per_mtok + CACHED * PRICING.cached_input_per_mtok + OUTPUT * PRICING.output_per_mtok) / 1_000_000);
+const CHARGE = Math.ceil(
+  ((INPUT - CACHED) * PRICING.input_per_mtok +
+    CACHED * PRICING.cached_input_per_mtok +
+    OUTPUT * PRICING.output_per_mtok) /
+    1_000_000,
+);
 
 const SURFACE_ID = { openai: 'chat-completions', anthropic: 'messages', gemini: 'generate-content' } as const;
 
@@ -29,7 +35,12 @@ describe('3 surfaces × 3 upstream protocols', () => {
         for (const tools of [false, true]) {
           it(`${surface} client → ${upstream} upstream, ${tools ? 'tool call' : 'text'}, ${stream ? 'streamed' : 'whole'}`, async () => {
             const acct = await gw.account({ balance: 1_000_000 });
-            const { url, init } = surfaceRequest(surface, gw.url, acct.key, { model: MODEL_OF[upstream], text: TEXT, stream, tools });
+            const { url, init } = surfaceRequest(surface, gw.url, acct.key, {
+              model: MODEL_OF[upstream],
+              text: TEXT,
+              stream,
+              tools,
+            });
             const before = gw.sim.stats().byModel[UPSTREAM_OF[upstream]] ?? 0;
             const res = await fetch(url, init);
             expect(res.headers.get('x-request-id')).toBeTruthy();

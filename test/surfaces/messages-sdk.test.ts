@@ -21,19 +21,31 @@ beforeAll(async () => {
 });
 afterAll(() => gw?.close());
 
-const tool = { name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, input_schema: WEATHER_TOOL.parameters as Anthropic.Tool.InputSchema };
+const tool = {
+  name: WEATHER_TOOL.name,
+  description: WEATHER_TOOL.description,
+  input_schema: WEATHER_TOOL.parameters as Anthropic.Tool.InputSchema,
+};
 
 describe('the Messages SDK', () => {
   for (const model of ['claude-sim', 'gpt-sim', 'gemini-sim']) {
     it(`creates a message and streams one (${model})`, async () => {
-      const message = await client.messages.create({ model, max_tokens: 100, messages: [{ role: 'user', content: 'hello there' }] });
+      const message = await client.messages.create({
+        model,
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'hello there' }],
+      });
       expect(message.type).toBe('message');
       expect(message.content[0]).toMatchObject({ type: 'text', text: expect.stringContaining('tok16') });
       expect(message.stop_reason).toBe('end_turn');
       expect(message.usage).toMatchObject({ input_tokens: 8, output_tokens: 16 });
 
       const events: string[] = [];
-      const stream = client.messages.stream({ model, max_tokens: 100, messages: [{ role: 'user', content: 'hello there' }] });
+      const stream = client.messages.stream({
+        model,
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'hello there' }],
+      });
       stream.on('streamEvent', (event) => events.push(event.type));
       const final = await stream.finalMessage();
       expect(final.content[0]).toMatchObject({ type: 'text', text: expect.stringContaining('tok16') });
@@ -45,7 +57,12 @@ describe('the Messages SDK', () => {
     });
 
     it(`runs a tool-call round trip (${model})`, async () => {
-      const first = await client.messages.create({ model, max_tokens: 100, tools: [tool], messages: [{ role: 'user', content: 'Paris' }] });
+      const first = await client.messages.create({
+        model,
+        max_tokens: 100,
+        tools: [tool],
+        messages: [{ role: 'user', content: 'Paris' }],
+      });
       expect(first.stop_reason).toBe('tool_use');
       const call = first.content.find((b) => b.type === 'tool_use');
       expect(call).toMatchObject({ name: 'get_weather', input: { city: 'Paris' } });
@@ -56,7 +73,12 @@ describe('the Messages SDK', () => {
         messages: [
           { role: 'user', content: 'Paris' },
           { role: 'assistant', content: first.content },
-          { role: 'user', content: [{ type: 'tool_result', tool_use_id: call!.type === 'tool_use' ? call!.id : '', content: 'sunny, 21 C' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: call!.type === 'tool_use' ? call!.id : '', content: 'sunny, 21 C' },
+            ],
+          },
         ],
       });
       expect(second.stop_reason).toBe('end_turn');
@@ -69,7 +91,15 @@ describe('the Messages SDK', () => {
       const message = await client.messages.create({
         model,
         max_tokens: 10,
-        messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }, { type: 'text', text: 'what is this' }] }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+              { type: 'text', text: 'what is this' },
+            ],
+          },
+        ],
       });
       expect(message.content[0]?.type).toBe('text');
       expect(gw.sim.stats().lastRequestText).toContain(PNG);
@@ -77,30 +107,51 @@ describe('the Messages SDK', () => {
   }
 
   it('counts tokens with the model tokenizer, charging nothing', async () => {
-    const counted = await client.messages.countTokens({ model: 'claude-sim', messages: [{ role: 'user', content: 'hello there, how are you today?' }] });
+    const counted = await client.messages.countTokens({
+      model: 'claude-sim',
+      messages: [{ role: 'user', content: 'hello there, how are you today?' }],
+    });
     expect(counted.input_tokens).toBeGreaterThan(5);
     expect(counted.input_tokens).toBeLessThan(30);
   });
 
   it('answers errors as Messages errors with status, code and request id', async () => {
     const wrong = new Anthropic({ apiKey: 'sk-not-a-key', baseURL: `${gw.url}/native-messages`, maxRetries: 0 });
-    const auth = await wrong.messages.create({ model: 'claude-sim', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    const auth = await wrong.messages
+      .create({ model: 'claude-sim', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect(auth).toBeInstanceOf(Anthropic.AuthenticationError);
     expect(auth).toMatchObject({ status: 401, errorCode: 'invalid_api_key', requestID: expect.any(String) });
-    expect((auth as APIError).error).toMatchObject({ type: 'error', error: { type: 'authentication_error', code: 'invalid_api_key' } });
+    expect((auth as APIError).error).toMatchObject({
+      type: 'error',
+      error: { type: 'authentication_error', code: 'invalid_api_key' },
+    });
 
-    const missing = await client.messages.create({ model: 'no-such-model', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    const missing = await client.messages
+      .create({ model: 'no-such-model', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(Anthropic.NotFoundError);
     expect(missing).toMatchObject({ status: 404, errorCode: 'model_not_found' });
 
-    const noMax = await client.messages.create({ model: 'claude-sim', messages: [{ role: 'user', content: 'x' }] } as unknown as Anthropic.MessageCreateParamsNonStreaming).catch((e: unknown) => e);
+    const noMax = await client.messages
+      .create({
+        model: 'claude-sim',
+        messages: [{ role: 'user', content: 'x' }],
+      } as unknown as Anthropic.MessageCreateParamsNonStreaming)
+      .catch((e: unknown) => e);
     expect(noMax).toBeInstanceOf(Anthropic.BadRequestError);
-    expect((noMax as APIError).error).toMatchObject({ error: { type: 'invalid_request_error', code: 'invalid_request', param: 'max_tokens' } });
+    expect((noMax as APIError).error).toMatchObject({
+      error: { type: 'invalid_request_error', code: 'invalid_request', param: 'max_tokens' },
+    });
   });
 
   it('serves the older unprefixed /v1/messages too, and records the surface', async () => {
     const older = new Anthropic({ apiKey: client.apiKey!, baseURL: gw.url, maxRetries: 0 });
-    const message = await older.messages.create({ model: 'claude-sim', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });
+    const message = await older.messages.create({
+      model: 'claude-sim',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(message.content[0]?.type).toBe('text');
     const rows = await waitForUsage(gw, userId, 1);
     expect(rows.every((r) => r.surface === 'messages' && r.endpoint === 'chat/completions')).toBe(true);

@@ -8,7 +8,11 @@ import { expect } from 'vitest';
 export type Protocol = 'openai' | 'anthropic' | 'gemini';
 export const PROTOCOLS: Protocol[] = ['openai', 'anthropic', 'gemini'];
 
-export const WEATHER_TOOL = { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+export const WEATHER_TOOL = {
+  name: 'get_weather',
+  description: 'Weather for a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
 
 export interface Ask {
   model: string;
@@ -17,7 +21,12 @@ export interface Ask {
   tools?: boolean;
 }
 
-export function surfaceRequest(protocol: Protocol, base: string, key: string, ask: Ask): { url: string; init: RequestInit } {
+export function surfaceRequest(
+  protocol: Protocol,
+  base: string,
+  key: string,
+  ask: Ask,
+): { url: string; init: RequestInit } {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   let url: string;
   let body: Record<string, unknown>;
@@ -32,12 +41,26 @@ export function surfaceRequest(protocol: Protocol, base: string, key: string, as
     headers['anthropic-version'] = '2023-06-01';
     url = `${base}/native-messages/v1/messages`;
     body = { model: ask.model, max_tokens: 100, messages: [{ role: 'user', content: ask.text }], stream: ask.stream };
-    if (ask.tools) body.tools = [{ name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, input_schema: WEATHER_TOOL.parameters }];
+    if (ask.tools)
+      body.tools = [
+        { name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, input_schema: WEATHER_TOOL.parameters },
+      ];
   } else {
     headers['x-goog-api-key'] = key;
     url = `${base}/native-content/v1beta/models/${ask.model}:${ask.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
     body = { contents: [{ role: 'user', parts: [{ text: ask.text }] }] };
-    if (ask.tools) body.tools = [{ functionDeclarations: [{ name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, parametersJsonSchema: WEATHER_TOOL.parameters }] }];
+    if (ask.tools)
+      body.tools = [
+        {
+          functionDeclarations: [
+            {
+              name: WEATHER_TOOL.name,
+              description: WEATHER_TOOL.description,
+              parametersJsonSchema: WEATHER_TOOL.parameters,
+            },
+          ],
+        },
+      ];
   }
   return { url, init: { method: 'POST', headers, body: JSON.stringify(body) } };
 }
@@ -95,7 +118,11 @@ function readWhole(protocol: Protocol, body: Json): Answer {
       text: message.content ?? '',
       toolCall: call && { name: call.function.name, args: JSON.parse(call.function.arguments) },
       finish: body.choices[0].finish_reason,
-      usage: { input: body.usage.prompt_tokens, cached: body.usage.prompt_tokens_details?.cached_tokens ?? 0, output: body.usage.completion_tokens },
+      usage: {
+        input: body.usage.prompt_tokens,
+        cached: body.usage.prompt_tokens_details?.cached_tokens ?? 0,
+        output: body.usage.completion_tokens,
+      },
     };
   }
   if (protocol === 'anthropic') {
@@ -109,7 +136,11 @@ function readWhole(protocol: Protocol, body: Json): Answer {
       text: texts.join(''),
       toolCall: call && { name: call.name, args: call.input },
       finish: body.stop_reason,
-      usage: { input: u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0), cached: u.cache_read_input_tokens ?? 0, output: u.output_tokens },
+      usage: {
+        input: u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0),
+        cached: u.cache_read_input_tokens ?? 0,
+        output: u.output_tokens,
+      },
     };
   }
   const candidate = body.candidates[0];
@@ -118,10 +149,17 @@ function readWhole(protocol: Protocol, body: Json): Answer {
   const call = parts.find((p) => p.functionCall)?.functionCall;
   const u = body.usageMetadata;
   return {
-    text: parts.filter((p) => typeof p.text === 'string').map((p) => p.text).join(''),
+    text: parts
+      .filter((p) => typeof p.text === 'string')
+      .map((p) => p.text)
+      .join(''),
     toolCall: call && { name: call.name, args: call.args },
     finish: candidate.finishReason,
-    usage: { input: u.promptTokenCount, cached: u.cachedContentTokenCount ?? 0, output: u.candidatesTokenCount + (u.thoughtsTokenCount ?? 0) },
+    usage: {
+      input: u.promptTokenCount,
+      cached: u.cachedContentTokenCount ?? 0,
+      output: u.candidatesTokenCount + (u.thoughtsTokenCount ?? 0),
+    },
   };
 }
 
@@ -135,7 +173,12 @@ function readOpenAiStream(all: Frame[]): Answer {
     expect(frame.event).toBeUndefined();
     const chunk = JSON.parse(frame.data) as Json;
     expect(chunk.object).toBe('chat.completion.chunk');
-    if (chunk.usage) usage = { input: chunk.usage.prompt_tokens, cached: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0, output: chunk.usage.completion_tokens };
+    if (chunk.usage)
+      usage = {
+        input: chunk.usage.prompt_tokens,
+        cached: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0,
+        output: chunk.usage.completion_tokens,
+      };
     const choice = chunk.choices[0];
     if (!choice) return;
     if (i === 0) expect(choice.delta.role).toBe('assistant');
@@ -183,13 +226,19 @@ function readMessagesStream(all: Frame[]): Answer {
       finish = data.delta.stop_reason;
       const u = data.usage;
       output = u.output_tokens;
-      if (u.input_tokens != null) input = u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+      if (u.input_tokens != null)
+        input = u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
       if (u.cache_read_input_tokens != null) cached = u.cache_read_input_tokens;
     }
   }
   for (const block of blocks.values()) expect(block.open).toBe(false);
   const call = [...blocks.values()].find((b) => b.type === 'tool_use');
-  return { text, toolCall: call && { name: call.name!, args: JSON.parse(call.json || '{}') }, finish, usage: { input, cached, output } };
+  return {
+    text,
+    toolCall: call && { name: call.name!, args: JSON.parse(call.json || '{}') },
+    finish,
+    usage: { input, cached, output },
+  };
 }
 
 function readContentStream(all: Frame[]): Answer {
@@ -210,7 +259,12 @@ function readContentStream(all: Frame[]): Answer {
       finish = candidate.finishReason;
     }
     const u = body.usageMetadata;
-    if (u) usage = { input: u.promptTokenCount, cached: u.cachedContentTokenCount ?? 0, output: u.candidatesTokenCount + (u.thoughtsTokenCount ?? 0) };
+    if (u)
+      usage = {
+        input: u.promptTokenCount,
+        cached: u.cachedContentTokenCount ?? 0,
+        output: u.candidatesTokenCount + (u.thoughtsTokenCount ?? 0),
+      };
   });
   expect(finish).not.toBe('');
   return { text, toolCall: call, finish, usage: usage! };

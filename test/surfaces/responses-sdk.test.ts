@@ -12,14 +12,21 @@ let userId: string;
 
 beforeAll(async () => {
   gw = await startTestGateway({ catalog: surfacesCatalog, sim: { apiKey: 'sim-upstream-secret' } });
-  for (const upstream of ['up-gpt', 'up-claude', 'up-gemini']) gw.sim.setModel(upstream, { naturalLength: true, cachedTokens: 2 });
+  for (const upstream of ['up-gpt', 'up-claude', 'up-gemini'])
+    gw.sim.setModel(upstream, { naturalLength: true, cachedTokens: 2 });
   const acct = await gw.account({ balance: 5_000_000 });
   userId = acct.userId;
   client = new OpenAI({ apiKey: acct.key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 });
 afterAll(() => gw?.close());
 
-const tool = { type: 'function' as const, name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, parameters: WEATHER_TOOL.parameters, strict: false };
+const tool = {
+  type: 'function' as const,
+  name: WEATHER_TOOL.name,
+  description: WEATHER_TOOL.description,
+  parameters: WEATHER_TOOL.parameters,
+  strict: false,
+};
 
 describe('Responses', () => {
   for (const model of ['gpt-sim', 'claude-sim', 'gemini-sim']) {
@@ -29,19 +36,37 @@ describe('Responses', () => {
       expect(response.status).toBe('completed');
       expect(response.output_text).toContain('tok16');
       // 3 per request + 3 per turn (instructions and input) + their words.
-      expect(response.usage).toMatchObject({ input_tokens: 3 + 3 + 2 + 3 + 2, output_tokens: 16, input_tokens_details: { cached_tokens: 2 } });
+      expect(response.usage).toMatchObject({
+        input_tokens: 3 + 3 + 2 + 3 + 2,
+        output_tokens: 16,
+        input_tokens_details: { cached_tokens: 2 },
+      });
 
       const events: string[] = [];
       let text = '';
       let completed: OpenAI.Responses.Response | undefined;
-      const stream = await client.responses.create({ model, input: [{ role: 'user', content: [{ type: 'input_text', text: 'hello there' }] }], stream: true });
+      const stream = await client.responses.create({
+        model,
+        input: [{ role: 'user', content: [{ type: 'input_text', text: 'hello there' }] }],
+        stream: true,
+      });
       for await (const event of stream) {
         events.push(event.type);
         if (event.type === 'response.output_text.delta') text += event.delta;
         if (event.type === 'response.completed') completed = event.response;
       }
-      expect(events.slice(0, 4)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added']);
-      expect(events.slice(-4)).toEqual(['response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed']);
+      expect(events.slice(0, 4)).toEqual([
+        'response.created',
+        'response.in_progress',
+        'response.output_item.added',
+        'response.content_part.added',
+      ]);
+      expect(events.slice(-4)).toEqual([
+        'response.output_text.done',
+        'response.content_part.done',
+        'response.output_item.done',
+        'response.completed',
+      ]);
       expect(text).toBe(response.output_text);
       expect(completed?.usage).toMatchObject({ input_tokens: 8, output_tokens: 16 });
 
@@ -59,7 +84,15 @@ describe('Responses', () => {
       const second = await client.responses.create({
         model,
         tools: [tool],
-        input: [{ role: 'user', content: 'Paris' }, call as OpenAI.Responses.ResponseFunctionToolCall, { type: 'function_call_output', call_id: (call as OpenAI.Responses.ResponseFunctionToolCall).call_id, output: 'sunny, 21 C' }],
+        input: [
+          { role: 'user', content: 'Paris' },
+          call as OpenAI.Responses.ResponseFunctionToolCall,
+          {
+            type: 'function_call_output',
+            call_id: (call as OpenAI.Responses.ResponseFunctionToolCall).call_id,
+            output: 'sunny, 21 C',
+          },
+        ],
       });
       expect(second.output_text).toContain('tok1');
       expect(gw.sim.stats().lastRequestText).toContain('sunny, 21 C');
@@ -81,7 +114,12 @@ describe('Responses', () => {
     expect(rows.length).toBeGreaterThan(10);
     for (const row of rows) {
       expect(row).toMatchObject({ surface: 'responses', endpoint: 'chat/completions', status_code: 200 });
-      const expected = Math.ceil(((row.input_tokens - row.cached_tokens) * PRICING.input_per_mtok + row.cached_tokens * PRICING.cached_input_per_mtok + row.output_tokens * PRICING.output_per_mtok) / 1_000_000);
+      const expected = Math.ceil(
+        ((row.input_tokens - row.cached_tokens) * PRICING.input_per_mtok +
+          row.cached_tokens * PRICING.cached_input_per_mtok +
+          row.output_tokens * PRICING.output_per_mtok) /
+          1_000_000,
+      );
       expect(Number(row.charged_micro_usd)).toBe(expected);
     }
   });
@@ -98,6 +136,9 @@ describe('Responses', () => {
     await bad({ model: 'gpt-sim', input: '' }, 'input');
     await bad({ model: 'gpt-sim', input: [] }, 'input');
     await bad({ model: 'gpt-sim', input: 'x', tools: [{ type: 'web_search' }] }, 'tools[0].type');
-    await bad({ model: 'gpt-sim', input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'f1' }] }] }, 'input[0].content[0].image_url');
+    await bad(
+      { model: 'gpt-sim', input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'f1' }] }] },
+      'input[0].content[0].image_url',
+    );
   });
 });

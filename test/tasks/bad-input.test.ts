@@ -33,21 +33,62 @@ const VIDEO_CASES: [string, unknown, number, string, string?][] = [
   ['empty model', { model: '', content: [text] }, 400, 'model'],
   ['unknown model', { model: 'no-such-model', content: [text] }, 404, 'model', 'model_not_found'],
   ['a chat model (does not serve videos)', { model: 'gpt-sim', content: [text] }, 404, 'model', 'model_not_found'],
-  ['an image-task model (does not serve videos)', { model: IMAGE_MODEL, content: [text] }, 404, 'model', 'model_not_found'],
+  [
+    'an image-task model (does not serve videos)',
+    { model: IMAGE_MODEL, content: [text] },
+    404,
+    'model',
+    'model_not_found',
+  ],
   ['missing content', { model: VIDEO_MODEL }, 400, 'content'],
   ['empty content', { model: VIDEO_MODEL, content: [] }, 400, 'content'],
   ['content not an array', { model: VIDEO_MODEL, content: 'a cat' }, 400, 'content'],
-  ['unknown part type', { model: VIDEO_MODEL, content: [{ type: 'audio_url', audio_url: { url: 'https://x.test/a.mp3' } }] }, 400, 'content[0].type'],
+  [
+    'unknown part type',
+    { model: VIDEO_MODEL, content: [{ type: 'audio_url', audio_url: { url: 'https://x.test/a.mp3' } }] },
+    400,
+    'content[0].type',
+  ],
   ['empty text part', { model: VIDEO_MODEL, content: [{ type: 'text', text: '' }] }, 400, 'content[0].text'],
-  ['unknown role', { model: VIDEO_MODEL, content: [text, image('https://img.example.test/a.png', 'middle_frame')] }, 400, 'content[1].role'],
+  [
+    'unknown role',
+    { model: VIDEO_MODEL, content: [text, image('https://img.example.test/a.png', 'middle_frame')] },
+    400,
+    'content[1].role',
+  ],
   ['unknown field in a part', { model: VIDEO_MODEL, content: [{ ...text, weight: 2 }] }, 400, 'content[0]'],
   ['a duration the model does not offer', { model: VIDEO_MODEL, content: [text], duration: 7 }, 400, 'duration'],
   ['a negative duration', { model: VIDEO_MODEL, content: [text], duration: -5 }, 400, 'duration'],
-  ['a resolution the model does not offer', { model: VIDEO_MODEL, content: [text], resolution: '4k' }, 400, 'resolution'],
-  ['generate_audio not a boolean', { model: VIDEO_MODEL, content: [text], generate_audio: 'yes' }, 400, 'generate_audio'],
-  ['an http (not https) reference', { model: VIDEO_MODEL, content: [text, image('http://img.example.test/a.png')] }, 400, 'content[1].image_url.url'],
-  ['a file: reference', { model: VIDEO_MODEL, content: [text, image('file:///etc/passwd', 'last_frame')] }, 400, 'content[1].image_url.url'],
-  ['not a URL at all', { model: VIDEO_MODEL, content: [text, image('just words', 'reference_image')] }, 400, 'content[1].image_url.url'],
+  [
+    'a resolution the model does not offer',
+    { model: VIDEO_MODEL, content: [text], resolution: '4k' },
+    400,
+    'resolution',
+  ],
+  [
+    'generate_audio not a boolean',
+    { model: VIDEO_MODEL, content: [text], generate_audio: 'yes' },
+    400,
+    'generate_audio',
+  ],
+  [
+    'an http (not https) reference',
+    { model: VIDEO_MODEL, content: [text, image('http://img.example.test/a.png')] },
+    400,
+    'content[1].image_url.url',
+  ],
+  [
+    'a file: reference',
+    { model: VIDEO_MODEL, content: [text, image('file:///etc/passwd', 'last_frame')] },
+    400,
+    'content[1].image_url.url',
+  ],
+  [
+    'not a URL at all',
+    { model: VIDEO_MODEL, content: [text, image('just words', 'reference_image')] },
+    400,
+    'content[1].image_url.url',
+  ],
   [
     'an asset:// reference (assets are not available yet)',
     { model: VIDEO_MODEL, content: [text, image('asset://asset_123', 'first_frame')] },
@@ -100,9 +141,17 @@ describe('a task the account cannot afford', () => {
     expect(await usersBalance(gw.services.db, poor.userId)).toBe(49_999);
     expect(await gw.services.redis.hlen(gw.services.redisKeys.reservations(poor.userId))).toBe(0);
     // With an Idempotency-Key the refusal is not stored: the same key works once money arrives.
-    const keyed = await postJson(gw, '/v1/videos', poor.key, { model: VIDEO_MODEL, content: [text] }, { 'idempotency-key': 'when-paid' });
+    const keyed = await postJson(
+      gw,
+      '/v1/videos',
+      poor.key,
+      { model: VIDEO_MODEL, content: [text] },
+      { 'idempotency-key': 'when-paid' },
+    );
     expect(keyed.status).toBe(402);
-    expect(await gw.services.db.selectFrom('idempotency_keys').selectAll().where('user_id', '=', poor.userId).execute()).toEqual([]);
+    expect(
+      await gw.services.db.selectFrom('idempotency_keys').selectAll().where('user_id', '=', poor.userId).execute(),
+    ).toEqual([]);
   });
 });
 
@@ -120,7 +169,14 @@ describe('POST /v1/images/tasks refuses bad input the same way', () => {
 });
 
 /** The call is refused as expected, and nothing anywhere changed because of it. */
-async function expectRefused(path: string, who: { userId: string; key: string }, body: unknown, status: number, param?: string, code?: string) {
+async function expectRefused(
+  path: string,
+  who: { userId: string; key: string },
+  body: unknown,
+  status: number,
+  param?: string,
+  code?: string,
+) {
   const submitsBefore = upstreamCreates();
   const jobsBefore = await jobCount(gw);
   const res = await postJson(gw, path, who.key, body);

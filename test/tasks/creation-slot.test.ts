@@ -16,7 +16,9 @@ describe('a task creation and the concurrency limit', () => {
     const stream = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      body: JSON.stringify(chatRequest('gpt-sim', '[[sim:chunkDelayMs=100]] hold the slot', { stream: true, max_tokens: 10 })),
+      body: JSON.stringify(
+        chatRequest('gpt-sim', '[[sim:chunkDelayMs=100]] hold the slot', { stream: true, max_tokens: 10 }),
+      ),
     });
     expect(stream.status).toBe(200);
     const refused = await createVideo(gw, key, videoBody('no slot free'));

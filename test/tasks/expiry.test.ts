@@ -55,6 +55,8 @@ describe('task deadline', () => {
     expect(next.status, JSON.stringify(next.json)).toBe(200);
     const done = await waitSettled(gw, next.json.id as string);
     expect(done.status).toBe('succeeded');
-    expect((await chargeRows(gw, a.userId)).map((c) => [c.request_id, c.amount_micro_usd])).toEqual([[next.json.id, -PRICE]]);
+    expect((await chargeRows(gw, a.userId)).map((c) => [c.request_id, c.amount_micro_usd])).toEqual([
+      [next.json.id, -PRICE],
+    ]);
   });
 });

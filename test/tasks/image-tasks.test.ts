@@ -30,11 +30,22 @@ describe('POST /v1/images/tasks', () => {
     const funds = 1_000_000;
     const a = await gw.account({ balance: funds });
     const n = 3;
-    const created = await postJson(gw, '/v1/images/tasks', a.key, { model: IMAGE_MODEL, prompt: '[[sim:resultBytes=20000]] three foxes', n, size: '1024x1024' });
+    const created = await postJson(gw, '/v1/images/tasks', a.key, {
+      model: IMAGE_MODEL,
+      prompt: '[[sim:resultBytes=20000]] three foxes',
+      n,
+      size: '1024x1024',
+    });
     expect(created.status, JSON.stringify(created.json)).toBe(200);
     const id = created.json.id as string;
     expect(id).toMatch(/^imgtask_/);
-    expect(created.json).toMatchObject({ object: 'image.task', status: 'queued', model: IMAGE_MODEL, n, size: '1024x1024' });
+    expect(created.json).toMatchObject({
+      object: 'image.task',
+      status: 'queued',
+      model: IMAGE_MODEL,
+      n,
+      size: '1024x1024',
+    });
 
     const row = await waitSettled(gw, id);
     expect(row.status).toBe('succeeded');
@@ -71,7 +82,12 @@ describe('POST /v1/images/tasks', () => {
 
   it('the price follows the size (per-image price of that size)', async () => {
     const a = await gw.account({ balance: 1_000_000 });
-    const created = await postJson(gw, '/v1/images/tasks', a.key, { model: IMAGE_MODEL, prompt: 'small', n: 2, size: '512x512' });
+    const created = await postJson(gw, '/v1/images/tasks', a.key, {
+      model: IMAGE_MODEL,
+      prompt: 'small',
+      n: 2,
+      size: '512x512',
+    });
     expect(created.status).toBe(200);
     const row = await waitSettled(gw, created.json.id as string);
     expect(row.status).toBe('succeeded');
@@ -81,8 +97,16 @@ describe('POST /v1/images/tasks', () => {
   it('a failed image task costs nothing and can be cancelled like a video', async () => {
     const funds = 500_000;
     const a = await gw.account({ balance: funds });
-    const failed = await postJson(gw, '/v1/images/tasks', a.key, { model: IMAGE_MODEL, prompt: '[[sim:taskFault=fail]] doomed', n: 2 });
-    const running = await postJson(gw, '/v1/images/tasks', a.key, { model: IMAGE_MODEL, prompt: '[[sim:taskRunMs=60000]] slow', n: 1 });
+    const failed = await postJson(gw, '/v1/images/tasks', a.key, {
+      model: IMAGE_MODEL,
+      prompt: '[[sim:taskFault=fail]] doomed',
+      n: 2,
+    });
+    const running = await postJson(gw, '/v1/images/tasks', a.key, {
+      model: IMAGE_MODEL,
+      prompt: '[[sim:taskRunMs=60000]] slow',
+      n: 1,
+    });
     expect(failed.status).toBe(200);
     expect(running.status).toBe(200);
     const f = await waitSettled(gw, failed.json.id as string);

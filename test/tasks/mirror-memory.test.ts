@@ -43,7 +43,9 @@ function expectedDigest(name: string, size: number): string {
   return hash.digest('hex');
 }
 
-it('a 200 MiB result is mirrored with < 150 MiB worker RSS growth, and stored_url serves the exact bytes', { timeout: 120_000 }, async () => {
+it('a 200 MiB result is mirrored with < 150 MiB worker RSS growth, and stored_url serves the exact bytes', {
+  timeout: 120_000,
+}, async () => {
   const a = await gw.account({ balance: 10_000_000 });
   // Warm up: one small task through every job, so the baseline includes the code and pools a mirror uses.
   const warm = await createVideo(gw, a.key, videoBody('[[sim:resultBytes=6000000]] warm-up'));
@@ -74,7 +76,9 @@ it('a 200 MiB result is mirrored with < 150 MiB worker RSS growth, and stored_ur
   expect(Number(row.result_size)).toBe(SIZE);
   expect(gw.sim.stats().tasks['content-tasks'].resultDownloads).toBe(2);
   const growth = peak - baseline;
-  console.log(`mirror of 200 MiB: ${Math.round(mirrorMs)} ms, worker RSS ${Math.round(baseline / MiB)} → peak ${Math.round(peak / MiB)} MiB (+${Math.round(growth / MiB)} MiB)`);
+  console.log(
+    `mirror of 200 MiB: ${Math.round(mirrorMs)} ms, worker RSS ${Math.round(baseline / MiB)} → peak ${Math.round(peak / MiB)} MiB (+${Math.round(growth / MiB)} MiB)`,
+  );
   expect(growth).toBeLessThan(150 * MiB);
 
   const view = (await readTask(gw, a.key, id)).json;
@@ -92,5 +96,7 @@ it('a 200 MiB result is mirrored with < 150 MiB worker RSS growth, and stored_ur
   // The tail, by range, too (the last part of the multipart upload).
   const tail = await fetch(view.stored_url as string, { headers: { range: `bytes=${SIZE - 1000}-` } });
   expect(tail.status).toBe(206);
-  expect(Buffer.from(await tail.arrayBuffer()).equals(resultBytes(row.upstream_id!, 'video', SIZE - 1000, 1000))).toBe(true);
+  expect(Buffer.from(await tail.arrayBuffer()).equals(resultBytes(row.upstream_id!, 'video', SIZE - 1000, 1000))).toBe(
+    true,
+  );
 });

@@ -27,10 +27,20 @@ describe('openai-videos', () => {
   it('completes, is mirrored from /videos/{id}/content, and is charged its price once', async () => {
     const funds = 1_000_000;
     const a = await gw.account({ balance: funds });
-    const body = { model: OPENAI_VIDEO_MODEL, content: [{ type: 'text', text: '[[sim:resultBytes=300000]] a paper boat' }], duration: 8 };
+    const body = {
+      model: OPENAI_VIDEO_MODEL,
+      content: [{ type: 'text', text: '[[sim:resultBytes=300000]] a paper boat' }],
+      duration: 8,
+    };
     const created = await createVideo(gw, a.key, body);
     expect(created.status, JSON.stringify(created.json)).toBe(200);
-    expect(created.json).toMatchObject({ object: 'video', status: 'queued', model: OPENAI_VIDEO_MODEL, duration: 8, resolution: '720p' });
+    expect(created.json).toMatchObject({
+      object: 'video',
+      status: 'queued',
+      model: OPENAI_VIDEO_MODEL,
+      duration: 8,
+      resolution: '720p',
+    });
     const id = created.json.id as string;
 
     const row = await waitSettled(gw, id);
@@ -41,7 +51,12 @@ describe('openai-videos', () => {
     // The upstream was asked for what the client asked: the prompt, 8 seconds, 720p as a frame size.
     const upstream = gw.sim.tasks().find((t) => t.id === row.upstream_id)!;
     expect(upstream).toMatchObject({ protocol: 'openai-videos', model: 'sora-2', status: 'succeeded' });
-    expect(gw.sim.stats().lastRequestBody).toMatchObject({ model: 'sora-2', prompt: '[[sim:resultBytes=300000]] a paper boat', seconds: '8', size: '1280x720' });
+    expect(gw.sim.stats().lastRequestBody).toMatchObject({
+      model: 'sora-2',
+      prompt: '[[sim:resultBytes=300000]] a paper boat',
+      seconds: '8',
+      size: '1280x720',
+    });
 
     const view = (await readTask(gw, a.key, id)).json;
     const price = 8 * OPENAI_VIDEO_PER_SECOND;
@@ -62,7 +77,10 @@ describe('openai-videos', () => {
   it('an upstream failure ends the task failed with the error, and charges nothing', async () => {
     const funds = 1_000_000;
     const a = await gw.account({ balance: funds });
-    const created = await createVideo(gw, a.key, { model: OPENAI_VIDEO_MODEL, content: [{ type: 'text', text: '[[sim:taskFault=fail]] no' }] });
+    const created = await createVideo(gw, a.key, {
+      model: OPENAI_VIDEO_MODEL,
+      content: [{ type: 'text', text: '[[sim:taskFault=fail]] no' }],
+    });
     const row = await waitSettled(gw, created.json.id as string);
     expect(row.status).toBe('failed');
     const view = (await readTask(gw, a.key, row.id)).json;

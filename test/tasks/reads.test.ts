@@ -51,7 +51,13 @@ describe('GET /v1/videos/{id}', () => {
     expect(created.status, JSON.stringify(created.json)).toBe(200);
     const id = created.json.id as string;
     expect(id).toMatch(/^video_/);
-    expect(created.json).toMatchObject({ object: 'video', status: 'queued', model: 'vid-sim', duration: 5, resolution: '720p' });
+    expect(created.json).toMatchObject({
+      object: 'video',
+      status: 'queued',
+      model: 'vid-sim',
+      duration: 5,
+      resolution: '720p',
+    });
 
     const own = await readTask(gw, a.key, id);
     expect(own.status).toBe(200);
@@ -64,7 +70,10 @@ describe('GET /v1/videos/{id}', () => {
     expect(errorOf(foreign).code).toBe('not_found');
     expect(errorOf(foreign).code).toBe(errorOf(missing).code);
     // Nor can the other account cancel it.
-    const cancel = await fetch(`${gw.url}/v1/videos/${id}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${b.key}` } });
+    const cancel = await fetch(`${gw.url}/v1/videos/${id}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${b.key}` },
+    });
     expect(cancel.status).toBe(404);
     // Without a key at all: 401.
     expect((await getJson(`${gw.url}/v1/videos/${id}`)).status).toBe(401);
@@ -130,7 +139,12 @@ describe('stored_url and provider_url', () => {
     expect(row.status).toBe('succeeded');
 
     const view = (await readTask(gw, a.key, id)).json;
-    expect(view).toMatchObject({ id, status: 'succeeded', progress: 100, charged_micro_usd: 5 * VIDEO_PER_SECOND['720p']! });
+    expect(view).toMatchObject({
+      id,
+      status: 'succeeded',
+      progress: 100,
+      charged_micro_usd: 5 * VIDEO_PER_SECOND['720p']!,
+    });
     expect(typeof view.completed_at).toBe('number');
     expect(view.provider_url).toBe(`${gw.sim.url}/_sim/files/${row.upstream_id}.mp4`);
     const stored = view.stored_url as string;
@@ -151,8 +165,16 @@ describe('stored_url and provider_url', () => {
     const token = stored.slice(stored.lastIndexOf('/') + 1);
     const [payload, mac] = token.split('.') as [string, string];
     const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === 'A' ? 'B' : 'A') + s.slice(i + 1);
-    const forgedClaims = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), e: Date.now() + 10 * 86_400_000 })).toString('base64url');
-    for (const bad of [`${payload}.${flip(mac, 3)}`, `${flip(payload, 5)}.${mac}`, `${forgedClaims}.${mac}`, payload, 'nonsense']) {
+    const forgedClaims = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), e: Date.now() + 10 * 86_400_000 }),
+    ).toString('base64url');
+    for (const bad of [
+      `${payload}.${flip(mac, 3)}`,
+      `${flip(payload, 5)}.${mac}`,
+      `${forgedClaims}.${mac}`,
+      payload,
+      'nonsense',
+    ]) {
       const res = await download(`${gw.url}/v1/files/${bad}`);
       expect(res.status, bad).toBe(404);
     }

@@ -21,13 +21,20 @@ import {
 const PRICE = 5 * VIDEO_PER_SECOND['720p']!;
 let gw: TaskGateway;
 beforeAll(async () => {
-  gw = await startTaskGateway({ workers: false, env: { TASK_RECONCILE_AFTER_MS: '1000', MAINTENANCE_EVERY_MS: '200' } });
+  gw = await startTaskGateway({
+    workers: false,
+    env: { TASK_RECONCILE_AFTER_MS: '1000', MAINTENANCE_EVERY_MS: '200' },
+  });
 });
 afterAll(() => gw?.close());
 
 /** Fails every job of `queue` for good, as BullMQ does to a job that stalled too often. */
 async function failJobsOf(queue: 'task-submit' | 'task-poll', count: number): Promise<void> {
-  const connection = createRedis(gw.services.config.redis.url, { maxRetriesPerRequest: null, enableOfflineQueue: true, lazyConnect: false });
+  const connection = createRedis(gw.services.config.redis.url, {
+    maxRetriesPerRequest: null,
+    enableOfflineQueue: true,
+    lazyConnect: false,
+  });
   let failed = 0;
   const rogue = new Worker(
     queue,

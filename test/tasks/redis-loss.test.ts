@@ -11,7 +11,15 @@ import { sleep, waitUntil } from '../support/http.js';
 import { startRedisServer, type RedisServer } from '../support/limits.js';
 import { expectConsistentLedger } from '../support/money.js';
 import { freePort } from '../support/processes.js';
-import { createVideo, startTaskGateway, taskRow, videoBody, VIDEO_PER_SECOND, waitSettled, type TaskGateway } from '../support/task-gateway.js';
+import {
+  createVideo,
+  startTaskGateway,
+  taskRow,
+  videoBody,
+  VIDEO_PER_SECOND,
+  waitSettled,
+  type TaskGateway,
+} from '../support/task-gateway.js';
 
 const PRICE = 5 * VIDEO_PER_SECOND['720p']!;
 let port: number;
@@ -21,7 +29,9 @@ let gw: TaskGateway;
 beforeAll(async () => {
   port = await freePort();
   redis = await startRedisServer(port);
-  gw = await startTaskGateway({ env: { REDIS_URL: `redis://127.0.0.1:${port}`, TASK_RECONCILE_AFTER_MS: '120000', MAINTENANCE_EVERY_MS: '30000' } });
+  gw = await startTaskGateway({
+    env: { REDIS_URL: `redis://127.0.0.1:${port}`, TASK_RECONCILE_AFTER_MS: '120000', MAINTENANCE_EVERY_MS: '30000' },
+  });
 });
 afterAll(async () => {
   redis ??= await startRedisServer(port);
@@ -30,7 +40,9 @@ afterAll(async () => {
 });
 
 describe('a Redis loss', () => {
-  it('is noticed in seconds: ten tasks in flight all end within 60 s, each submitted and charged once', { timeout: 90_000 }, async () => {
+  it('is noticed in seconds: ten tasks in flight all end within 60 s, each submitted and charged once', {
+    timeout: 90_000,
+  }, async () => {
     const a = await gw.account({ balance: 100 * PRICE });
     const ids: string[] = [];
     for (let i = 0; i < 10; i++) {
@@ -38,7 +50,11 @@ describe('a Redis loss', () => {
       expect(res.status).toBe(200);
       ids.push(res.json.id as string);
     }
-    await waitUntil(async () => (await Promise.all(ids.map((id) => taskRow(gw, id)))).every((r) => r?.stage === 'poll'), 15_000, 50);
+    await waitUntil(
+      async () => (await Promise.all(ids.map((id) => taskRow(gw, id)))).every((r) => r?.stage === 'poll'),
+      15_000,
+      50,
+    );
 
     await redis!.kill();
     redis = undefined;

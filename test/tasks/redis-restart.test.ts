@@ -25,7 +25,9 @@ let gw: TaskGateway;
 beforeAll(async () => {
   port = await freePort();
   redis = await startRedisServer(port);
-  gw = await startTaskGateway({ env: { REDIS_URL: `redis://127.0.0.1:${port}`, TASK_RECONCILE_AFTER_MS: '1500', MAINTENANCE_EVERY_MS: '300' } });
+  gw = await startTaskGateway({
+    env: { REDIS_URL: `redis://127.0.0.1:${port}`, TASK_RECONCILE_AFTER_MS: '1500', MAINTENANCE_EVERY_MS: '300' },
+  });
 });
 afterAll(async () => {
   redis ??= await startRedisServer(port); // closing the gateway cleans its Redis keys
@@ -44,7 +46,11 @@ describe('Redis restarted (data lost) while tasks run', () => {
       expect(res.status).toBe(200);
       ids.push(res.json.id as string);
     }
-    await waitUntil(async () => (await Promise.all(ids.map((id) => taskRow(gw, id)))).every((r) => r?.stage === 'poll'), 10_000, 50);
+    await waitUntil(
+      async () => (await Promise.all(ids.map((id) => taskRow(gw, id)))).every((r) => r?.stage === 'poll'),
+      10_000,
+      50,
+    );
     // ... and some in the middle of their submit (the upstream answers the create after 4 s).
     for (let i = 0; i < 3; i++) {
       const res = await createVideo(gw, a.key, videoBody(`[[sim:latencyMs=4000,taskRunMs=1000]] submitting ${i}`));
@@ -64,7 +70,9 @@ describe('Redis restarted (data lost) while tasks run', () => {
 
     for (const id of ids) {
       const row = await waitSettled(gw, id, 30_000);
-      expect(row.status, `${id} ${row.error_code} ${row.error_message} attempts=${row.submit_attempts}`).toBe('succeeded');
+      expect(row.status, `${id} ${row.error_code} ${row.error_message} attempts=${row.submit_attempts}`).toBe(
+        'succeeded',
+      );
     }
     console.log(`all ${ids.length} tasks settled ${Math.round(performance.now() - restarted)} ms after the restart`);
 

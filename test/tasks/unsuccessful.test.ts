@@ -43,7 +43,9 @@ async function expectNothingChargedAndMoneyBack(a: { userId: string; key: string
   expect(next.status, JSON.stringify(next.json)).toBe(200);
   const row = await waitSettled(gw, next.json.id as string);
   expect(row.status).toBe('succeeded');
-  expect((await chargeRows(gw, a.userId)).map((c) => [c.request_id, c.amount_micro_usd])).toEqual([[next.json.id, -PRICE]]);
+  expect((await chargeRows(gw, a.userId)).map((c) => [c.request_id, c.amount_micro_usd])).toEqual([
+    [next.json.id, -PRICE],
+  ]);
   expect(await usersBalance(gw.services.db, a.userId)).toBe(0);
 }
 
@@ -178,7 +180,11 @@ describe('POST /v1/videos/{id}/cancel', () => {
 
   it('during the submit (upstream task made, answer not back yet): the upstream task is cancelled when it lands', async () => {
     const a = await oneTaskAccount();
-    const created = await createVideo(gw, a.key, videoBody('[[sim:latencyMs=1000,taskRunMs=60000]] changed my mind mid-submit'));
+    const created = await createVideo(
+      gw,
+      a.key,
+      videoBody('[[sim:latencyMs=1000,taskRunMs=60000]] changed my mind mid-submit'),
+    );
     const id = created.json.id as string;
     // The simulator has made the task but not answered yet.
     let upstream: { id: string } | undefined;

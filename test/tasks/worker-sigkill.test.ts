@@ -29,7 +29,10 @@ let worker: WorkerProcess | undefined;
 
 beforeAll(async () => {
   // The API (and the usage drain) in this process; the task jobs only in the worker processes.
-  gw = await startTaskGateway({ workers: false, env: { TASK_RECONCILE_AFTER_MS: '2000', MAINTENANCE_EVERY_MS: '300' } });
+  gw = await startTaskGateway({
+    workers: false,
+    env: { TASK_RECONCILE_AFTER_MS: '2000', MAINTENANCE_EVERY_MS: '300' },
+  });
   catalog = await writeTaskCatalogFile(gw.sim.url);
   // Creates answer after 400 ms (the upstream task exists from the first byte): a kill in that
   // window loses the answer, not the task.
@@ -42,7 +45,9 @@ afterAll(async () => {
 });
 
 describe('worker processes killed with SIGKILL, 20 times', () => {
-  it('every task ends terminal, is submitted upstream once and charged exactly once', { timeout: 150_000 }, async () => {
+  it('every task ends terminal, is submitted upstream once and charged exactly once', {
+    timeout: 150_000,
+  }, async () => {
     const funds = 1_000 * PRICE;
     const a = await gw.account({ balance: funds });
     // Short locks and stall checks: a killed worker's jobs are taken up in seconds, not BullMQ's 30 s.
@@ -81,7 +86,9 @@ describe('worker processes killed with SIGKILL, 20 times', () => {
     // The last worker is left alone.
     const recovering = performance.now();
     for (const id of ids) await waitSettled(gw, id, 120_000);
-    console.log(`${KILLS} kills in ${Math.round(loopMs)} ms (${interruptedSubmits.size} submits cut off after the upstream made the task; ${midPoll} kills while tasks were polling); all ${ids.length} tasks settled ${Math.round(performance.now() - recovering)} ms later`);
+    console.log(
+      `${KILLS} kills in ${Math.round(loopMs)} ms (${interruptedSubmits.size} submits cut off after the upstream made the task; ${midPoll} kills while tasks were polling); all ${ids.length} tasks settled ${Math.round(performance.now() - recovering)} ms later`,
+    );
 
     const rows = await taskRows(gw, a.userId);
     expect(rows).toHaveLength(ids.length);

@@ -2,7 +2,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, ROOT } from '../support/processes.js';
-import { createVideo, startTaskGateway, videoBody, waitSettled, workerEnv, writeTaskCatalogFile, type TaskGateway } from '../support/task-gateway.js';
+import {
+  createVideo,
+  startTaskGateway,
+  videoBody,
+  waitSettled,
+  workerEnv,
+  writeTaskCatalogFile,
+  type TaskGateway,
+} from '../support/task-gateway.js';
 
 // Two `npm run worker` on one host with the same WORKER_METRICS_PORT: the second takes the next
 // free port for /metrics instead of dying with EADDRINUSE, and both serve jobs.
@@ -18,9 +26,19 @@ beforeAll(async () => {
   const catalog = await writeTaskCatalogFile(gw.sim.url);
   removeCatalog = catalog.remove;
   port = await freePort();
-  const env = { ...workerEnv(gw, catalog.file), PATH: process.env.PATH ?? '', HOST: '127.0.0.1', WORKER_METRICS_PORT: String(port), LOG_LEVEL: 'info' };
+  const env = {
+    ...workerEnv(gw, catalog.file),
+    PATH: process.env.PATH ?? '',
+    HOST: '127.0.0.1',
+    WORKER_METRICS_PORT: String(port),
+    LOG_LEVEL: 'info',
+  };
   for (let i = 0; i < 2; i++) {
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist/bin/worker.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist/bin/worker.js')], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     let output = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -29,7 +47,14 @@ beforeAll(async () => {
       if (said && ports[i] === undefined) ports[i] = Number(said[1]);
     });
     // The first must be listening before the second starts, so the second really finds the port taken.
-    await waitFor(async () => ports[i] !== undefined && (await fetch(`http://127.0.0.1:${ports[i]}/healthz`).then((r) => r.ok, () => false)));
+    await waitFor(
+      async () =>
+        ports[i] !== undefined &&
+        (await fetch(`http://127.0.0.1:${ports[i]}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        )),
+    );
   }
 });
 afterAll(async () => {

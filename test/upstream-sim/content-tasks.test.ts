@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resultBytes, startUpstreamSim, type UpstreamSim } from '../../tools/upstream-sim/index.js';
 import {
-  contentBody, createContentTask, getContentTask, json, ManualClock, postJson, TASKS_BASE,
+  contentBody,
+  createContentTask,
+  getContentTask,
+  json,
+  ManualClock,
+  postJson,
+  TASKS_BASE,
 } from './task-helpers.js';
 
 let sim: UpstreamSim;
@@ -20,7 +26,9 @@ describe('content-tasks lifecycle', () => {
         { type: 'text', text: 'a cat surfing' },
         { type: 'image_url', image_url: { url: 'https://example.com/cat.png' }, role: 'first_frame' },
       ],
-      duration: 4, resolution: '480p', generate_audio: true,
+      duration: 4,
+      resolution: '480p',
+      generate_audio: true,
     });
     const created = await postJson(`${sim.url}${TASKS_BASE}`, body);
     expect(created.status).toBe(200);
@@ -29,13 +37,20 @@ describe('content-tasks lifecycle', () => {
     expect(await getContentTask(sim.url, id)).toMatchObject({ id, model: 'vid-sim', status: 'queued', progress: 0 });
     clock.advance(1000 + 3500);
     const running = await getContentTask(sim.url, id);
-    expect(running).toMatchObject({ status: 'running', progress: 30, duration: 4, resolution: '480p', generate_audio: true });
+    expect(running).toMatchObject({
+      status: 'running',
+      progress: 30,
+      duration: 4,
+      resolution: '480p',
+      generate_audio: true,
+    });
     expect(running.updated_at).toBe(running.created_at + 1);
     clock.advance(6500);
     const done = await getContentTask(sim.url, id);
     // 864 × 480 × 24 fps × 4 s / 1024
     expect(done).toMatchObject({
-      status: 'succeeded', progress: 100,
+      status: 'succeeded',
+      progress: 100,
       usage: { completion_tokens: 38_880, total_tokens: 38_880, duration_seconds: 4 },
       content: { video_url: `${sim.url}/_sim/files/${id}.mp4` },
     });
@@ -101,7 +116,10 @@ describe('content-tasks requests', () => {
     [{ content: [{ type: 'text', text: 'x' }] }, 'model'],
     [{ model: 'vid-sim', content: [] }, 'content'],
     [contentBody('x', { content: [{ type: 'video', text: 'x' }] }), 'content[0].type'],
-    [contentBody('x', { content: [{ type: 'image_url', image_url: { url: 'u' }, role: 'middle' }] }), 'content[0].role'],
+    [
+      contentBody('x', { content: [{ type: 'image_url', image_url: { url: 'u' }, role: 'middle' }] }),
+      'content[0].role',
+    ],
     [contentBody('x', { duration: 2.5 }), 'duration'],
     [contentBody('x', { resolution: '4k' }), 'resolution'],
     [contentBody('[[sim:taskFault=explode]]'), 'content'],
@@ -113,7 +131,9 @@ describe('content-tasks requests', () => {
 
   it('accepts any base path in front of the protocol paths', async () => {
     expect((await postJson(`${sim.url}/contents/generations/tasks`, contentBody('x'))).status).toBe(200);
-    expect((await postJson(`${sim.url}/proxy/ark/api/v3/contents/generations/tasks`, contentBody('x'))).status).toBe(200);
+    expect((await postJson(`${sim.url}/proxy/ark/api/v3/contents/generations/tasks`, contentBody('x'))).status).toBe(
+      200,
+    );
   });
 
   it('requires the bearer key when one is configured', async () => {
@@ -123,7 +143,9 @@ describe('content-tasks requests', () => {
       expect(missing.status).toBe(401);
       expect(await missing.json()).toMatchObject({ error: { code: 'AuthenticationError' } });
       const id = await createContentTask(locked.url, contentBody('x'), { authorization: 'Bearer k1' });
-      expect((await fetch(`${locked.url}${TASKS_BASE}/${id}`, { headers: { authorization: 'Bearer no' } })).status).toBe(401);
+      expect(
+        (await fetch(`${locked.url}${TASKS_BASE}/${id}`, { headers: { authorization: 'Bearer no' } })).status,
+      ).toBe(401);
       expect((await getContentTask(locked.url, id, { authorization: 'Bearer k1' })).id).toBe(id);
     } finally {
       await locked.close();

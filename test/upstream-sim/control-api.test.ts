@@ -72,7 +72,9 @@ describe('control API over HTTP', () => {
 
   it('PUT /_sim/defaults configures all models', async () => {
     expect((await put('/_sim/defaults', { outputTokens: 1 })).status).toBe(200);
-    const body = (await (await postChat(sim.url, chatBody('hi'))).json()) as { choices: { message: { content: string } }[] };
+    const body = (await (await postChat(sim.url, chatBody('hi'))).json()) as {
+      choices: { message: { content: string } }[];
+    };
     expect(body.choices[0]?.message.content).toBe('tok1 ');
   });
 

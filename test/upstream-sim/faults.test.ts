@@ -55,7 +55,9 @@ describe('injected faults', () => {
     expect(error).toBeUndefined();
     const data = sseData(text);
     expect(contentOf(data)).toBe('tok1 tok2 tok3 ');
-    expect(data.at(-1)).toEqual({ error: { message: 'upstream exploded', type: 'server_error', code: 'internal_error' } });
+    expect(data.at(-1)).toEqual({
+      error: { message: 'upstream exploded', type: 'server_error', code: 'internal_error' },
+    });
     expect(data).not.toContain('[DONE]');
   });
 

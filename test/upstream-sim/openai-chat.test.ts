@@ -27,7 +27,12 @@ describe('chat completions through the official client', () => {
     expect(completion.object).toBe('chat.completion');
     expect(completion.model).toBe('gpt-sim');
     expect(completion.choices).toEqual([
-      { index: 0, message: { role: 'assistant', content: tokens(16), refusal: null }, logprobs: null, finish_reason: 'stop' },
+      {
+        index: 0,
+        message: { role: 'assistant', content: tokens(16), refusal: null },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
     ]);
     // (3 + 3 words) + (3 + 5 words) + 3
     expect(completion.usage).toEqual({
@@ -43,7 +48,15 @@ describe('chat completions through the official client', () => {
     const completion = await client.chat.completions.create({
       model: 'gpt-sim',
       max_tokens: 4,
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'one two' }, { type: 'text', text: 'three' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'one two' },
+            { type: 'text', text: 'three' },
+          ],
+        },
+      ],
     });
     expect(completion.choices[0]?.message.content).toBe(tokens(4));
     expect(completion.choices[0]?.finish_reason).toBe('length');
@@ -62,7 +75,12 @@ describe('chat completions through the official client', () => {
     for await (const chunk of stream) chunks.push(chunk);
     expect(chunks).toHaveLength(1 + 5 + 1 + 1);
     expect(chunks[0]?.choices[0]?.delta).toEqual({ role: 'assistant', content: '' });
-    expect(chunks.slice(1, 6).map((c) => c.choices[0]?.delta.content).join('')).toBe(tokens(5));
+    expect(
+      chunks
+        .slice(1, 6)
+        .map((c) => c.choices[0]?.delta.content)
+        .join(''),
+    ).toBe(tokens(5));
     expect(chunks[6]?.choices[0]).toMatchObject({ delta: {}, finish_reason: 'length' });
     expect(chunks.slice(0, 7).every((c) => c.usage === null && c.object === 'chat.completion.chunk')).toBe(true);
     expect(chunks[7]?.choices).toEqual([]);

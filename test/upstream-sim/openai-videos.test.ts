@@ -18,11 +18,26 @@ const auth = { authorization: 'Bearer sk-sim' };
 
 describe('openai-videos through the official client (multipart create)', () => {
   it('queued → in_progress → completed, then the MP4 downloads', async () => {
-    const created = await client.videos.create({ model: 'sora-2', prompt: 'a fox at dawn', seconds: '8', size: '1280x720' });
+    const created = await client.videos.create({
+      model: 'sora-2',
+      prompt: 'a fox at dawn',
+      seconds: '8',
+      size: '1280x720',
+    });
     expect(created).toEqual({
-      id: expect.stringMatching(/^video_[0-9a-f]{32}$/), object: 'video', model: 'sora-2', status: 'queued', progress: 0,
-      created_at: Math.floor(clock.ms / 1000), completed_at: null, expires_at: null, error: null,
-      prompt: 'a fox at dawn', remixed_from_video_id: null, seconds: '8', size: '1280x720',
+      id: expect.stringMatching(/^video_[0-9a-f]{32}$/),
+      object: 'video',
+      model: 'sora-2',
+      status: 'queued',
+      progress: 0,
+      created_at: Math.floor(clock.ms / 1000),
+      completed_at: null,
+      expires_at: null,
+      error: null,
+      prompt: 'a fox at dawn',
+      remixed_from_video_id: null,
+      seconds: '8',
+      size: '1280x720',
     });
     await expect(client.videos.downloadContent(created.id)).rejects.toMatchObject({ status: 404 });
     clock.advance(1000 + 4000);
@@ -30,7 +45,9 @@ describe('openai-videos through the official client (multipart create)', () => {
     clock.advance(4000);
     const done = await client.videos.retrieve(created.id);
     expect(done).toMatchObject({
-      status: 'completed', progress: 100, completed_at: Math.floor(clock.ms / 1000),
+      status: 'completed',
+      progress: 100,
+      completed_at: Math.floor(clock.ms / 1000),
       expires_at: Math.floor(clock.ms / 1000) + 3600,
     });
     const content = await client.videos.downloadContent(created.id);
@@ -61,7 +78,11 @@ describe('openai-videos through the official client (multipart create)', () => {
 
 describe('openai-videos over raw HTTP (JSON create)', () => {
   it('accepts a JSON body and reports failure with an error object', async () => {
-    const res = await postJson(`${sim.url}/v1/videos`, { model: 'sora-2-pro', prompt: '[[sim:taskFault=fail]] no' }, auth);
+    const res = await postJson(
+      `${sim.url}/v1/videos`,
+      { model: 'sora-2-pro', prompt: '[[sim:taskFault=fail]] no' },
+      auth,
+    );
     expect(res.status).toBe(200);
     const { id } = await json<{ id: string }>(res);
     clock.advance(10_000);

@@ -16,7 +16,8 @@ beforeEach(async () => {
 
 const put = (path: string, body: unknown): Promise<Response> =>
   fetch(`${sim.url}${path}`, { method: 'PUT', body: JSON.stringify(body) });
-const listTasks = async (): Promise<SimTaskView[]> => (await json<{ data: SimTaskView[] }>(await fetch(`${sim.url}/_sim/tasks`))).data;
+const listTasks = async (): Promise<SimTaskView[]> =>
+  (await json<{ data: SimTaskView[] }>(await fetch(`${sim.url}/_sim/tasks`))).data;
 
 describe('task control API', () => {
   it('GET /_sim/tasks lists both protocols with their status', async () => {
@@ -25,8 +26,16 @@ describe('task control API', () => {
     const tasks = await listTasks();
     expect(tasks).toHaveLength(2);
     expect(tasks[0]).toMatchObject({
-      id: contentId, protocol: 'content-tasks', kind: 'video', model: 'vid-sim', status: 'queued',
-      idempotencyKey: 'k1', polls: 0, resultUrls: [], error: null, finishedAt: null,
+      id: contentId,
+      protocol: 'content-tasks',
+      kind: 'video',
+      model: 'vid-sim',
+      status: 'queued',
+      idempotencyKey: 'k1',
+      polls: 0,
+      resultUrls: [],
+      error: null,
+      finishedAt: null,
     });
     expect(tasks[1]).toMatchObject({ id: video.id, protocol: 'openai-videos', idempotencyKey: null });
     expect(sim.tasks().map((task) => task.id)).toEqual([contentId, video.id]);
@@ -36,15 +45,25 @@ describe('task control API', () => {
     const id = await createContentTask(sim.url, contentBody('slow'));
     const res = await fetch(`${sim.url}/_sim/tasks/${id}/finish`, { method: 'POST' });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ id, status: 'succeeded', resultUrls: [`${sim.url}/_sim/files/${id}.mp4`] });
+    expect(await res.json()).toMatchObject({
+      id,
+      status: 'succeeded',
+      resultUrls: [`${sim.url}/_sim/files/${id}.mp4`],
+    });
     expect(await getContentTask(sim.url, id)).toMatchObject({ status: 'succeeded', progress: 100 });
     expect((await fetch(`${sim.url}/_sim/files/${id}.mp4`)).status).toBe(200);
   });
 
   it('POST /_sim/tasks/{id}/fail fails a task with the given error', async () => {
     const video = await json<{ id: string }>(await postJson(`${sim.url}/v1/videos`, { prompt: 'y' }));
-    const res = await postJson(`${sim.url}/_sim/tasks/${video.id}/fail`, { code: 'moderation_blocked', message: 'nope' });
-    expect(await res.json()).toMatchObject({ status: 'failed', error: { code: 'moderation_blocked', message: 'nope' } });
+    const res = await postJson(`${sim.url}/_sim/tasks/${video.id}/fail`, {
+      code: 'moderation_blocked',
+      message: 'nope',
+    });
+    expect(await res.json()).toMatchObject({
+      status: 'failed',
+      error: { code: 'moderation_blocked', message: 'nope' },
+    });
     const seen = await json(await fetch(`${sim.url}/v1/videos/${video.id}`));
     expect(seen).toMatchObject({ status: 'failed', error: { code: 'moderation_blocked', message: 'nope' } });
   });
@@ -82,7 +101,10 @@ describe('task settings', () => {
   });
 
   it.each([
-    [{ taskFault: 'explode' }, 'sim setting taskFault must be one of none, fail, submit500, submit429, hang, pollError500'],
+    [
+      { taskFault: 'explode' },
+      'sim setting taskFault must be one of none, fail, submit500, submit429, hang, pollError500',
+    ],
     [{ pollErrorEvery: 0 }, 'sim setting pollErrorEvery must be at least 1'],
     [{ resultBytes: 1.5 }, 'sim setting resultBytes must be a whole number'],
     [{ taskRunMs: -1 }, 'sim setting taskRunMs must be a non-negative number'],
@@ -98,7 +120,11 @@ describe('task settings', () => {
     await fetch(`${sim.url}/api/v3/contents/generations/tasks/${id}`, { method: 'DELETE' });
     const stats = await json<SimStats>(await fetch(`${sim.url}/_sim/stats`));
     expect(stats.tasks['content-tasks']).toEqual({
-      taskCreates: 1, taskCreateRequests: 1, taskPolls: 1, taskCancels: 1, resultDownloads: 0,
+      taskCreates: 1,
+      taskCreateRequests: 1,
+      taskPolls: 1,
+      taskCancels: 1,
+      resultDownloads: 0,
     });
     expect(stats).toMatchObject({ requests: 3, byModel: { 'vid-sim': 1 } });
   });

@@ -15,7 +15,12 @@ export function contentBody(text: string, extra: Record<string, unknown> = {}): 
   return { model: 'vid-sim', content: [{ type: 'text', text }], ...extra };
 }
 
-export function postJson(url: string, body: unknown, headers: Record<string, string> = {}, init: RequestInit = {}): Promise<Response> {
+export function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  init: RequestInit = {},
+): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -29,7 +34,11 @@ export async function json<T = Record<string, unknown>>(res: Response): Promise<
 }
 
 /** Creates a content task and returns its id (expects 200). */
-export async function createContentTask(simUrl: string, body: unknown, headers: Record<string, string> = {}): Promise<string> {
+export async function createContentTask(
+  simUrl: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<string> {
   const res = await postJson(`${simUrl}${TASKS_BASE}`, body, headers);
   if (res.status !== 200) throw new Error(`create answered ${res.status}: ${await res.text()}`);
   return (await json<{ id: string }>(res)).id;
@@ -48,7 +57,11 @@ export interface ContentTask {
   [field: string]: unknown;
 }
 
-export async function getContentTask(simUrl: string, id: string, headers: Record<string, string> = {}): Promise<ContentTask> {
+export async function getContentTask(
+  simUrl: string,
+  id: string,
+  headers: Record<string, string> = {},
+): Promise<ContentTask> {
   const res = await fetch(`${simUrl}${TASKS_BASE}/${id}`, { headers });
   if (res.status !== 200) throw new Error(`get answered ${res.status}: ${await res.text()}`);
   return json<ContentTask>(res);

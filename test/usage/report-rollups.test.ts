@@ -48,15 +48,22 @@ describe('usage report from rollups', () => {
         for (const groupBy of ['tag', 'model', 'key', 'day'] as GroupBy[]) {
           const fast = await usageReport(gw.services.db, user, groupBy, new Date(s), new Date(e));
           const slow = await usageReportFromRecords(gw.services.db, user, groupBy, new Date(s), new Date(e));
-          const sort = (rows: Array<{ group: string | null }>) => [...rows].sort((x, y) => String(x.group).localeCompare(String(y.group)));
-          expect(sort(fast.rows), `${groupBy} ${new Date(s).toISOString()}`).toEqual(sort(slow.rows.filter((r) => r.requests > 0)));
+          const sort = (rows: Array<{ group: string | null }>) =>
+            [...rows].sort((x, y) => String(x.group).localeCompare(String(y.group)));
+          expect(sort(fast.rows), `${groupBy} ${new Date(s).toISOString()}`).toEqual(
+            sort(slow.rows.filter((r) => r.requests > 0)),
+          );
           expect(fast.total).toEqual(slow.total);
         }
       }
     }
     const whole = await usageReport(gw.services.db, a.userId, 'tag', new Date(D - 2 * DAY), new Date(D + DAY));
     expect(whole.total.requests).toBe(6);
-    expect(Object.fromEntries(whole.rows.map((r) => [String(r.group), r.requests]))).toEqual({ 'k-tag': 6, x: 2, y: 2 });
+    expect(Object.fromEntries(whole.rows.map((r) => [String(r.group), r.requests]))).toEqual({
+      'k-tag': 6,
+      x: 2,
+      y: 2,
+    });
   });
 
   it('keeps monthly partitions ahead and drops raw months past the retention, rollups staying', async () => {

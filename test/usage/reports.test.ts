@@ -15,15 +15,28 @@ beforeAll(async () => {
   gw = await startTestGateway();
   owner = await gw.account({ balance: 10_000_000, key: { tags: ['team-a'] } });
   // A second key of the same account, with usage access, reads the whole account.
-  const second = await api(gw, 'POST', '/keys', { token: (token = (await signIn(gw, owner.email)).token), body: { usage_access: true, name: 'reports' } });
+  const second = await api(gw, 'POST', '/keys', {
+    token: (token = (await signIn(gw, owner.email)).token),
+    body: { usage_access: true, name: 'reports' },
+  });
   reader = second.json.data.key as string;
   const calls: Array<[string, Record<string, string>]> = [
     ['one', { 'x-service-tags': 'feature-x,feature-y', 'x-session-id': 'sess-1' }],
     ['two', { 'x-service-tags': 'feature-x', 'x-session-id': 'sess-1' }],
     ['three', {}],
   ];
-  for (const [text, headers] of calls) expect((await postChat(gw.url, owner.key, chatRequest('gpt-sim', text, { max_tokens: 3 }), { 'x-request-id': `req-${text}`, ...headers })).status).toBe(200);
-  expect((await postChat(gw.url, reader, chatRequest('free-sim', 'free one'), { 'x-request-id': 'req-free' })).status).toBe(200);
+  for (const [text, headers] of calls)
+    expect(
+      (
+        await postChat(gw.url, owner.key, chatRequest('gpt-sim', text, { max_tokens: 3 }), {
+          'x-request-id': `req-${text}`,
+          ...headers,
+        })
+      ).status,
+    ).toBe(200);
+  expect(
+    (await postChat(gw.url, reader, chatRequest('free-sim', 'free one'), { 'x-request-id': 'req-free' })).status,
+  ).toBe(200);
   expect((await postChat(gw.url, owner.key, chatRequest('no-such-model', 'x'))).status).toBe(404);
   await drained(gw);
 });
@@ -31,15 +44,21 @@ afterAll(async () => {
   await gw?.close();
 });
 
-const report = (key: string, query: string) => fetch(`${gw.url}/v1/usage/report?${query}`, { headers: { authorization: `Bearer ${key}` } });
-const logs = (key: string, query = '') => fetch(`${gw.url}/v1/usage/logs?${query}`, { headers: { authorization: `Bearer ${key}` } });
+const report = (key: string, query: string) =>
+  fetch(`${gw.url}/v1/usage/report?${query}`, { headers: { authorization: `Bearer ${key}` } });
+const logs = (key: string, query = '') =>
+  fetch(`${gw.url}/v1/usage/logs?${query}`, { headers: { authorization: `Bearer ${key}` } });
 
 describe('GET /v1/usage/report', () => {
   it('groups by tag: a request with several tags counts on each line, the total once, untagged on the null line', async () => {
     const records = await usageRecords(gw.services.db, owner.userId);
     const res = await report(reader, `group_by=tag&start=${start}&end=${end}`);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { group_by: string; rows: Array<{ group: string | null; requests: number; charged_micro_usd: number }>; total: { requests: number; charged_micro_usd: number } };
+    const body = (await res.json()) as {
+      group_by: string;
+      rows: Array<{ group: string | null; requests: number; charged_micro_usd: number }>;
+      total: { requests: number; charged_micro_usd: number };
+    };
     const byGroup = Object.fromEntries(body.rows.map((r) => [String(r.group), r.requests]));
     // The key's own tag (team-a) is on every call of the first key, the refused one (404) included.
     expect(byGroup).toEqual({ 'team-a': 4, 'feature-x': 2, 'feature-y': 1, null: 1 });
@@ -49,10 +68,21 @@ describe('GET /v1/usage/report', () => {
 
   it('groups by model, key and day, with the same totals', async () => {
     for (const groupBy of ['model', 'key', 'day']) {
-      const body = (await (await report(reader, `group_by=${groupBy}&start=${start}&end=${end}`)).json()) as { rows: Array<{ group: string; requests: number }>; total: { requests: number } };
-      expect(body.rows.reduce((s, r) => s + r.requests, 0), groupBy).toBe(body.total.requests);
+      const body = (await (await report(reader, `group_by=${groupBy}&start=${start}&end=${end}`)).json()) as {
+        rows: Array<{ group: string; requests: number }>;
+        total: { requests: number };
+      };
+      expect(
+        body.rows.reduce((s, r) => s + r.requests, 0),
+        groupBy,
+      ).toBe(body.total.requests);
       // The call refused at step 4 has no model: its line is the empty one.
-      if (groupBy === 'model') expect(Object.fromEntries(body.rows.map((r) => [r.group, r.requests]))).toEqual({ 'gpt-sim': 3, 'free-sim': 1, '': 1 });
+      if (groupBy === 'model')
+        expect(Object.fromEntries(body.rows.map((r) => [r.group, r.requests]))).toEqual({
+          'gpt-sim': 3,
+          'free-sim': 1,
+          '': 1,
+        });
       if (groupBy === 'key') expect(body.rows.map((r) => r.group)).toContain(owner.keyId);
       if (groupBy === 'day') expect(body.rows[0]!.group).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     }
@@ -111,22 +141,34 @@ describe('GET /v1/usage/logs', () => {
     let pages = 0;
     for (;;) {
       const res = await logs(reader, `limit=2${cursor ? `&cursor=${cursor}` : ''}`);
-      const page = (await res.json()) as { data: Array<{ request_id: string; key_prefix: string }>; next_cursor: string | null; has_more: boolean };
+      const page = (await res.json()) as {
+        data: Array<{ request_id: string; key_prefix: string }>;
+        next_cursor: string | null;
+        has_more: boolean;
+      };
       seen.push(...page.data.map((r) => r.request_id));
       if (pages++ === 0) {
         // A record arriving meanwhile lands before the first page: never inside the pages being read.
-        await postChat(gw.url, owner.key, chatRequest('gpt-sim', 'late', { max_tokens: 1 }), { 'x-request-id': 'req-late' });
+        await postChat(gw.url, owner.key, chatRequest('gpt-sim', 'late', { max_tokens: 1 }), {
+          'x-request-id': 'req-late',
+        });
         await drained(gw);
       }
       if (!page.has_more) break;
       cursor = page.next_cursor!;
     }
     expect(new Set(seen).size).toBe(seen.length);
-    const all = (await usageRecords(gw.services.db, owner.userId)).map((r) => r.request_id).filter((id) => id !== 'req-late');
+    const all = (await usageRecords(gw.services.db, owner.userId))
+      .map((r) => r.request_id)
+      .filter((id) => id !== 'req-late');
     expect([...seen].sort()).toEqual([...all].sort());
-    const filtered = (await (await logs(reader, 'session_id=sess-1&model=gpt-sim')).json()) as { data: Array<{ request_id: string }> };
+    const filtered = (await (await logs(reader, 'session_id=sess-1&model=gpt-sim')).json()) as {
+      data: Array<{ request_id: string }>;
+    };
     expect(filtered.data.map((r) => r.request_id).sort()).toEqual(['req-one', 'req-two']);
-    const tagged = (await (await logs(reader, 'tag=feature-y')).json()) as { data: Array<{ request_id: string; tags: string[] }> };
+    const tagged = (await (await logs(reader, 'tag=feature-y')).json()) as {
+      data: Array<{ request_id: string; tags: string[] }>;
+    };
     expect(tagged.data.map((r) => r.request_id)).toEqual(['req-one']);
     expect((await logs(reader, 'cursor=not!valid')).status).toBe(400);
     expect((await logs(reader, 'limit=101')).status).toBe(400);
@@ -135,16 +177,26 @@ describe('GET /v1/usage/logs', () => {
 
 describe('POST /v1/scores', () => {
   const score = (key: string, body: unknown) =>
-    fetch(`${gw.url}/v1/scores`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${gw.url}/v1/scores`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   it('scores a request or a session of the account; the same name replaces the value; another account answers 404', async () => {
     const first = await score(owner.key, { request_id: 'req-one', name: 'helpful', value: 1 });
     expect(first.status).toBe(200);
     expect(await first.json()).toMatchObject({ object: 'score', request_id: 'req-one', name: 'helpful', value: 1 });
-    expect((await score(reader, { request_id: 'req-one', name: 'helpful', value: -3.5, comment: 'changed my mind' })).status).toBe(200);
+    expect(
+      (await score(reader, { request_id: 'req-one', name: 'helpful', value: -3.5, comment: 'changed my mind' })).status,
+    ).toBe(200);
     const rows = await gw.services.db.selectFrom('scores').selectAll().where('user_id', '=', owner.userId).execute();
-    expect(rows.map((r) => [r.request_id, r.name, r.value, r.comment])).toEqual([['req-one', 'helpful', -3.5, 'changed my mind']]);
-    expect((await score(owner.key, { session_id: 'sess-1', name: 'session.quality', value: 1_000_000 })).status).toBe(200);
+    expect(rows.map((r) => [r.request_id, r.name, r.value, r.comment])).toEqual([
+      ['req-one', 'helpful', -3.5, 'changed my mind'],
+    ]);
+    expect((await score(owner.key, { session_id: 'sess-1', name: 'session.quality', value: 1_000_000 })).status).toBe(
+      200,
+    );
 
     const stranger = await gw.account({ balance: 1_000_000 });
     const theirs = await score(stranger.key, { request_id: 'req-one', name: 'x', value: 1 });

@@ -19,19 +19,35 @@ afterAll(async () => {
 });
 
 const score = (key: string, body: unknown) =>
-  fetch(`${gw.url}/v1/scores`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(`${gw.url}/v1/scores`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 describe('POST /v1/scores before the usage record landed', () => {
   it('waits for a queued record of the account and accepts; a missing or foreign request still answers 404 at once', async () => {
     const owner = await gw.account({ balance: 1_000_000 });
     const stranger = await gw.account({ balance: 1_000_000 });
-    expect((await postChat(gw.url, owner.key, chatRequest('gpt-sim', 'rate me', { max_tokens: 2 }), { 'x-request-id': 'req-early', 'x-session-id': 'sess-early' })).status).toBe(200);
+    expect(
+      (
+        await postChat(gw.url, owner.key, chatRequest('gpt-sim', 'rate me', { max_tokens: 2 }), {
+          'x-request-id': 'req-early',
+          'x-session-id': 'sess-early',
+        })
+      ).status,
+    ).toBe(200);
     expect(await gw.services.redis.llen(gw.services.redisKeys.usageQueue)).toBe(1);
 
     let settled = false;
-    const early = score(owner.key, { request_id: 'req-early', name: 'helpful', value: 1 }).finally(() => (settled = true));
+    const early = score(owner.key, { request_id: 'req-early', name: 'helpful', value: 1 }).finally(
+      () => (settled = true),
+    );
     const bySession = score(owner.key, { session_id: 'sess-early', name: 'session.ok', value: 2 });
-    for (const [key, id] of [[stranger.key, 'req-early'], [owner.key, 'req-none']] as const) {
+    for (const [key, id] of [
+      [stranger.key, 'req-early'],
+      [owner.key, 'req-none'],
+    ] as const) {
       const began = performance.now();
       expect((await score(key, { request_id: id, name: 'x', value: 1 })).status).toBe(404);
       expect(performance.now() - began).toBeLessThan(1_000);
@@ -39,11 +55,23 @@ describe('POST /v1/scores before the usage record landed', () => {
     expect(settled).toBe(false);
 
     const log = createLogger('silent');
-    drainer = await startUsageDrainer({ db: gw.services.db, redisUrl: gw.services.config.redis.url, keys: gw.services.redisKeys, batch: 500, log, idleMs: 20 });
+    drainer = await startUsageDrainer({
+      db: gw.services.db,
+      redisUrl: gw.services.config.redis.url,
+      keys: gw.services.redisKeys,
+      batch: 500,
+      log,
+      idleMs: 20,
+    });
     const res = await early;
     expect(res.status, await res.clone().text()).toBe(200);
     expect((await bySession).status).toBe(200);
-    const rows = await gw.services.db.selectFrom('scores').select(['request_id', 'session_id', 'name']).where('user_id', '=', owner.userId).orderBy('name').execute();
+    const rows = await gw.services.db
+      .selectFrom('scores')
+      .select(['request_id', 'session_id', 'name'])
+      .where('user_id', '=', owner.userId)
+      .orderBy('name')
+      .execute();
     expect(rows).toEqual([
       { request_id: 'req-early', session_id: null, name: 'helpful' },
       { request_id: null, session_id: 'sess-early', name: 'session.ok' },

@@ -21,13 +21,25 @@ afterAll(async () => {
 
 describe('/usage-lookup in a browser', () => {
   it('shows the same numbers as the API, keeps the key out of storage and the URL, clears on a button, keyboard only', async () => {
-    const { key } = await gw.account({ balance: 10_000_000, key: { name: 'browser key', total_micro_usd: 5_000_000, rpm_limit: 100 } });
-    for (const [model, text] of [['gpt-sim', 'one'], ['gpt-sim', 'two'], ['free-sim', 'three']] as const) {
+    const { key } = await gw.account({
+      balance: 10_000_000,
+      key: { name: 'browser key', total_micro_usd: 5_000_000, rpm_limit: 100 },
+    });
+    for (const [model, text] of [
+      ['gpt-sim', 'one'],
+      ['gpt-sim', 'two'],
+      ['free-sim', 'three'],
+    ] as const) {
       expect((await postChat(gw.url, key, chatRequest(model, text, { max_tokens: 3 }))).status).toBe(200);
     }
     await drained(gw);
-    const api = (await (await fetch(`${gw.url}/v1/key/usage`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
-      last_30_days: { total: { requests: number; charged_micro_usd: number }; models: Array<{ model: string; requests: number }> };
+    const api = (await (
+      await fetch(`${gw.url}/v1/key/usage`, { headers: { authorization: `Bearer ${key}` } })
+    ).json()) as {
+      last_30_days: {
+        total: { requests: number; charged_micro_usd: number };
+        models: Array<{ model: string; requests: number }>;
+      };
       quota: { used_total_micro_usd: number };
     };
 
@@ -51,9 +63,15 @@ describe('/usage-lookup in a browser', () => {
     expect(Number(cells[1])).toBe(api.last_30_days.total.requests);
     expect(cells[6]).toBe(`$${(api.last_30_days.total.charged_micro_usd / 1e6).toFixed(6)}`);
     expect(await page.locator('svg[role=img] rect').count()).toBe(api.last_30_days.models.length);
-    const used = await page.locator('table tr', { hasText: /^total/ }).locator('td').nth(2).textContent();
+    const used = await page
+      .locator('table tr', { hasText: /^total/ })
+      .locator('td')
+      .nth(2)
+      .textContent();
     expect(used).toBe(`$${(api.quota.used_total_micro_usd / 1e6).toFixed(6)}`);
-    expect(await page.locator('table tr', { hasText: 'Requests per minute' }).locator('td').nth(1).textContent()).toBe('100');
+    expect(await page.locator('table tr', { hasText: 'Requests per minute' }).locator('td').nth(1).textContent()).toBe(
+      '100',
+    );
 
     // The key is nowhere but the input: not in the URL, not in storage, not in cookies.
     expect(page.url()).not.toContain(key);

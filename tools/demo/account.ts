@@ -24,7 +24,12 @@ export async function ensureDemoAccount(services: GatewayServices): Promise<stri
     const saved = await readFile(file, 'utf8').catch(() => '');
     if (saved.trim()) return saved.trim();
   }
-  const admin = { db: services.db, redis: services.redis, channel: services.redisKeys.keyInvalidation, catalog: services.catalog };
+  const admin = {
+    db: services.db,
+    redis: services.redis,
+    channel: services.redisKeys.keyInvalidation,
+    catalog: services.catalog,
+  };
   const { key } = await createKey(admin, user.id, { name: 'demo' });
   await mkdir(services.config.dataDir, { recursive: true });
   await writeFile(file, `${key}\n`, { mode: 0o600 });

@@ -29,7 +29,10 @@ export function demoCatalog(simUrl: string) {
         id: 'demo-video',
         endpoints: ['videos'],
         routes: [{ provider: 'simulator-tasks', upstream_model: 'video-sim' }],
-        pricing: { per_second: { '720p': 50_000, '1080p': 100_000 }, per_second_with_audio: { '720p': 70_000, '1080p': 140_000 } },
+        pricing: {
+          per_second: { '720p': 50_000, '1080p': 100_000 },
+          per_second_with_audio: { '720p': 70_000, '1080p': 140_000 },
+        },
         durations: [5, 10],
         resolutions: ['720p', '1080p'],
       },

@@ -1,7 +1,15 @@
 // How the simulator behaves per request: defaults ← per-model settings ← directives in the prompt.
 
 /** `stallBeforeEnd`: a stream sends all its content, then nothing more (no finish, usage or end marker) until the client hangs up; a whole answer is unaffected. */
-export const SIM_FAULTS = ['none', 'error500', 'error429', 'disconnect', 'hang', 'errorMidStream', 'stallBeforeEnd'] as const;
+export const SIM_FAULTS = [
+  'none',
+  'error500',
+  'error429',
+  'disconnect',
+  'hang',
+  'errorMidStream',
+  'stallBeforeEnd',
+] as const;
 export type SimFault = (typeof SIM_FAULTS)[number];
 
 /** Faults of the asynchronous task protocols; a task's settings are fixed when it is created. */
@@ -124,7 +132,12 @@ function parseField(key: string, raw: unknown): SimBehaviour {
     }
     return { [key]: raw };
   }
-  if (key === 'usageInLastChoiceChunk' || key === 'naturalLength' || key === 'ignoresMaxCompletionTokens' || key === 'prose') {
+  if (
+    key === 'usageInLastChoiceChunk' ||
+    key === 'naturalLength' ||
+    key === 'ignoresMaxCompletionTokens' ||
+    key === 'prose'
+  ) {
     if (raw !== true && raw !== false && raw !== 'true' && raw !== 'false') {
       throw new BehaviourError(`sim setting ${key} must be true or false`);
     }

@@ -53,7 +53,11 @@ export function planChat(ask: ChatAsk, behaviour: ResolvedBehaviour): ChatPlan {
   if (ask.tools.length > 0 && ask.forcedTool !== null && !ask.answersToolResult) {
     const tool = ask.tools.find((t) => t.name === ask.forcedTool) ?? ask.tools[0]!;
     const words = ask.lastUserText.replace(/\[\[sim:[^\]]*\]\]/g, '').trim();
-    toolCall = { id: `call_sim${n.toString(36)}`, name: tool.name, arguments: JSON.stringify({ [tool.firstProperty ?? 'input']: words }) };
+    toolCall = {
+      id: `call_sim${n.toString(36)}`,
+      name: tool.name,
+      arguments: JSON.stringify({ [tool.firstProperty ?? 'input']: words }),
+    };
   }
   const words = behaviour.prose && !toolCall ? proseWords(ask) : undefined;
   // A prose answer's natural length is its sentence.
@@ -62,12 +66,22 @@ export function planChat(ask: ChatAsk, behaviour: ResolvedBehaviour): ChatPlan {
   const limited = cap !== undefined && (!ask.natural || cap < natural);
   const completionTokens = cap === undefined ? natural : ask.natural ? Math.min(cap, natural) : cap;
   const cachedTokens = Math.min(behaviour.cachedTokens, ask.promptTokens);
-  return { seq: n, promptTokens: ask.promptTokens, cachedTokens, completionTokens, toolCall, limited: limited && !toolCall, words };
+  return {
+    seq: n,
+    promptTokens: ask.promptTokens,
+    cachedTokens,
+    completionTokens,
+    toolCall,
+    limited: limited && !toolCall,
+    words,
+  };
 }
 
 function proseWords(ask: ChatAsk): string[] {
   const asked = ask.lastUserText.replace(/\[\[sim:[^\]]*\]\]/g, '').trim() || 'nothing';
-  return `This is ${ask.model}, a simulated model of the demo. You said: "${asked}". A real model would answer here.`.split(/\s+/);
+  return `This is ${ask.model}, a simulated model of the demo. You said: "${asked}". A real model would answer here.`.split(
+    /\s+/,
+  );
 }
 
 /** The i-th token of the answer, counting from 1: `tok<i> `, or a prose word led by a space as real tokens are. */

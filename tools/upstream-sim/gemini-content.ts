@@ -7,26 +7,49 @@ import { answeredByFault, isRecord, readSimRequest, writeFrames, type ProtocolEr
 import type { SimContext } from './sim-context.js';
 import { countWords } from './tokens.js';
 
-const STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 413: 'INVALID_ARGUMENT', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL' };
+const STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  413: 'INVALID_ARGUMENT',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+};
 
-function error(res: ServerResponse, code: number, message: string, headers: Record<string, string> = {}, reason?: string): void {
-  const details = reason ? [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'googleapis.com' }] : undefined;
-  sendJson(res, code, { error: { code, message, status: STATUS[code] ?? 'UNKNOWN', ...(details && { details }) } }, headers);
+function error(
+  res: ServerResponse,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+  reason?: string,
+): void {
+  const details = reason
+    ? [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'googleapis.com' }]
+    : undefined;
+  sendJson(
+    res,
+    code,
+    { error: { code, message, status: STATUS[code] ?? 'UNKNOWN', ...(details && { details }) } },
+    headers,
+  );
 }
 
 const ERRORS: ProtocolErrors = {
   invalid: (res, message) => error(res, 400, message),
   tooLarge: (res) => error(res, 413, 'Request payload size exceeds the limit.'),
   serverError: (res) => error(res, 500, 'An internal error has occurred.'),
-  rateLimited: (res, seconds) => error(res, 429, 'Resource has been exhausted (e.g. check quota).', { 'retry-after': String(seconds) }),
+  rateLimited: (res, seconds) =>
+    error(res, 429, 'Resource has been exhausted (e.g. check quota).', { 'retry-after': String(seconds) }),
 };
 
 const MID_STREAM_ERROR = `data: ${JSON.stringify({ error: { code: 500, message: 'An internal error has occurred.', status: 'INTERNAL' } })}\n\n`;
 
 /** `/v1beta/models/{model}:{method}` → the model and method, or undefined. */
-export function matchContentRoute(path: string): { model: string; method: 'generateContent' | 'streamGenerateContent' } | undefined {
+export function matchContentRoute(
+  path: string,
+): { model: string; method: 'generateContent' | 'streamGenerateContent' } | undefined {
   const match = /^\/v1beta\/models\/(.+):(generateContent|streamGenerateContent)$/.exec(path);
-  return match ? { model: decodeURIComponent(match[1]!), method: match[2] as 'generateContent' | 'streamGenerateContent' } : undefined;
+  return match
+    ? { model: decodeURIComponent(match[1]!), method: match[2] as 'generateContent' | 'streamGenerateContent' }
+    : undefined;
 }
 
 function partsText(parts: unknown): string {
@@ -54,14 +77,22 @@ function lastUser(body: Record<string, unknown>): { text: string; toolResult: bo
   const contents = Array.isArray(body.contents) ? (body.contents as { role?: unknown; parts?: unknown }[]) : [];
   const last = contents[contents.length - 1];
   if (!last || last.role === 'model') return { text: '', toolResult: false };
-  const toolResult = Array.isArray(last.parts) && last.parts.some((p) => isRecord(p) && (p.functionResponse ?? p.function_response) !== undefined);
-  const texts = Array.isArray(last.parts) ? last.parts.filter((p) => isRecord(p) && typeof p.text === 'string').map((p) => (p as { text: string }).text) : [];
+  const toolResult =
+    Array.isArray(last.parts) &&
+    last.parts.some((p) => isRecord(p) && (p.functionResponse ?? p.function_response) !== undefined);
+  const texts = Array.isArray(last.parts)
+    ? last.parts.filter((p) => isRecord(p) && typeof p.text === 'string').map((p) => (p as { text: string }).text)
+    : [];
   return { text: texts.join(' '), toolResult };
 }
 
 /** `output` counts every candidate's tokens. */
 function usageMetadata(plan: ChatPlan, output: number) {
-  const usage: Record<string, number> = { promptTokenCount: plan.promptTokens, candidatesTokenCount: output, totalTokenCount: plan.promptTokens + output };
+  const usage: Record<string, number> = {
+    promptTokenCount: plan.promptTokens,
+    candidatesTokenCount: output,
+    totalTokenCount: plan.promptTokens + output,
+  };
   if (plan.cachedTokens > 0) usage.cachedContentTokenCount = plan.cachedTokens;
   return usage;
 }
@@ -74,13 +105,25 @@ function callPart(plan: ChatPlan): object[] {
 }
 
 /** `candidates` (candidateCount) copies of the same answer, each with its index. */
-function response(plan: ChatPlan, model: string, parts: object[], finish: boolean, output: number, candidates: number): object {
+function response(
+  plan: ChatPlan,
+  model: string,
+  parts: object[],
+  finish: boolean,
+  output: number,
+  candidates: number,
+): object {
   const list = Array.from({ length: candidates }, (_, index) => {
     const candidate: Record<string, unknown> = { content: { role: 'model', parts }, index };
     if (finish) candidate.finishReason = finishReason(plan);
     return candidate;
   });
-  return { candidates: list, usageMetadata: usageMetadata(plan, output * candidates), modelVersion: model, responseId: `sim${plan.seq.toString(36)}` };
+  return {
+    candidates: list,
+    usageMetadata: usageMetadata(plan, output * candidates),
+    modelVersion: model,
+    responseId: `sim${plan.seq.toString(36)}`,
+  };
 }
 
 function streamFrames(plan: ChatPlan, model: string, candidates: number): string[] {
@@ -91,17 +134,35 @@ function streamFrames(plan: ChatPlan, model: string, candidates: number): string
   return chunks.map((text, i) => data(response(plan, model, [{ text }], i === chunks.length - 1, i + 1, candidates)));
 }
 
-export async function handleContent(req: IncomingMessage, res: ServerResponse, sim: SimContext, route: { model: string; method: string }, sse: boolean): Promise<void> {
+export async function handleContent(
+  req: IncomingMessage,
+  res: ServerResponse,
+  sim: SimContext,
+  route: { model: string; method: string },
+  sse: boolean,
+): Promise<void> {
   if (sim.apiKey !== undefined && req.headers['x-goog-api-key'] !== sim.apiKey) {
     req.resume();
     return error(res, 400, 'API key not valid. Please pass a valid API key.', {}, 'API_KEY_INVALID');
   }
   const model = route.model.replace(/^models\//, '');
-  const read = await readSimRequest(req, res, sim, ERRORS, () => model, (b) => lastUser(b).text);
+  const read = await readSimRequest(
+    req,
+    res,
+    sim,
+    ERRORS,
+    () => model,
+    (b) => lastUser(b).text,
+  );
   if (!read) return;
   const { body, behaviour, clock } = read;
-  if (!Array.isArray(body.contents) || body.contents.length === 0) return ERRORS.invalid(res, '* GenerateContentRequest.contents: contents is not specified');
-  const config = isRecord(body.generationConfig) ? body.generationConfig : isRecord(body.generation_config) ? body.generation_config : {};
+  if (!Array.isArray(body.contents) || body.contents.length === 0)
+    return ERRORS.invalid(res, '* GenerateContentRequest.contents: contents is not specified');
+  const config = isRecord(body.generationConfig)
+    ? body.generationConfig
+    : isRecord(body.generation_config)
+      ? body.generation_config
+      : {};
   const cap = config.maxOutputTokens ?? config.max_output_tokens;
   const candidates = config.candidateCount ?? config.candidate_count ?? 1;
   if (!Number.isInteger(candidates) || (candidates as number) < 1 || (candidates as number) > 8) {
@@ -109,7 +170,9 @@ export async function handleContent(req: IncomingMessage, res: ServerResponse, s
   }
   const tools = (Array.isArray(body.tools) ? body.tools : []).flatMap((t) => {
     const declarations = isRecord(t) ? (t.functionDeclarations ?? t.function_declarations) : undefined;
-    return Array.isArray(declarations) ? (declarations as { name?: unknown; parametersJsonSchema?: unknown; parameters?: unknown }[]) : [];
+    return Array.isArray(declarations)
+      ? (declarations as { name?: unknown; parametersJsonSchema?: unknown; parameters?: unknown }[])
+      : [];
   });
   const toolConfig = isRecord(body.toolConfig) ? body.toolConfig : {};
   const calling = isRecord(toolConfig.functionCallingConfig) ? toolConfig.functionCallingConfig : {};
@@ -120,7 +183,10 @@ export async function handleContent(req: IncomingMessage, res: ServerResponse, s
       promptTokens: promptTokens(body),
       maxTokens: typeof cap === 'number' ? cap : undefined,
       natural: true,
-      tools: tools.map((d) => ({ name: String(d.name), firstProperty: firstProperty(d.parametersJsonSchema ?? d.parameters) })),
+      tools: tools.map((d) => ({
+        name: String(d.name),
+        firstProperty: firstProperty(d.parametersJsonSchema ?? d.parameters),
+      })),
       forcedTool: calling.mode === 'NONE' ? null : typeof allowed[0] === 'string' ? allowed[0] : undefined,
       answersToolResult: last.toolResult,
       lastUserText: last.text,
@@ -138,10 +204,21 @@ export async function handleContent(req: IncomingMessage, res: ServerResponse, s
     const frames = streamFrames(plan, model, candidates as number);
     if (!sse) {
       // Without alt=sse the method answers one JSON array of the same responses.
-      return sendJson(res, 200, frames.map((f) => JSON.parse(f.slice(6)) as unknown));
+      return sendJson(
+        res,
+        200,
+        frames.map((f) => JSON.parse(f.slice(6)) as unknown),
+      );
     }
     // The last frame closes the stream (its finishReason and final usage).
-    writeFrames(res, frames, behaviour, clock, Math.min(behaviour.faultAfterChunks, frames.length - 1), MID_STREAM_ERROR, frames.length - 1);
+    writeFrames(
+      res,
+      frames,
+      behaviour,
+      clock,
+      Math.min(behaviour.faultAfterChunks, frames.length - 1),
+      MID_STREAM_ERROR,
+      frames.length - 1,
+    );
   });
 }
-

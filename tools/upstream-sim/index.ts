@@ -60,7 +60,13 @@ export async function startUpstreamSim(options: UpstreamSimOptions = {}): Promis
   const behaviours = new BehaviourStore(options.defaults, options.models);
   const stats = new StatsTracker();
   const store = new TaskStore(options.now ?? Date.now);
-  const server = createSimServer({ behaviours, stats, apiKey: options.apiKey, tasks: store, resultOrigin: options.resultOrigin });
+  const server = createSimServer({
+    behaviours,
+    stats,
+    apiKey: options.apiKey,
+    tasks: store,
+    resultOrigin: options.resultOrigin,
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {

@@ -61,7 +61,18 @@ export function completionBody(plan: CompletionPlan): object {
     choices: Array.from({ length: plan.choices }, (_, index) => ({
       index,
       message: plan.toolCall
-        ? { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: plan.toolCall.id, type: 'function', function: { name: plan.toolCall.name, arguments: plan.toolCall.arguments } }] }
+        ? {
+            role: 'assistant',
+            content: null,
+            refusal: null,
+            tool_calls: [
+              {
+                id: plan.toolCall.id,
+                type: 'function',
+                function: { name: plan.toolCall.name, arguments: plan.toolCall.arguments },
+              },
+            ],
+          }
         : { role: 'assistant', content: plan.text, refusal: null },
       logprobs: null,
       finish_reason: plan.finishReason,
@@ -93,7 +104,14 @@ export function chunkEvent(plan: CompletionPlan, options: ChunkOptions): string 
     system_fingerprint: SYSTEM_FINGERPRINT,
     choices: options.noChoices
       ? []
-      : [{ index: options.index ?? 0, delta: options.delta ?? {}, logprobs: null, finish_reason: options.finishReason ?? null }],
+      : [
+          {
+            index: options.index ?? 0,
+            delta: options.delta ?? {},
+            logprobs: null,
+            finish_reason: options.finishReason ?? null,
+          },
+        ],
   };
   if (options.includeUsage) chunk.usage = options.usage ?? null;
   return `data: ${JSON.stringify(chunk)}\n\n`;

@@ -13,18 +13,48 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-
  */
 function streamEvents(plan: CompletionPlan, includeUsage: boolean, usageOnFinish: boolean): string[] {
   const each = (chunk: (index: number) => string) => Array.from({ length: plan.choices }, (_, index) => chunk(index));
-  const events = each((index) => chunkEvent(plan, { includeUsage, index, delta: { role: 'assistant', content: plan.toolCall ? null : '' } }));
+  const events = each((index) =>
+    chunkEvent(plan, { includeUsage, index, delta: { role: 'assistant', content: plan.toolCall ? null : '' } }),
+  );
   const call = plan.toolCall;
   if (call) {
-    events.push(...each((index) => chunkEvent(plan, { includeUsage, index, delta: { tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] } })));
+    events.push(
+      ...each((index) =>
+        chunkEvent(plan, {
+          includeUsage,
+          index,
+          delta: {
+            tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
+          },
+        }),
+      ),
+    );
     for (const fragment of argumentFragments(call.arguments)) {
-      events.push(...each((index) => chunkEvent(plan, { includeUsage, index, delta: { tool_calls: [{ index: 0, function: { arguments: fragment } }] } })));
+      events.push(
+        ...each((index) =>
+          chunkEvent(plan, {
+            includeUsage,
+            index,
+            delta: { tool_calls: [{ index: 0, function: { arguments: fragment } }] },
+          }),
+        ),
+      );
     }
   } else {
-    for (const content of plan.chunks) events.push(...each((index) => chunkEvent(plan, { includeUsage, index, delta: { content } })));
+    for (const content of plan.chunks)
+      events.push(...each((index) => chunkEvent(plan, { includeUsage, index, delta: { content } })));
   }
   const finishUsage = includeUsage && usageOnFinish ? plan.usage : undefined;
-  events.push(...each((index) => chunkEvent(plan, { includeUsage, index, finishReason: plan.finishReason, usage: index === plan.choices - 1 ? finishUsage : undefined })));
+  events.push(
+    ...each((index) =>
+      chunkEvent(plan, {
+        includeUsage,
+        index,
+        finishReason: plan.finishReason,
+        usage: index === plan.choices - 1 ? finishUsage : undefined,
+      }),
+    ),
+  );
   if (includeUsage && !usageOnFinish) {
     events.push(chunkEvent(plan, { includeUsage, usage: plan.usage, noChoices: true }));
   }

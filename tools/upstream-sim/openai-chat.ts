@@ -5,7 +5,12 @@ import { readJsonBody, ResponseClock, sendJson } from './http-io.js';
 import { completionBody, planCompletion } from './openai-chat-response.js';
 import { streamCompletion } from './openai-chat-stream.js';
 import {
-  invalidRequest, openAiError, rateLimited, sendOpenAiError, serverError, unauthorized,
+  invalidRequest,
+  openAiError,
+  rateLimited,
+  sendOpenAiError,
+  serverError,
+  unauthorized,
 } from './openai-errors.js';
 import type { SimContext } from './sim-context.js';
 import { countPromptTokens, lastUserText } from './tokens.js';
@@ -19,7 +24,9 @@ function chatAsk(request: ChatRequest, behaviour: ResolvedBehaviour): ChatAsk {
   return {
     promptTokens: countPromptTokens(request.messages),
     // An older OpenAI-compatible server reads only max_tokens: max_completion_tokens does not cap it.
-    maxTokens: behaviour.ignoresMaxCompletionTokens ? request.maxTokensField : (request.maxCompletionTokens ?? request.maxTokensField),
+    maxTokens: behaviour.ignoresMaxCompletionTokens
+      ? request.maxTokensField
+      : (request.maxCompletionTokens ?? request.maxTokensField),
     natural: behaviour.naturalLength,
     tools: request.tools.map((t) => {
       const fn = (t as { function?: { name?: unknown; parameters?: unknown } }).function;
@@ -67,14 +74,22 @@ function parseChatRequest(body: Record<string, unknown>): Parsed {
     caps[param] = value as number;
   }
   const n = body.n ?? 1;
-  if (!Number.isInteger(n) || (n as number) < 1 || (n as number) > 128) return { ok: false, message: "Invalid 'n': expected an integer from 1 to 128.", param: 'n' };
+  if (!Number.isInteger(n) || (n as number) < 1 || (n as number) > 128)
+    return { ok: false, message: "Invalid 'n': expected an integer from 1 to 128.", param: 'n' };
   const includeUsage = isRecord(streamOptions) && streamOptions.include_usage === true;
   const tools = Array.isArray(body.tools) ? body.tools : [];
   return {
     ok: true,
     request: {
-      model, messages, tools, toolChoice: body.tool_choice, stream: stream === true, includeUsage,
-      maxCompletionTokens: caps.max_completion_tokens, maxTokensField: caps.max_tokens, choices: n as number,
+      model,
+      messages,
+      tools,
+      toolChoice: body.tool_choice,
+      stream: stream === true,
+      includeUsage,
+      maxCompletionTokens: caps.max_completion_tokens,
+      maxTokensField: caps.max_tokens,
+      choices: n as number,
     },
   };
 }
@@ -112,11 +127,7 @@ function respond(res: ServerResponse, request: ChatRequest, behaviour: ResolvedB
   else sendJson(res, 200, completionBody(plan));
 }
 
-export async function handleChatCompletions(
-  req: IncomingMessage,
-  res: ServerResponse,
-  sim: SimContext,
-): Promise<void> {
+export async function handleChatCompletions(req: IncomingMessage, res: ServerResponse, sim: SimContext): Promise<void> {
   if (!hasValidKey(req, res, sim.apiKey)) return;
   const body = await readJsonBody(req);
   if (!body.ok && body.reason === 'too-large') {
@@ -137,8 +148,16 @@ export async function handleChatCompletions(
     if (error instanceof BehaviourError) return invalidRequest(res, error.message, 'messages');
     throw error;
   }
-  if (request.maxCompletionTokens !== undefined && request.maxTokensField !== undefined && !behaviour.ignoresMaxCompletionTokens) {
-    return invalidRequest(res, "Setting 'max_tokens' and 'max_completion_tokens' at the same time is not supported.", 'max_tokens');
+  if (
+    request.maxCompletionTokens !== undefined &&
+    request.maxTokensField !== undefined &&
+    !behaviour.ignoresMaxCompletionTokens
+  ) {
+    return invalidRequest(
+      res,
+      "Setting 'max_tokens' and 'max_completion_tokens' at the same time is not supported.",
+      'max_tokens',
+    );
   }
   const clock = new ResponseClock(res);
   clock.after(behaviour.latencyMs, () => respond(res, request, behaviour, clock));

@@ -2,7 +2,14 @@
 // default, as DALL·E models answer; served from /_sim/images/) or `b64_json`; the same faults.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from './http-io.js';
-import { invalidRequest, openAiError, rateLimited, sendOpenAiError, serverError, unauthorized } from './openai-errors.js';
+import {
+  invalidRequest,
+  openAiError,
+  rateLimited,
+  sendOpenAiError,
+  serverError,
+  unauthorized,
+} from './openai-errors.js';
 import { answeredByFault, readSimRequest, type ProtocolErrors } from './sim-request.js';
 import type { SimContext } from './sim-context.js';
 import { resultOrigin } from './tasks/result-files.js';
@@ -31,23 +38,42 @@ const ERRORS: ProtocolErrors = {
   rateLimited,
 };
 
-export async function handleImages(req: IncomingMessage, res: ServerResponse, sim: SimContext, edit: boolean): Promise<void> {
+export async function handleImages(
+  req: IncomingMessage,
+  res: ServerResponse,
+  sim: SimContext,
+  edit: boolean,
+): Promise<void> {
   if (sim.apiKey !== undefined && req.headers.authorization !== `Bearer ${sim.apiKey}`) {
     req.resume();
     return unauthorized(res, req.headers.authorization !== undefined);
   }
-  const read = await readSimRequest(req, res, sim, ERRORS, (b) => (typeof b.model === 'string' ? b.model : undefined), (b) => (typeof b.prompt === 'string' ? b.prompt : ''));
+  const read = await readSimRequest(
+    req,
+    res,
+    sim,
+    ERRORS,
+    (b) => (typeof b.model === 'string' ? b.model : undefined),
+    (b) => (typeof b.prompt === 'string' ? b.prompt : ''),
+  );
   if (!read) return;
   const { body, behaviour, clock } = read;
-  if (typeof body.prompt !== 'string' || body.prompt === '') return ERRORS.invalid(res, "Missing required parameter: 'prompt'.", 'prompt');
-  if (edit && (!Array.isArray(body.images) || body.images.length === 0)) return ERRORS.invalid(res, "Missing required parameter: 'images'.", 'images');
+  if (typeof body.prompt !== 'string' || body.prompt === '')
+    return ERRORS.invalid(res, "Missing required parameter: 'prompt'.", 'prompt');
+  if (edit && (!Array.isArray(body.images) || body.images.length === 0))
+    return ERRORS.invalid(res, "Missing required parameter: 'images'.", 'images');
   const n = body.n === undefined ? 1 : Number(body.n);
-  if (!Number.isInteger(n) || n < 1 || n > 10) return ERRORS.invalid(res, "Invalid 'n': expected an integer from 1 to 10.", 'n');
+  if (!Number.isInteger(n) || n < 1 || n > 10)
+    return ERRORS.invalid(res, "Invalid 'n': expected an integer from 1 to 10.", 'n');
   clock.after(behaviour.latencyMs, () => {
     if (answeredByFault(res, behaviour, false, ERRORS)) return;
     const id = `img${(++seq).toString(36)}`;
     const names = Array.from({ length: n }, (_, i) => `${id}-${i}.png`);
-    const data = names.map((name) => (body.response_format === 'b64_json' ? { b64_json: simImageBytes(name).toString('base64') } : { url: `${resultOrigin(req, sim)}${IMAGES_PREFIX}${name}`, revised_prompt: body.prompt }));
+    const data = names.map((name) =>
+      body.response_format === 'b64_json'
+        ? { b64_json: simImageBytes(name).toString('base64') }
+        : { url: `${resultOrigin(req, sim)}${IMAGES_PREFIX}${name}`, revised_prompt: body.prompt },
+    );
     sendJson(res, 200, { created: Math.floor(Date.now() / 1000), data });
   });
 }

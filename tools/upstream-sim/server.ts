@@ -82,7 +82,8 @@ function route(req: IncomingMessage, res: ServerResponse, sim: SimContext): void
   const path = pathOf(req.url);
   const control = path.startsWith(CONTROL_PREFIX);
   const content = req.method === 'POST' && !control ? matchContentRoute(path) : undefined;
-  const embed = req.method === 'POST' && !control ? /^\/v1beta\/(models\/.+):(embedContent|batchEmbedContents)$/.exec(path) : null;
+  const embed =
+    req.method === 'POST' && !control ? /^\/v1beta\/(models\/.+):(embedContent|batchEmbedContents)$/.exec(path) : null;
   const sse = req.url?.includes('alt=sse') === true;
   const handler: ProtocolHandler | undefined = content
     ? (q, s, c) => handleContent(q, s, c, content, sse)

@@ -30,7 +30,8 @@ export async function readSimRequest(
   const body = await readJsonBody(req);
   if (!body.ok && body.reason === 'too-large') return void errors.tooLarge(res);
   if (!body.ok) return void errors.invalid(res, 'The request body is not valid JSON.');
-  if (typeof body.value !== 'object' || body.value === null || Array.isArray(body.value)) return void errors.invalid(res, 'The request body must be a JSON object.');
+  if (typeof body.value !== 'object' || body.value === null || Array.isArray(body.value))
+    return void errors.invalid(res, 'The request body must be a JSON object.');
   const value = body.value as Record<string, unknown>;
   const model = modelOf(value);
   sim.stats.recordBody(model, value, body.text);
@@ -44,7 +45,12 @@ export async function readSimRequest(
 }
 
 /** Applies the faults that replace a whole answer; true when one did (nothing more to write). */
-export function answeredByFault(res: ServerResponse, behaviour: ResolvedBehaviour, stream: boolean, errors: ProtocolErrors): boolean {
+export function answeredByFault(
+  res: ServerResponse,
+  behaviour: ResolvedBehaviour,
+  stream: boolean,
+  errors: ProtocolErrors,
+): boolean {
   switch (behaviour.fault) {
     case 'hang':
       return true; // never answer; the clock lets go when the client closes
@@ -71,7 +77,15 @@ export function answeredByFault(res: ServerResponse, behaviour: ResolvedBehaviou
  * Writes stream frames as they fall due, with the mid-stream faults at `faultAt` (a frame index);
  * `endAt` is the first of the closing frames (finish, usage, end marker), where stallBeforeEnd stops.
  */
-export function writeFrames(res: ServerResponse, frames: string[], behaviour: ResolvedBehaviour, clock: ResponseClock, faultAt: number, errorFrame: string, endAt: number): void {
+export function writeFrames(
+  res: ServerResponse,
+  frames: string[],
+  behaviour: ResolvedBehaviour,
+  clock: ResponseClock,
+  faultAt: number,
+  errorFrame: string,
+  endAt: number,
+): void {
   let next = 0;
   const writeDue = (): void => {
     while (next < frames.length && !res.destroyed) {

@@ -27,11 +27,17 @@ export interface SimStats {
   tasks: Record<TaskProtocol, TaskCounters>;
 }
 
-const zeroCounters = (): TaskCounters =>
-  ({ taskCreates: 0, taskCreateRequests: 0, taskPolls: 0, taskCancels: 0, resultDownloads: 0 });
+const zeroCounters = (): TaskCounters => ({
+  taskCreates: 0,
+  taskCreateRequests: 0,
+  taskPolls: 0,
+  taskCancels: 0,
+  resultDownloads: 0,
+});
 const copyTasks = (from?: Record<TaskProtocol, TaskCounters>): Record<TaskProtocol, TaskCounters> =>
-  Object.fromEntries(TASK_PROTOCOLS.map((protocol) => [protocol, { ...(from?.[protocol] ?? zeroCounters()) }])) as
-    Record<TaskProtocol, TaskCounters>;
+  Object.fromEntries(
+    TASK_PROTOCOLS.map((protocol) => [protocol, { ...(from?.[protocol] ?? zeroCounters()) }]),
+  ) as Record<TaskProtocol, TaskCounters>;
 
 /** Counts protocol requests; a request is in flight from arrival until its response finishes or the client leaves. */
 export class StatsTracker {

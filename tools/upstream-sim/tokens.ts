@@ -6,9 +6,17 @@ const PER_REQUEST_TOKENS = 3;
 /** The same set of characters as the regex class \s, checked without allocating. */
 function isWhitespace(code: number): boolean {
   return (
-    code === 32 || (code >= 9 && code <= 13) || code === 0xa0 || code === 0x1680 ||
-    (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 ||
-    code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff
+    code === 32 ||
+    (code >= 9 && code <= 13) ||
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
   );
 }
 

@@ -42,7 +42,8 @@ export function App({ config, api }: { config: SiteConfig; api: Api }) {
   useEffect(() => {
     unwrap<User>(api.GET('/api/v1/auth/me')).then(
       (user) => setSession({ state: 'signed-in', user }),
-      (err: unknown) => setSession(err instanceof ApiError && err.status === 401 ? { state: 'signed-out' } : { state: 'signed-out' }),
+      (err: unknown) =>
+        setSession(err instanceof ApiError && err.status === 401 ? { state: 'signed-out' } : { state: 'signed-out' }),
     );
   }, [api]);
 
@@ -51,15 +52,36 @@ export function App({ config, api }: { config: SiteConfig; api: Api }) {
     // Links under /api/ (a provider sign-in, a CSV download) leave the app: the browser follows them.
     <LocationProvider scope={/^\/(?!api\/)/}>
       {session.state === 'signed-out' ? (
-        <SignedOut api={api} apiBase={config.api_base} captcha={config.captcha} onSignedIn={(user) => setSession({ state: 'signed-in', user })} />
+        <SignedOut
+          api={api}
+          apiBase={config.api_base}
+          captcha={config.captcha}
+          onSignedIn={(user) => setSession({ state: 'signed-in', user })}
+        />
       ) : (
-        <SignedIn api={api} config={config} user={session.user} setUser={(user) => setSession({ state: 'signed-in', user })} onSignedOut={() => setSession({ state: 'signed-out' })} />
+        <SignedIn
+          api={api}
+          config={config}
+          user={session.user}
+          setUser={(user) => setSession({ state: 'signed-in', user })}
+          onSignedOut={() => setSession({ state: 'signed-out' })}
+        />
       )}
     </LocationProvider>
   );
 }
 
-function SignedOut({ api, apiBase, captcha, onSignedIn }: { api: Api; apiBase: string; captcha: SiteConfig['captcha']; onSignedIn(user: User): void }) {
+function SignedOut({
+  api,
+  apiBase,
+  captcha,
+  onSignedIn,
+}: {
+  api: Api;
+  apiBase: string;
+  captcha: SiteConfig['captcha'];
+  onSignedIn(user: User): void;
+}) {
   return (
     <Router>
       <Route path="/sign-up" component={() => <SignUpPage api={api} onSignedIn={onSignedIn} />} />
@@ -70,7 +92,19 @@ function SignedOut({ api, apiBase, captcha, onSignedIn }: { api: Api; apiBase: s
   );
 }
 
-function SignedIn({ api, config, user, setUser, onSignedOut }: { api: Api; config: SiteConfig; user: User; setUser(user: User): void; onSignedOut(): void }) {
+function SignedIn({
+  api,
+  config,
+  user,
+  setUser,
+  onSignedOut,
+}: {
+  api: Api;
+  config: SiteConfig;
+  user: User;
+  setUser(user: User): void;
+  onSignedOut(): void;
+}) {
   const value = useMemo<Console>(
     () => ({
       api,

@@ -11,7 +11,10 @@ export interface SiteConfig {
    * The password-reset page's captcha: a provider's widget (`script` loaded on that page only,
    * `global` its render API), or in development the gateway's test token; null = no resets here.
    */
-  captcha: { provider: string; site_key: string; script: string; global: string } | { provider: 'test'; token: string } | null;
+  captcha:
+    | { provider: string; site_key: string; script: string; global: string }
+    | { provider: 'test'; token: string }
+    | null;
 }
 
 export async function loadConfig(): Promise<SiteConfig> {
@@ -19,5 +22,9 @@ export async function loadConfig(): Promise<SiteConfig> {
   const res = await fetch('/config.json');
   if (!res.ok) throw new Error(`config.json: ${res.status}`);
   const raw = (await res.json()) as Partial<SiteConfig>;
-  return { api_base: (raw.api_base ?? '').replace(/\/+$/, ''), gateway_url: (raw.gateway_url ?? '').replace(/\/+$/, ''), captcha: raw.captcha ?? null };
+  return {
+    api_base: (raw.api_base ?? '').replace(/\/+$/, ''),
+    gateway_url: (raw.gateway_url ?? '').replace(/\/+$/, ''),
+    captcha: raw.captcha ?? null,
+  };
 }

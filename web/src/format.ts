@@ -16,7 +16,12 @@ export function microUsdToDecimal(micro: number | bigint | string): string {
 
 /** A micro-USD amount as USD in the locale: at least cents, every non-zero micro digit kept. */
 export function formatMoney(micro: number | bigint | string, locale: string): string {
-  const format = new Intl.NumberFormat(locale, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 6 });
+  const format = new Intl.NumberFormat(locale, {
+    style: 'currency',
+    currency: 'USD',
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 6,
+  });
   return format.format(microUsdToDecimal(micro) as Intl.StringNumericLiteral);
 }
 
@@ -29,29 +34,39 @@ export function parseUsd(text: string): number | undefined {
 }
 
 /** Integer micro-USD as the text of a USD input field (no grouping, `.` decimal). */
-export const usdField = (micro: number | null | undefined): string => (micro === null || micro === undefined ? '' : microUsdToDecimal(micro));
+export const usdField = (micro: number | null | undefined): string =>
+  micro === null || micro === undefined ? '' : microUsdToDecimal(micro);
 
 export const formatNumber = (n: number, locale: string) => new Intl.NumberFormat(locale).format(n);
 
-export const formatDateTime = (iso: string, locale: string) => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
+export const formatDateTime = (iso: string, locale: string) =>
+  new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
 
 /** A `YYYY-MM-DD` day (UTC, as the API groups days) in the locale. */
-export const formatDay = (day: string, locale: string) => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
+export const formatDay = (day: string, locale: string) =>
+  new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
 
 /** Today (UTC) minus `days`, as `YYYY-MM-DD`. */
 export function utcDay(daysAgo = 0, from = new Date()): string {
-  return new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate() - daysAgo)).toISOString().slice(0, 10);
+  return new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate() - daysAgo))
+    .toISOString()
+    .slice(0, 10);
 }
 
 /** Every `YYYY-MM-DD` day from `start` up to, not including, the instant `end` (UTC). */
 export function daysBetween(start: string, end: string): string[] {
   const days: string[] = [];
-  for (let t = Date.parse(`${start.slice(0, 10)}T00:00:00Z`); t < Date.parse(end) && days.length < 400; t += 86_400_000) days.push(new Date(t).toISOString().slice(0, 10));
+  for (let t = Date.parse(`${start.slice(0, 10)}T00:00:00Z`); t < Date.parse(end) && days.length < 400; t += 86_400_000)
+    days.push(new Date(t).toISOString().slice(0, 10));
   return days;
 }
 
 /** A day report's rows as one value per day of its range, days without calls at 0. */
-export function spendByDay(report: { start: string; end: string; rows: { group: string | null; charged_micro_usd: number }[] }): { labels: string[]; values: number[] } {
+export function spendByDay(report: {
+  start: string;
+  end: string;
+  rows: { group: string | null; charged_micro_usd: number }[];
+}): { labels: string[]; values: number[] } {
   const spend = new Map(report.rows.map((r) => [r.group, r.charged_micro_usd]));
   const labels = daysBetween(report.start, report.end);
   return { labels, values: labels.map((d) => spend.get(d) ?? 0) };

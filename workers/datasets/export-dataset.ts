@@ -14,7 +14,11 @@ const PAGE = 1_000;
  * replaces the object whole, so no half file is ever left behind.
  */
 export async function exportDataset(s: TaskJobServices, job: Job<{ exportId: string }>): Promise<string> {
-  const found = await s.db.selectFrom('dataset_exports').selectAll().where('id', '=', job.data.exportId).executeTakeFirst();
+  const found = await s.db
+    .selectFrom('dataset_exports')
+    .selectAll()
+    .where('id', '=', job.data.exportId)
+    .executeTakeFirst();
   if (!found) throw new UnrecoverableError(`no export ${job.data.exportId}`);
   const row = found;
   if (row.status === 'succeeded') return 'already done';
@@ -61,10 +65,18 @@ export async function exportDataset(s: TaskJobServices, job: Job<{ exportId: str
     await s.storage.put(key, Readable.from(lines()), { contentType: 'application/x-ndjson' });
   } catch (err) {
     if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
-      await s.db.updateTable('dataset_exports').set({ status: 'failed', error: (err as Error).message, finished_at: new Date(s.clock.now()) }).where('id', '=', row.id).execute();
+      await s.db
+        .updateTable('dataset_exports')
+        .set({ status: 'failed', error: (err as Error).message, finished_at: new Date(s.clock.now()) })
+        .where('id', '=', row.id)
+        .execute();
     }
     throw err;
   }
-  await s.db.updateTable('dataset_exports').set({ status: 'succeeded', object_key: key, records: count, finished_at: new Date(s.clock.now()) }).where('id', '=', row.id).execute();
+  await s.db
+    .updateTable('dataset_exports')
+    .set({ status: 'succeeded', object_key: key, records: count, finished_at: new Date(s.clock.now()) })
+    .where('id', '=', row.id)
+    .execute();
   return `exported ${count} records`;
 }

@@ -7,7 +7,12 @@ import { sweepFetchedObjects } from '../../shared/assets/sweep-fetched.js';
 import { jobId, type JobName } from '../../shared/jobs/catalog.js';
 import type { TaskJobServices } from './task-steps.js';
 
-const NEXT_JOB: Record<string, JobName> = { submit: 'task-submit', poll: 'task-poll', mirror: 'task-mirror', settle: 'task-settle' };
+const NEXT_JOB: Record<string, JobName> = {
+  submit: 'task-submit',
+  poll: 'task-poll',
+  mirror: 'task-mirror',
+  settle: 'task-settle',
+};
 
 /**
  * Periodically, on one worker at a time: purges idempotency keys past their window, keeps the
@@ -28,7 +33,9 @@ export async function maintenance(s: TaskJobServices, staleAfterMs: number): Pro
   // Partition upkeep never holds up the task re-drive below (a month whose rows already sit in the
   // default partition cannot get its own: logged, and the rows stay readable there).
   const partitions = await ensureUsagePartitions(s.db, now).catch((err: Error) => [`failed: ${err.message}`]);
-  const dropped = await dropExpiredUsagePartitions(s.db, now, s.config.usage.retentionDays).catch((err: Error) => [`failed: ${err.message}`]);
+  const dropped = await dropExpiredUsagePartitions(s.db, now, s.config.usage.retentionDays).catch((err: Error) => [
+    `failed: ${err.message}`,
+  ]);
   const swept = await sweepExpiredUploads(s.db, s.storage, now).catch(() => 0);
   const fetched = await sweepFetchedObjects(s.db, s.storage, now).catch(() => 0);
   // A task untouched this long has probably lost its job (Redis restarted without its data).
@@ -54,4 +61,3 @@ export async function maintenance(s: TaskJobServices, staleAfterMs: number): Pro
   const summary = `purged ${purged} keys, re-enqueued ${stale.length} tasks and ${calls.length} private chat calls, usage partitions created [${partitions.join(', ')}] dropped [${dropped.join(', ')}], ${swept} expired uploads and ${fetched} expired fetched images swept`;
   return { redriven: stale.length + calls.length, summary };
 }
-

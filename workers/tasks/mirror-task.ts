@@ -3,7 +3,13 @@ import { advanceTask, findTask } from '../../shared/db/tasks.js';
 import { jobId } from '../../shared/jobs/catalog.js';
 import { lastAttempt, providerOf, type TaskJobServices } from './task-steps.js';
 
-const EXTENSIONS: Record<string, string> = { 'video/mp4': 'mp4', 'video/webm': 'webm', 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
+const EXTENSIONS: Record<string, string> = {
+  'video/mp4': 'mp4',
+  'video/webm': 'webm',
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+};
 
 /**
  * Streams the provider's result into the gateway's object store (multipart for S3: never the whole
@@ -31,7 +37,10 @@ export async function mirrorTask(s: TaskJobServices, job: Job<{ taskId: string }
     }
   } catch (err) {
     if (!lastAttempt(job)) throw err;
-    s.log.warn({ taskId: task.id, err: (err as Error).message }, 'mirroring failed for good; the task keeps its provider_url');
+    s.log.warn(
+      { taskId: task.id, err: (err as Error).message },
+      'mirroring failed for good; the task keeps its provider_url',
+    );
   }
   const mirrored = keys.length === urls.length;
   const moved = await advanceTask(s.db, task.id, ['mirror'], {

@@ -15,7 +15,10 @@ export async function pollTask(s: TaskJobServices, job: Job<{ taskId: string }>)
   const { upstream, provider } = providerOf(s, task);
   if (s.clock.now() >= task.deadline_at.getTime()) {
     await provider.cancel(upstream, task.upstream_id).catch(() => {});
-    await endUnsuccessfully(s, task, ['poll'], 'expired', { code: 'task_expired', message: 'the task did not finish before its deadline' });
+    await endUnsuccessfully(s, task, ['poll'], 'expired', {
+      code: 'task_expired',
+      message: 'the task did not finish before its deadline',
+    });
     return 'expired';
   }
   let snapshot: TaskSnapshot | undefined | 'unreachable';
@@ -26,7 +29,10 @@ export async function pollTask(s: TaskJobServices, job: Job<{ taskId: string }>)
     snapshot = 'unreachable';
   }
   if (snapshot === undefined) {
-    await endUnsuccessfully(s, task, ['poll'], 'failed', { code: 'upstream_task_lost', message: 'the provider no longer knows this task' });
+    await endUnsuccessfully(s, task, ['poll'], 'failed', {
+      code: 'upstream_task_lost',
+      message: 'the provider no longer knows this task',
+    });
     return 'lost';
   }
   if (snapshot !== 'unreachable') {
@@ -53,8 +59,15 @@ export async function pollTask(s: TaskJobServices, job: Job<{ taskId: string }>)
   const moved = await advanceTask(s.db, task.id, ['poll'], {
     polls,
     ...(running ? { status: 'running' } : {}),
-    ...(snapshot !== 'unreachable' && snapshot.progress !== undefined ? { progress: Math.max(0, Math.min(100, Math.round(snapshot.progress))) } : {}),
+    ...(snapshot !== 'unreachable' && snapshot.progress !== undefined
+      ? { progress: Math.max(0, Math.min(100, Math.round(snapshot.progress))) }
+      : {}),
   });
-  if (moved) await s.jobs.enqueue('task-poll', { taskId: task.id }, { jobId: jobId('task-poll', task.id, polls), delay: nextPollDelayMs(polls) });
+  if (moved)
+    await s.jobs.enqueue(
+      'task-poll',
+      { taskId: task.id },
+      { jobId: jobId('task-poll', task.id, polls), delay: nextPollDelayMs(polls) },
+    );
   return 'pending';
 }

@@ -25,7 +25,8 @@ export function watchRedisLoss(s: TaskJobServices, everyMs = 1_000): NodeJS.Time
       }
       if ((await s.redis.set(marker, String(s.clock.now()), 'NX')) !== 'OK') return; // another worker re-drives
       const outcome = await maintenance(s, 0);
-      if (seen || outcome.redriven > 0) s.log.warn({ outcome: outcome.summary }, 'Redis lost its data: every unfinished task re-driven from Postgres');
+      if (seen || outcome.redriven > 0)
+        s.log.warn({ outcome: outcome.summary }, 'Redis lost its data: every unfinished task re-driven from Postgres');
       else s.log.info({ outcome: outcome.summary }, 'Redis is new: its task marker written');
       seen = true;
     } catch {

@@ -13,18 +13,34 @@ export async function submitTask(s: TaskJobServices, job: Job<{ taskId: string }
   const task = await findTask(s.db, job.data.taskId);
   if (!task || task.stage !== 'submit') return 'nothing to do';
   const { upstream, provider } = providerOf(s, task);
-  await s.db.updateTable('tasks').set({ submit_attempts: sql`submit_attempts + 1` }).where('id', '=', task.id).execute();
+  await s.db
+    .updateTable('tasks')
+    .set({ submit_attempts: sql`submit_attempts + 1` })
+    .where('id', '=', task.id)
+    .execute();
   let upstreamId: string;
   try {
-    ({ upstreamId } = await provider.create(upstream, { id: task.id, kind: task.kind, upstreamModel: task.upstream_model, request: task.request }));
+    ({ upstreamId } = await provider.create(upstream, {
+      id: task.id,
+      kind: task.kind,
+      upstreamModel: task.upstream_model,
+      request: task.request,
+    }));
   } catch (err) {
     const retryable = !(err instanceof UpstreamTaskError) || err.retryable;
     if (retryable && !lastAttempt(job)) throw err;
     const status = err instanceof UpstreamTaskError ? err.status : 0;
-    await endUnsuccessfully(s, task, ['submit'], 'failed', { code: 'upstream_rejected', message: `the provider did not accept the task (status ${status})` });
+    await endUnsuccessfully(s, task, ['submit'], 'failed', {
+      code: 'upstream_rejected',
+      message: `the provider did not accept the task (status ${status})`,
+    });
     throw new UnrecoverableError((err as Error).message);
   }
-  const moved = await advanceTask(s.db, task.id, ['submit'], { upstream_id: upstreamId, stage: 'poll', started_at: new Date(s.clock.now()) });
+  const moved = await advanceTask(s.db, task.id, ['submit'], {
+    upstream_id: upstreamId,
+    stage: 'poll',
+    started_at: new Date(s.clock.now()),
+  });
   if (!moved) {
     // Either cancelled while we were submitting, or another run of this job (re-enqueued after a
     // Redis loss, or a stalled job run again) recorded the same upstream task first. Only an upstream
@@ -34,6 +50,10 @@ export async function submitTask(s: TaskJobServices, job: Job<{ taskId: string }
     await provider.cancel(upstream, upstreamId).catch(() => {});
     return 'cancelled meanwhile';
   }
-  await s.jobs.enqueue('task-poll', { taskId: task.id }, { jobId: jobId('task-poll', task.id, 0), delay: nextPollDelayMs(0) });
+  await s.jobs.enqueue(
+    'task-poll',
+    { taskId: task.id },
+    { jobId: jobId('task-poll', task.id, 0), delay: nextPollDelayMs(0) },
+  );
   return 'submitted';
 }

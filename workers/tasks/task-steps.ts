@@ -1,13 +1,13 @@
+import type { GatewayServices } from '../../shared/gateway/services.js';
 import type { TaskRow, TaskStage } from '../../shared/db/schema.js';
 import { advanceTask } from '../../shared/db/tasks.js';
 import { jobId } from '../../shared/jobs/catalog.js';
 import { taskProviderFor } from '../../shared/providers/tasks/index.js';
 import type { TaskProvider } from '../../shared/providers/tasks/task-provider.js';
 import type { Upstream } from '../../shared/providers/registry.js';
-import type { TaskApiServices } from '../../api/videos/task-api-services.js';
 
 /** Everything a task job needs; the same services the API has. */
-export type TaskJobServices = TaskApiServices;
+export type TaskJobServices = GatewayServices;
 
 export function providerOf(s: TaskJobServices, task: TaskRow): { upstream: Upstream; provider: TaskProvider } {
   // The account the routing plan chose at creation; an account since removed from the catalog falls to the first.

@@ -9,7 +9,11 @@ import { signedIn } from '../session.js';
 export const accountSettingsSchema = z.strictObject({ log_content: z.boolean().optional() });
 
 async function settingsOf(services: GatewayServices, userId: string) {
-  const row = await services.db.selectFrom('users').select('log_content').where('id', '=', userId).executeTakeFirstOrThrow();
+  const row = await services.db
+    .selectFrom('users')
+    .select('log_content')
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
   return { log_content: row.log_content };
 }
 
@@ -28,7 +32,11 @@ export function patchAccountSettings(services: GatewayServices): Middleware {
     const body = await readConsoleBody(ctx, accountSettingsSchema);
     const userId = signedIn(ctx).user.id;
     if (body.log_content !== undefined) {
-      await services.db.updateTable('users').set({ log_content: body.log_content, updated_at: new Date() }).where('id', '=', userId).execute();
+      await services.db
+        .updateTable('users')
+        .set({ log_content: body.log_content, updated_at: new Date() })
+        .where('id', '=', userId)
+        .execute();
       await publishOwnerChange(services.redis, services.redisKeys.keyInvalidation, userId);
     }
     sendData(ctx, await settingsOf(services, userId));

@@ -31,7 +31,12 @@ export function login(services: GatewayServices, twoStep = false): Middleware {
       await checkSecondStep(services, user, body.code);
       return user;
     });
-    if (!user.email_verified_at) throw new GatewayError('email_unverified', 403, 'confirm your e-mail address first: enter the code from the sign-up mail at /api/v1/auth/register/confirm');
+    if (!user.email_verified_at)
+      throw new GatewayError(
+        'email_unverified',
+        403,
+        'confirm your e-mail address first: enter the code from the sign-up mail at /api/v1/auth/register/confirm',
+      );
     await beginSession(services, ctx, user);
   };
 }

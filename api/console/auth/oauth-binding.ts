@@ -20,12 +20,22 @@ function attributes(services: GatewayServices, ctx: Context, callbackUri: string
   return { path: new URL(callbackUri).pathname, httpOnly: true, sameSite: 'lax' as const, secure, overwrite: true };
 }
 
-export function setBindingCookie(services: GatewayServices, ctx: Context, callbackUri: string, binding: string, expiresAt: Date): void {
+export function setBindingCookie(
+  services: GatewayServices,
+  ctx: Context,
+  callbackUri: string,
+  binding: string,
+  expiresAt: Date,
+): void {
   ctx.cookies.set(BINDING_COOKIE, binding, { ...attributes(services, ctx, callbackUri), expires: expiresAt });
 }
 
 /** At the callback: the browser's binding (then cleared: it serves one return) and its console session's user. */
-export async function returningBrowser(services: GatewayServices, ctx: Context, callbackUri: string): Promise<ReturningBrowser> {
+export async function returningBrowser(
+  services: GatewayServices,
+  ctx: Context,
+  callbackUri: string,
+): Promise<ReturningBrowser> {
   const binding = ctx.cookies.get(BINDING_COOKIE) || undefined;
   if (binding) ctx.cookies.set(BINDING_COOKIE, '', { ...attributes(services, ctx, callbackUri), expires: new Date(0) });
   const token = readSessionCookie(services, ctx);

@@ -25,7 +25,8 @@ interface PendingSignIn {
   userId: string;
 }
 
-const pendingSignIns = (services: GatewayServices) => new Tickets<PendingSignIn>(services, 'mfa', services.config.console.codes.ttlMs);
+const pendingSignIns = (services: GatewayServices) =>
+  new Tickets<PendingSignIn>(services, 'mfa', services.config.console.codes.ttlMs);
 
 const callbackUri = (services: GatewayServices, ctx: Context, provider: string) =>
   `${baseUrl(services, ctx)}/api/v1/auth/oauth/${encodeURIComponent(provider)}/callback`;
@@ -33,7 +34,10 @@ const callbackUri = (services: GatewayServices, ctx: Context, provider: string) 
 /** GET /api/v1/auth/oauth/providers → the enabled providers `[{name, display_name}]`. */
 export function listProviders(services: GatewayServices): Middleware {
   return async (ctx) => {
-    sendData(ctx, services.config.console.oidc.map((p) => ({ name: p.name, display_name: p.displayName })));
+    sendData(
+      ctx,
+      services.config.console.oidc.map((p) => ({ name: p.name, display_name: p.displayName })),
+    );
   };
 }
 
@@ -77,9 +81,17 @@ export function callback(services: GatewayServices): Middleware {
       outcome = await completeProviderReturn(services, ctx, providers, pending, provider);
     } catch (err) {
       if (wantsJson) throw err;
-      if (!(err instanceof GatewayError) || err.status >= 500) services.log.warn({ err, provider }, 'provider callback failed');
+      if (!(err instanceof GatewayError) || err.status >= 500)
+        services.log.warn({ err, provider }, 'provider callback failed');
       const known = err instanceof GatewayError;
-      ctx.redirect(consoleReturn(services, ctx, { provider, result: 'error', error_code: known ? err.code : 'internal_error', message: known ? err.message : 'the sign-in could not be completed' }));
+      ctx.redirect(
+        consoleReturn(services, ctx, {
+          provider,
+          result: 'error',
+          error_code: known ? err.code : 'internal_error',
+          message: known ? err.message : 'the sign-in could not be completed',
+        }),
+      );
       return;
     }
     if (wantsJson) sendData(ctx, { provider, ...outcome });
@@ -87,7 +99,13 @@ export function callback(services: GatewayServices): Middleware {
   };
 }
 
-async function completeProviderReturn(services: GatewayServices, ctx: Context, providers: OidcProviders, pending: Tickets<PendingSignIn>, provider: string) {
+async function completeProviderReturn(
+  services: GatewayServices,
+  ctx: Context,
+  providers: OidcProviders,
+  pending: Tickets<PendingSignIn>,
+  provider: string,
+) {
   const browser = await returningBrowser(services, ctx, callbackUri(services, ctx, provider));
   const identity = await providers.complete(provider, new URLSearchParams(ctx.querystring), browser);
   if (identity.purpose === 'link') {
@@ -123,7 +141,13 @@ export function providerTwoStep(services: GatewayServices): Middleware {
     await guard.throttleIp(ctx.ip);
     const held = await pending.peek(body.ticket);
     const user = held && (await findUserById(services.db, held.userId));
-    if (!user || user.closed_at) throw new GatewayError('mfa_invalid', 401, 'the sign-in ticket is unknown or expired: sign in with the provider again', { param: 'ticket' });
+    if (!user || user.closed_at)
+      throw new GatewayError(
+        'mfa_invalid',
+        401,
+        'the sign-in ticket is unknown or expired: sign in with the provider again',
+        { param: 'ticket' },
+      );
     await guard.guard(user.email, () => checkSecondStep(services, user, body.code));
     await pending.drop(body.ticket);
     await beginSession(services, ctx, user);
@@ -153,8 +177,16 @@ export function linkProvider(services: GatewayServices): Middleware {
 /** GET /api/v1/auth/identities → the providers linked to the signed-in user. */
 export function listIdentities(services: GatewayServices): Middleware {
   return async (ctx) => {
-    const rows = await services.db.selectFrom('user_identities').select(['provider', 'email', 'created_at']).where('user_id', '=', signedIn(ctx).user.id).orderBy('created_at').execute();
-    sendData(ctx, rows.map((r) => ({ provider: r.provider, email: r.email, linked_at: r.created_at.toISOString() })));
+    const rows = await services.db
+      .selectFrom('user_identities')
+      .select(['provider', 'email', 'created_at'])
+      .where('user_id', '=', signedIn(ctx).user.id)
+      .orderBy('created_at')
+      .execute();
+    sendData(
+      ctx,
+      rows.map((r) => ({ provider: r.provider, email: r.email, linked_at: r.created_at.toISOString() })),
+    );
   };
 }
 
@@ -164,7 +196,12 @@ export function unlinkIdentity(services: GatewayServices): Middleware {
     const provider = String(ctx.params.provider);
     const body = await readConsoleBody(ctx, confirmation);
     const { user } = signedIn(ctx);
-    const linked = await services.db.selectFrom('user_identities').select('id').where('user_id', '=', user.id).where('provider', '=', provider).executeTakeFirst();
+    const linked = await services.db
+      .selectFrom('user_identities')
+      .select('id')
+      .where('user_id', '=', user.id)
+      .where('provider', '=', provider)
+      .executeTakeFirst();
     if (!linked) throw notFound(`no identity of '${provider}' is linked`);
     await assertAnotherWayIn(services.db, user, { provider });
     await confirmSensitive(services, user, 'unlink_provider', body);

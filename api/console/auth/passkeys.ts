@@ -15,7 +15,10 @@ import { signedIn } from '../session.js';
 import { beginSession } from './begin-session.js';
 import { confirmation } from './fields.js';
 
-const b64url = z.string().max(65_536).regex(/^[A-Za-z0-9_-]*={0,2}$/, 'must be base64url');
+const b64url = z
+  .string()
+  .max(65_536)
+  .regex(/^[A-Za-z0-9_-]*={0,2}$/, 'must be base64url');
 const ceremonyId = z.string().min(1).max(64);
 // The browser's PublicKeyCredential JSON: its own fields are checked by the library; extra ones
 // (authenticatorAttachment, clientExtensionResults…) vary by browser and are kept.
@@ -23,19 +26,32 @@ const attestation = z.looseObject({
   id: b64url.min(1),
   rawId: b64url.min(1),
   type: z.literal('public-key'),
-  response: z.looseObject({ clientDataJSON: b64url, attestationObject: b64url, transports: z.array(z.string().max(32)).max(10).optional() }),
+  response: z.looseObject({
+    clientDataJSON: b64url,
+    attestationObject: b64url,
+    transports: z.array(z.string().max(32)).max(10).optional(),
+  }),
   clientExtensionResults: z.looseObject({}).default({}),
 });
 const assertion = z.looseObject({
   id: b64url.min(1),
   rawId: b64url.min(1),
   type: z.literal('public-key'),
-  response: z.looseObject({ clientDataJSON: b64url, authenticatorData: b64url, signature: b64url, userHandle: b64url.optional() }),
+  response: z.looseObject({
+    clientDataJSON: b64url,
+    authenticatorData: b64url,
+    signature: b64url,
+    userHandle: b64url.optional(),
+  }),
   clientExtensionResults: z.looseObject({}).default({}),
 });
 
 export const passkeyOptionsSchema = confirmation;
-export const passkeyRegisterSchema = z.strictObject({ ceremony_id: ceremonyId, response: attestation, name: z.string().trim().min(1).max(64).optional() });
+export const passkeyRegisterSchema = z.strictObject({
+  ceremony_id: ceremonyId,
+  response: attestation,
+  name: z.string().trim().min(1).max(64).optional(),
+});
 export const passkeySignInSchema = z.strictObject({ ceremony_id: ceremonyId, response: assertion });
 
 /** POST /api/v1/auth/passkeys/register/options `{password, code}` (an `add_passkey` code) → `{ceremony_id, expires_at, options}`. */
@@ -55,7 +71,12 @@ export function registerPasskey(services: GatewayServices): Middleware {
   return async (ctx) => {
     const body = await readConsoleBody(ctx, passkeyRegisterSchema);
     const { user } = signedIn(ctx);
-    const view = await passkeys.register(user, body.ceremony_id, body.response as unknown as RegistrationResponseJSON, body.name ?? 'Passkey');
+    const view = await passkeys.register(
+      user,
+      body.ceremony_id,
+      body.response as unknown as RegistrationResponseJSON,
+      body.name ?? 'Passkey',
+    );
     sendData(ctx, view, 201);
   };
 }
@@ -63,7 +84,12 @@ export function registerPasskey(services: GatewayServices): Middleware {
 /** GET /api/v1/auth/passkeys: the signed-in user's passkeys. */
 export function listPasskeys(services: GatewayServices): Middleware {
   return async (ctx) => {
-    const rows = await services.db.selectFrom('passkeys').selectAll().where('user_id', '=', signedIn(ctx).user.id).orderBy('created_at').execute();
+    const rows = await services.db
+      .selectFrom('passkeys')
+      .selectAll()
+      .where('user_id', '=', signedIn(ctx).user.id)
+      .orderBy('created_at')
+      .execute();
     sendData(ctx, rows.map(passkeyView));
   };
 }
@@ -74,7 +100,14 @@ export function removePasskey(services: GatewayServices): Middleware {
     const id = String(ctx.params.id);
     const body = await readConsoleBody(ctx, confirmation);
     const { user } = signedIn(ctx);
-    const own = UUID_PATTERN.test(id) ? await services.db.selectFrom('passkeys').select('id').where('id', '=', id).where('user_id', '=', user.id).executeTakeFirst() : undefined;
+    const own = UUID_PATTERN.test(id)
+      ? await services.db
+          .selectFrom('passkeys')
+          .select('id')
+          .where('id', '=', id)
+          .where('user_id', '=', user.id)
+          .executeTakeFirst()
+      : undefined;
     if (!own) throw notFound('no such passkey');
     await assertAnotherWayIn(services.db, user, { passkeyId: id });
     await confirmSensitive(services, user, 'remove_passkey', body);

@@ -19,9 +19,16 @@ import { codeField, emailField, NOBODY } from './fields.js';
 import { inBackground } from './in-background.js';
 
 const newPassword = z.string().min(1).max(1024);
-const reused = () => new GatewayError('password_reused', 400, '`new_password` is your current password; choose a different one', { param: 'new_password' });
+const reused = () =>
+  new GatewayError('password_reused', 400, '`new_password` is your current password; choose a different one', {
+    param: 'new_password',
+  });
 
-export const passwordChangeSchema = z.strictObject({ current_password: z.string().min(1).max(1024).optional(), new_password: newPassword, code: codeField });
+export const passwordChangeSchema = z.strictObject({
+  current_password: z.string().min(1).max(1024).optional(),
+  new_password: newPassword,
+  code: codeField,
+});
 export const resetRequestSchema = z.strictObject({ email: emailField, captcha_token: z.string().min(1).max(4096) });
 export const resetConfirmSchema = z.strictObject({
   email: emailField,
@@ -41,13 +48,23 @@ export function changePassword(services: GatewayServices): Middleware {
     const body = await readConsoleBody(ctx, passwordChangeSchema);
     const { user, session } = signedIn(ctx);
     assertStrongPassword(body.new_password, user.email);
-    await confirmSensitive(services, user, 'change_password', { password: body.current_password, code: body.code }, {
-      passwordParam: 'current_password',
-      afterPassword: () => {
-        if (body.current_password !== undefined && body.current_password === body.new_password) throw reused();
+    await confirmSensitive(
+      services,
+      user,
+      'change_password',
+      { password: body.current_password, code: body.code },
+      {
+        passwordParam: 'current_password',
+        afterPassword: () => {
+          if (body.current_password !== undefined && body.current_password === body.new_password) throw reused();
+        },
       },
-    });
-    await services.db.updateTable('users').set({ password_hash: await hashPassword(body.new_password), updated_at: new Date() }).where('id', '=', user.id).execute();
+    );
+    await services.db
+      .updateTable('users')
+      .set({ password_hash: await hashPassword(body.new_password), updated_at: new Date() })
+      .where('id', '=', user.id)
+      .execute();
     await revokeUserSessions(services.db, user.id, session.sessionId);
     ctx.status = 204;
   };
@@ -88,14 +105,20 @@ export function confirmPasswordReset(services: GatewayServices): Middleware {
     assertStrongPassword(body.new_password, body.email);
     const user = await guard.guard(body.email, async () => {
       const user = await findUserByEmail(services.db, body.email);
-      await consumeCode(services, user?.email_verified_at ? user.id : NOBODY, 'reset_password', body.code, { anonymous: true });
+      await consumeCode(services, user?.email_verified_at ? user.id : NOBODY, 'reset_password', body.code, {
+        anonymous: true,
+      });
       return user!;
     });
     if (await verifyPassword(user.password_hash, body.new_password)) throw reused();
     const passwordHash = await hashPassword(body.new_password);
     const now = new Date();
     await services.db.transaction().execute(async (trx) => {
-      await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', user.id).execute();
+      await trx
+        .updateTable('users')
+        .set({ password_hash: passwordHash, updated_at: now })
+        .where('id', '=', user.id)
+        .execute();
       await revokeUserSessions(trx, user.id);
       if (body.revoke_api_keys) await revokeUserKeys(trx, user.id, now);
     });

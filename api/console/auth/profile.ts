@@ -31,7 +31,10 @@ const region = z
   .string()
   .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 code such as US')
   .transform((code) => code.toUpperCase())
-  .refine((code) => !NOT_A_COUNTRY.test(code) && regionNames.of(code) !== undefined, 'must be an assigned ISO 3166-1 alpha-2 code');
+  .refine(
+    (code) => !NOT_A_COUNTRY.test(code) && regionNames.of(code) !== undefined,
+    'must be an assigned ISO 3166-1 alpha-2 code',
+  );
 
 export const profileSchema = z.strictObject({
   nickname: z.string().trim().min(1).max(64).optional(),
@@ -44,11 +47,18 @@ export function patchProfile(services: GatewayServices): Middleware {
   return async (ctx) => {
     const body = await readConsoleBody(ctx, profileSchema);
     const userId = signedIn(ctx).user.id;
-    const update: { nickname?: string; locale?: string; region?: string; updated_at: Date } = { updated_at: new Date() };
+    const update: { nickname?: string; locale?: string; region?: string; updated_at: Date } = {
+      updated_at: new Date(),
+    };
     if (body.nickname !== undefined) update.nickname = body.nickname;
     if (body.locale !== undefined) update.locale = body.locale;
     if (body.region !== undefined) update.region = body.region;
-    const user = await services.db.updateTable('users').set(update).where('id', '=', userId).returningAll().executeTakeFirstOrThrow();
+    const user = await services.db
+      .updateTable('users')
+      .set(update)
+      .where('id', '=', userId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
     sendData(ctx, publicUser(user));
   };
 }

@@ -12,10 +12,13 @@ import { beginSession } from './begin-session.js';
 import { codeField, emailField, NOBODY } from './fields.js';
 import { inBackground } from './in-background.js';
 
-
 const passwordField = z.string().min(1).max(1024);
 
-export const registerSchema = z.strictObject({ email: emailField, password: passwordField, nickname: z.string().trim().min(1).max(64).optional() });
+export const registerSchema = z.strictObject({
+  email: emailField,
+  password: passwordField,
+  nickname: z.string().trim().min(1).max(64).optional(),
+});
 export const registerConfirmSchema = z.strictObject({ email: emailField, code: codeField, password: passwordField });
 
 /**
@@ -35,10 +38,26 @@ export function register(services: GatewayServices): Middleware {
     inBackground(services, 'sign-up', async () => {
       const existing = await findUserByEmail(services.db, body.email);
       if (existing?.email_verified_at) {
-        await sendMail(services, { to: existing.email, subject: 'Someone tried to sign up with your address', text: 'Someone tried to create an account with this e-mail address, which already has one. If it was you, sign in or reset your password; otherwise ignore this mail.' });
+        await sendMail(services, {
+          to: existing.email,
+          subject: 'Someone tried to sign up with your address',
+          text: 'Someone tried to create an account with this e-mail address, which already has one. If it was you, sign in or reset your password; otherwise ignore this mail.',
+        });
         return;
       }
-      const user = existing ?? (await services.db.insertInto('users').values({ email: body.email, password_hash: passwordHash, nickname: body.nickname ?? null, email_verified_at: null }).onConflict((oc) => oc.doNothing()).returningAll().executeTakeFirst());
+      const user =
+        existing ??
+        (await services.db
+          .insertInto('users')
+          .values({
+            email: body.email,
+            password_hash: passwordHash,
+            nickname: body.nickname ?? null,
+            email_verified_at: null,
+          })
+          .onConflict((oc) => oc.doNothing())
+          .returningAll()
+          .executeTakeFirst());
       if (user) await sendCodeUnlessCooling(services, user, 'verify_email');
     });
     const terms = codeTerms(services);

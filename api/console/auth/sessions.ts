@@ -16,7 +16,14 @@ export function listSessions(services: GatewayServices): Middleware {
     const rows = await listLiveSessions(services.db, user.id);
     sendData(
       ctx,
-      rows.map((s) => ({ id: s.id, current: s.id === session.sessionId, created_at: s.created_at.toISOString(), expires_at: s.expires_at.toISOString(), ip: s.ip, user_agent: s.user_agent })),
+      rows.map((s) => ({
+        id: s.id,
+        current: s.id === session.sessionId,
+        created_at: s.created_at.toISOString(),
+        expires_at: s.expires_at.toISOString(),
+        ip: s.ip,
+        user_agent: s.user_agent,
+      })),
     );
   };
 }

@@ -20,7 +20,12 @@ export function setTwoFactor(services: GatewayServices): Middleware {
     const body = await readConsoleBody(ctx, twoFactorSchema);
     const { user } = signedIn(ctx);
     await confirmSensitive(services, user, 'two_factor', body);
-    const row = await services.db.updateTable('users').set({ two_factor_enabled: body.enabled, updated_at: new Date() }).where('id', '=', user.id).returning('two_factor_enabled').executeTakeFirstOrThrow();
+    const row = await services.db
+      .updateTable('users')
+      .set({ two_factor_enabled: body.enabled, updated_at: new Date() })
+      .where('id', '=', user.id)
+      .returning('two_factor_enabled')
+      .executeTakeFirstOrThrow();
     sendData(ctx, { enabled: row.two_factor_enabled });
   };
 }

@@ -19,7 +19,19 @@ function view(services: GatewayServices, ctx: Context, row: Selectable<DatasetEx
   const download =
     row.status === 'succeeded' && row.object_key
       ? {
-          url: linkUrl(baseUrl(services, ctx), signLink({ objectKey: row.object_key, userId: row.user_id, expiresAt: now + LINK_TTL_MS, filename: `dataset-${row.id}.jsonl`, contentType: 'application/x-ndjson' }, services.linkSecret)),
+          url: linkUrl(
+            baseUrl(services, ctx),
+            signLink(
+              {
+                objectKey: row.object_key,
+                userId: row.user_id,
+                expiresAt: now + LINK_TTL_MS,
+                filename: `dataset-${row.id}.jsonl`,
+                contentType: 'application/x-ndjson',
+              },
+              services.linkSecret,
+            ),
+          ),
           expires_at: new Date(now + LINK_TTL_MS).toISOString(),
         }
       : null;
@@ -54,7 +66,12 @@ export function getExport(services: GatewayServices): Middleware {
   return async (ctx) => {
     const id = String(ctx.params.id ?? '');
     const row = UUID.test(id)
-      ? await services.db.selectFrom('dataset_exports').selectAll().where('id', '=', id).where('user_id', '=', signedIn(ctx).user.id).executeTakeFirst()
+      ? await services.db
+          .selectFrom('dataset_exports')
+          .selectAll()
+          .where('id', '=', id)
+          .where('user_id', '=', signedIn(ctx).user.id)
+          .executeTakeFirst()
       : undefined;
     if (!row) throw notFound('no such export');
     sendData(ctx, view(services, ctx, row));
@@ -66,9 +83,25 @@ export function listExports(services: GatewayServices): Middleware {
     const query = readPageQuery(ctx);
     const userId = signedIn(ctx).user.id;
     const [rows, count] = await Promise.all([
-      services.db.selectFrom('dataset_exports').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').limit(query.pageSize).offset((query.page - 1) * query.pageSize).execute(),
-      services.db.selectFrom('dataset_exports').select((eb) => eb.fn.countAll<string>().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow(),
+      services.db
+        .selectFrom('dataset_exports')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .orderBy('created_at', 'desc')
+        .limit(query.pageSize)
+        .offset((query.page - 1) * query.pageSize)
+        .execute(),
+      services.db
+        .selectFrom('dataset_exports')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('user_id', '=', userId)
+        .executeTakeFirstOrThrow(),
     ]);
-    sendPage(ctx, query, rows.map((r) => view(services, ctx, r)), Number(count.n));
+    sendPage(
+      ctx,
+      query,
+      rows.map((r) => view(services, ctx, r)),
+      Number(count.n),
+    );
   };
 }

@@ -7,7 +7,6 @@ import type { KeyAdmin } from '../../../shared/keys/manage-keys.js';
 import { signedIn } from '../session.js';
 import { UUID_PATTERN as UUID } from '../../../shared/ids.js';
 
-
 export const keyNotFound = () => notFound('no such key');
 
 /** The `:id` of the path; a malformed id is a missing key, and never reaches Postgres (which would reject it). */
@@ -26,5 +25,10 @@ export async function ownKey(services: GatewayServices, ctx: Context): Promise<A
 
 /** Changes go through manage-keys, which tells every gateway process to drop its cached copy. */
 export function keyAdmin(services: GatewayServices): KeyAdmin {
-  return { db: services.db, redis: services.redis, channel: services.redisKeys.keyInvalidation, catalog: services.catalog };
+  return {
+    db: services.db,
+    redis: services.redis,
+    channel: services.redisKeys.keyInvalidation,
+    catalog: services.catalog,
+  };
 }

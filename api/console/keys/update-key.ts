@@ -22,12 +22,18 @@ export function updateKey(services: GatewayServices): Middleware {
     keyIdParam(ctx); // a malformed id is 404 before the body is even read
     const changes = await readConsoleBody(ctx, keyUpdateSchema);
     if (changes.compatibility_profile !== undefined) {
-      throw new GatewayError('immutable_field', 400, "'compatibility_profile' is immutable: create a new key to change it", {
-        param: 'compatibility_profile',
-      });
+      throw new GatewayError(
+        'immutable_field',
+        400,
+        "'compatibility_profile' is immutable: create a new key to change it",
+        {
+          param: 'compatibility_profile',
+        },
+      );
     }
     const current = await ownKey(services, ctx);
-    if (current.status === 'revoked') throw new GatewayError('conflict', 409, 'this key is revoked and can no longer be changed');
+    if (current.status === 'revoked')
+      throw new GatewayError('conflict', 409, 'this key is revoked and can no longer be changed');
     const { user } = signedIn(ctx);
     assertGroupSelectable(services.catalog, user, changes.group, current.group_id);
     const row = await updateApiKey(keyAdmin(services), user.id, current.id, changes);

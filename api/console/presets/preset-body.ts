@@ -39,13 +39,19 @@ export function presetFields(catalog: Catalog, input: PresetInput, current?: Pre
     models: input.models ?? current?.models ?? [],
     strategy: input.strategy ?? current?.strategy ?? 'ordered',
     weights: input.weights !== undefined ? input.weights : (current?.weights ?? null),
-    preferred_providers: input.preferred_providers !== undefined ? input.preferred_providers : (current?.preferred_providers ?? null),
+    preferred_providers:
+      input.preferred_providers !== undefined ? input.preferred_providers : (current?.preferred_providers ?? null),
   };
   const seen = new Set<string>();
   merged.models.forEach((model, i) => {
-    if (seen.has(model)) throw badRequest(`invalid value for 'models[${i}]': model '${model}' appears twice in the preset`, `models[${i}]`);
+    if (seen.has(model))
+      throw badRequest(
+        `invalid value for 'models[${i}]': model '${model}' appears twice in the preset`,
+        `models[${i}]`,
+      );
     seen.add(model);
-    if (!catalog.models.has(model)) throw badRequest(`invalid value for 'models[${i}]': unknown model '${model}'`, `models[${i}]`);
+    if (!catalog.models.has(model))
+      throw badRequest(`invalid value for 'models[${i}]': unknown model '${model}'`, `models[${i}]`);
   });
   if (merged.strategy === 'weighted') {
     if (!merged.weights || merged.weights.length !== merged.models.length) {
@@ -56,7 +62,11 @@ export function presetFields(catalog: Catalog, input: PresetInput, current?: Pre
   }
   for (const list of ['order', 'only'] as const) {
     merged.preferred_providers?.[list]?.forEach((provider, i) => {
-      if (!catalog.providers.has(provider)) throw badRequest(`invalid value for 'preferred_providers.${list}[${i}]': unknown provider '${provider}'`, `preferred_providers.${list}[${i}]`);
+      if (!catalog.providers.has(provider))
+        throw badRequest(
+          `invalid value for 'preferred_providers.${list}[${i}]': unknown provider '${provider}'`,
+          `preferred_providers.${list}[${i}]`,
+        );
     });
   }
   return merged;

@@ -38,12 +38,18 @@ export function createTemplate(services: GatewayServices): Middleware {
     const id = await services.db
       .transaction()
       .execute(async (trx) => {
-        const { id } = await trx.insertInto('prompt_templates').values({ user_id: userId, name: body.name }).returning('id').executeTakeFirstOrThrow();
+        const { id } = await trx
+          .insertInto('prompt_templates')
+          .values({ user_id: userId, name: body.name })
+          .returning('id')
+          .executeTakeFirstOrThrow();
         await writeTemplateParts(trx, id, body.versions, body.key_ids ?? []);
         return id;
       })
       .catch((err: unknown) => {
-        throw isUniqueViolation(err) ? new GatewayError('conflict', 409, `a template named '${body.name}' already exists`, { param: 'name' }) : err;
+        throw isUniqueViolation(err)
+          ? new GatewayError('conflict', 409, `a template named '${body.name}' already exists`, { param: 'name' })
+          : err;
       });
     services.routing.cache.clear();
     sendData(ctx, templateView((await findTemplate(services.db, userId, id))!), 201);
@@ -77,11 +83,17 @@ export function patchTemplate(services: GatewayServices): Middleware {
     await services.db
       .transaction()
       .execute(async (trx) => {
-        await trx.updateTable('prompt_templates').set({ ...(body.name !== undefined && { name: body.name }), updated_at: new Date() }).where('id', '=', id).execute();
+        await trx
+          .updateTable('prompt_templates')
+          .set({ ...(body.name !== undefined && { name: body.name }), updated_at: new Date() })
+          .where('id', '=', id)
+          .execute();
         await writeTemplateParts(trx, id, body.versions, body.key_ids);
       })
       .catch((err: unknown) => {
-        throw isUniqueViolation(err) ? new GatewayError('conflict', 409, `a template named '${body.name}' already exists`, { param: 'name' }) : err;
+        throw isUniqueViolation(err)
+          ? new GatewayError('conflict', 409, `a template named '${body.name}' already exists`, { param: 'name' })
+          : err;
       });
     services.routing.cache.clear();
     sendData(ctx, templateView((await findTemplate(services.db, userId, id))!));
@@ -90,7 +102,11 @@ export function patchTemplate(services: GatewayServices): Middleware {
 
 export function removeTemplate(services: GatewayServices): Middleware {
   return async (ctx) => {
-    const result = await services.db.deleteFrom('prompt_templates').where('id', '=', idParam(ctx)).where('user_id', '=', signedIn(ctx).user.id).executeTakeFirst();
+    const result = await services.db
+      .deleteFrom('prompt_templates')
+      .where('id', '=', idParam(ctx))
+      .where('user_id', '=', signedIn(ctx).user.id)
+      .executeTakeFirst();
     if (result.numDeletedRows === 0n) throw templateNotFound();
     services.routing.cache.clear();
     ctx.status = 204;

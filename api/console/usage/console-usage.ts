@@ -34,8 +34,17 @@ export function consoleLedger(services: GatewayServices): Middleware {
         .limit(query.pageSize)
         .offset((query.page - 1) * query.pageSize)
         .execute(),
-      services.db.selectFrom('ledger_entries').select((eb) => eb.fn.countAll<string>().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow(),
+      services.db
+        .selectFrom('ledger_entries')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('user_id', '=', userId)
+        .executeTakeFirstOrThrow(),
     ]);
-    sendPage(ctx, query, rows.map((r) => ({ ...r, id: String(r.id), created_at: r.created_at.toISOString() })), Number(count.n));
+    sendPage(
+      ctx,
+      query,
+      rows.map((r) => ({ ...r, id: String(r.id), created_at: r.created_at.toISOString() })),
+      Number(count.n),
+    );
   };
 }

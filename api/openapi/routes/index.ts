@@ -8,4 +8,12 @@ import { siteRoutes } from './site.js';
 import { taskRoutes } from './tasks.js';
 
 /** Every route the gateway serves; a test checks this list against the registered routers. */
-export const documentedRoutes: RouteDoc[] = [...gatewayRoutes, ...nativeRoutes, ...privateRoutes, ...taskRoutes, ...assetRoutes, ...consoleRoutes, ...siteRoutes];
+export const documentedRoutes: RouteDoc[] = [
+  ...gatewayRoutes,
+  ...nativeRoutes,
+  ...privateRoutes,
+  ...taskRoutes,
+  ...assetRoutes,
+  ...consoleRoutes,
+  ...siteRoutes,
+];

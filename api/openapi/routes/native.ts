@@ -1,4 +1,7 @@
-import { countTokensRequestSchema, messagesRequestSchema } from '../../../shared/protocols/anthropic/messages-request.js';
+import {
+  countTokensRequestSchema,
+  messagesRequestSchema,
+} from '../../../shared/protocols/anthropic/messages-request.js';
 import { contentRequestSchema } from '../../../shared/protocols/gemini/content-request.js';
 import type { RouteDoc } from '../route-doc.js';
 
@@ -12,12 +15,32 @@ const messages = (prefix: string, older: boolean): RouteDoc[] => [
     body: messagesRequestSchema,
     streams: true,
   },
-  { method: 'post', path: `${prefix}/messages/count_tokens`, tag: 'Messages', summary: 'The prompt\'s input tokens, counted by the gateway with the model\'s tokenizer (`{input_tokens}`; nothing charged)', auth: 'messagesKey', body: countTokensRequestSchema },
+  {
+    method: 'post',
+    path: `${prefix}/messages/count_tokens`,
+    tag: 'Messages',
+    summary:
+      "The prompt's input tokens, counted by the gateway with the model's tokenizer (`{input_tokens}`; nothing charged)",
+    auth: 'messagesKey',
+    body: countTokensRequestSchema,
+  },
 ];
 
 const content = (prefix: string, older: boolean): RouteDoc[] => [
-  { method: 'get', path: `${prefix}/models`, tag: 'Generative content', summary: `The chat models this key may call, as \`models/{id}\`${older ? ' (older unprefixed route)' : ''}`, auth: 'contentKey' },
-  { method: 'get', path: `${prefix}/models/{model}`, tag: 'Generative content', summary: 'One model', auth: 'contentKey' },
+  {
+    method: 'get',
+    path: `${prefix}/models`,
+    tag: 'Generative content',
+    summary: `The chat models this key may call, as \`models/{id}\`${older ? ' (older unprefixed route)' : ''}`,
+    auth: 'contentKey',
+  },
+  {
+    method: 'get',
+    path: `${prefix}/models/{model}`,
+    tag: 'Generative content',
+    summary: 'One model',
+    auth: 'contentKey',
+  },
   {
     method: 'post',
     path: `${prefix}/models/{model}`,
@@ -31,4 +54,9 @@ const content = (prefix: string, older: boolean): RouteDoc[] => [
 ];
 
 /** The native protocol surfaces: the spec's prefixes and the older unprefixed routes, which stay. */
-export const nativeRoutes: RouteDoc[] = [...messages('/native-messages/v1', false), ...messages('/v1', true), ...content('/native-content/v1beta', false), ...content('/v1beta', true)];
+export const nativeRoutes: RouteDoc[] = [
+  ...messages('/native-messages/v1', false),
+  ...messages('/v1', true),
+  ...content('/native-content/v1beta', false),
+  ...content('/v1beta', true),
+];

@@ -35,7 +35,8 @@ export class Gateway {
 
   constructor(options: GatewayOptions = {}) {
     const apiKey = options.apiKey ?? process.env.GATEWAY_API_KEY;
-    if (typeof apiKey !== 'string' || apiKey.trim() === '') throw new TypeError('apiKey is required (or set GATEWAY_API_KEY)');
+    if (typeof apiKey !== 'string' || apiKey.trim() === '')
+      throw new TypeError('apiKey is required (or set GATEWAY_API_KEY)');
     const baseURL = options.baseURL ?? process.env.GATEWAY_BASE_URL;
     if (baseURL === undefined) throw new TypeError('baseURL is required (or set GATEWAY_BASE_URL)');
     this.transport = new Transport(baseURL, options.timeout ?? 600_000, options);

@@ -10,7 +10,10 @@ export class GatewayError extends Error {
   /** Seconds to wait before trying again, from `Retry-After`. */
   readonly retryAfter: number | undefined;
 
-  constructor(message: string, init: { status?: number; code?: string; requestID?: string; body?: unknown; retryAfter?: number } = {}) {
+  constructor(
+    message: string,
+    init: { status?: number; code?: string; requestID?: string; body?: unknown; retryAfter?: number } = {},
+  ) {
     super(message);
     this.name = new.target.name;
     this.status = init.status;
@@ -40,7 +43,10 @@ export class StreamInterruptedError extends GatewayError {}
 
 /** `videos.wait` ran out of time. The task goes on: query it again with the same id. */
 export class WaitTimeoutError extends GatewayError {
-  constructor(message: string, readonly task: unknown) {
+  constructor(
+    message: string,
+    readonly task: unknown,
+  ) {
     super(message, { code: 'wait_timeout' });
   }
 }
@@ -52,7 +58,12 @@ export class UploadError extends GatewayError {
   /** @internal what to PUT again when the PUT failed */
   source: { reservation: Reservation; data: Uint8Array } | undefined;
 
-  constructor(cause: GatewayError, readonly stage: UploadStage, readonly uploadId?: string, readonly assetId?: string) {
+  constructor(
+    cause: GatewayError,
+    readonly stage: UploadStage,
+    readonly uploadId?: string,
+    readonly assetId?: string,
+  ) {
     super(`upload failed at ${stage}: ${cause.message}`, {
       ...(cause.status !== undefined && { status: cause.status }),
       ...(cause.code !== undefined && { code: cause.code }),
@@ -74,10 +85,25 @@ export interface Reservation {
 const FUNDS_CODES = new Set(['insufficient_balance', 'quota_exceeded', 'budget_exceeded']);
 
 /** The subclass that fits an error answer: by code first (a quota 429 is not a rate limit). */
-export function errorFromAnswer(status: number, code: string | undefined, message: string, requestID: string | undefined, body: unknown, retryAfter: number | undefined): GatewayError {
-  const init = { status, ...(code !== undefined && { code }), ...(requestID !== undefined && { requestID }), body, ...(retryAfter !== undefined && { retryAfter }) };
+export function errorFromAnswer(
+  status: number,
+  code: string | undefined,
+  message: string,
+  requestID: string | undefined,
+  body: unknown,
+  retryAfter: number | undefined,
+): GatewayError {
+  const init = {
+    status,
+    ...(code !== undefined && { code }),
+    ...(requestID !== undefined && { requestID }),
+    body,
+    ...(retryAfter !== undefined && { retryAfter }),
+  };
   if ((code !== undefined && FUNDS_CODES.has(code)) || status === 402) return new InsufficientFundsError(message, init);
   if (code?.startsWith('upstream_') || status === 502 || status === 504) return new UpstreamError(message, init);
-  const Kind = { 401: AuthenticationError, 403: PermissionDeniedError, 404: NotFoundError, 429: RateLimitError }[status] ?? GatewayError;
+  const Kind =
+    { 401: AuthenticationError, 403: PermissionDeniedError, 404: NotFoundError, 429: RateLimitError }[status] ??
+    GatewayError;
   return new Kind(message, init);
 }

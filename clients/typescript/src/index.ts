@@ -14,7 +14,13 @@ export {
   type UploadStage,
 } from './errors.js';
 export { reference, type Asset } from './resources/assets.js';
-export { ChatStream, type ChatChunk, type ChatCompletion, type ChatCreateParams, type CallHeaders } from './resources/chat.js';
+export {
+  ChatStream,
+  type ChatChunk,
+  type ChatCompletion,
+  type ChatCreateParams,
+  type CallHeaders,
+} from './resources/chat.js';
 export type { CreatedVideo, VideoCreateParams, VideoTask } from './resources/videos.js';
 export type { PrivateCallParams, PrivateResult } from './resources/private.js';
 export type { RetryOptions } from './transport.js';

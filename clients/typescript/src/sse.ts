@@ -1,5 +1,7 @@
 /** Server-sent events from a byte stream: yields `{event, data}` per event, data lines joined. */
-export async function* readEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<{ event: string | undefined; data: string }> {
+export async function* readEvents(
+  body: AsyncIterable<Uint8Array>,
+): AsyncGenerator<{ event: string | undefined; data: string }> {
   const decoder = new TextDecoder();
   let buffer = '';
   let event: string | undefined;

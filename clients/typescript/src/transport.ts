@@ -15,9 +15,12 @@ export function checkOrigin(url: unknown, what = 'baseURL'): URL {
   } catch {
     throw new TypeError(`${what} must be an http(s) URL, got ${JSON.stringify(url)}`);
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new TypeError(`${what} must be an http(s) URL, got ${JSON.stringify(url)}`);
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    throw new TypeError(`${what} must be an http(s) URL, got ${JSON.stringify(url)}`);
   if (parsed.protocol === 'http:' && !LOOPBACK.has(parsed.hostname)) {
-    throw new TypeError(`${what} must use https (plain http only for localhost, 127.0.0.1 and ::1): ${JSON.stringify(url)}`);
+    throw new TypeError(
+      `${what} must use https (plain http only for localhost, 127.0.0.1 and ::1): ${JSON.stringify(url)}`,
+    );
   }
   return parsed;
 }
@@ -69,11 +72,14 @@ export function parseJson(answer: Answer): unknown {
 /** Turns an error answer of any of the gateway's protocols into the client's error. */
 export function errorOf(status: number, headers: Headers, text: string, requestID: string | undefined): GatewayError {
   if (status >= 300 && status < 400) {
-    return new GatewayError(`the gateway answered a redirect (${status} to ${JSON.stringify(headers.get('location'))}); redirects are refused`, {
-      status,
-      code: 'redirect_refused',
-      ...(requestID !== undefined && { requestID }),
-    });
+    return new GatewayError(
+      `the gateway answered a redirect (${status} to ${JSON.stringify(headers.get('location'))}); redirects are refused`,
+      {
+        status,
+        code: 'redirect_refused',
+        ...(requestID !== undefined && { requestID }),
+      },
+    );
   }
   let parsed: unknown;
   let message = `HTTP ${status}`;
@@ -110,15 +116,25 @@ export class Transport {
   readonly origin: URL;
   private readonly retry: Required<RetryOptions>;
 
-  constructor(baseURL: string, private readonly timeoutMs: number, retry: RetryOptions) {
+  constructor(
+    baseURL: string,
+    private readonly timeoutMs: number,
+    retry: RetryOptions,
+  ) {
     this.origin = checkOrigin(baseURL);
-    this.retry = { maxRetries: retry.maxRetries ?? 2, initialDelayMs: retry.initialDelayMs ?? 500, maxDelayMs: retry.maxDelayMs ?? 8000 };
-    if (!Number.isInteger(this.retry.maxRetries) || this.retry.maxRetries < 0) throw new TypeError('maxRetries must be an integer ≥ 0');
+    this.retry = {
+      maxRetries: retry.maxRetries ?? 2,
+      initialDelayMs: retry.initialDelayMs ?? 500,
+      maxDelayMs: retry.maxDelayMs ?? 8000,
+    };
+    if (!Number.isInteger(this.retry.maxRetries) || this.retry.maxRetries < 0)
+      throw new TypeError('maxRetries must be an integer ≥ 0');
   }
 
   url(path: string, query?: CallOptions['query']): string {
     const url = new URL(this.origin.pathname.replace(/\/$/, '') + path, this.origin);
-    for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(query ?? {}))
+      if (value !== undefined) url.searchParams.set(name, String(value));
     return url.toString();
   }
 
@@ -144,11 +160,26 @@ export class Transport {
   }
 
   /** A streamed answer; never retried (the call may already be paid). */
-  async stream(path: string, body: unknown, headers: Record<string, string>): Promise<{ body: AsyncIterable<Uint8Array>; headers: Headers; requestID: string | undefined }> {
-    const response = await this.send('POST', this.url(path), { 'content-type': 'application/json', accept: 'text/event-stream', ...headers }, JSON.stringify(body), false);
+  async stream(
+    path: string,
+    body: unknown,
+    headers: Record<string, string>,
+  ): Promise<{ body: AsyncIterable<Uint8Array>; headers: Headers; requestID: string | undefined }> {
+    const response = await this.send(
+      'POST',
+      this.url(path),
+      { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+      JSON.stringify(body),
+      false,
+    );
     const requestID = response.headers.get('x-request-id') ?? undefined;
-    if (response.status >= 300) throw errorOf(response.status, response.headers, await response.text().catch(() => ''), requestID);
-    if (!response.body) throw new StreamInterruptedError('the stream has no body', { code: 'stream_interrupted', ...(requestID !== undefined && { requestID }) });
+    if (response.status >= 300)
+      throw errorOf(response.status, response.headers, await response.text().catch(() => ''), requestID);
+    if (!response.body)
+      throw new StreamInterruptedError('the stream has no body', {
+        code: 'stream_interrupted',
+        ...(requestID !== undefined && { requestID }),
+      });
     return { body: response.body as unknown as AsyncIterable<Uint8Array>, headers: response.headers, requestID };
   }
 
@@ -157,7 +188,8 @@ export class Transport {
     checkOrigin(url, 'upload_url');
     const response = await this.send('PUT', url, headers, data, true);
     const text = await response.text().catch(() => '');
-    if (response.status >= 300) throw errorOf(response.status, response.headers, text, response.headers.get('x-request-id') ?? undefined);
+    if (response.status >= 300)
+      throw errorOf(response.status, response.headers, text, response.headers.get('x-request-id') ?? undefined);
   }
 
   private async exchange(method: string, url: string, options: CallOptions): Promise<Answer> {
@@ -172,15 +204,35 @@ export class Transport {
     try {
       text = await response.text();
     } catch (err) {
-      throw new APIConnectionError(`the answer broke off: ${(err as Error).message}`, { status: response.status, ...requestIdOf(response) });
+      throw new APIConnectionError(`the answer broke off: ${(err as Error).message}`, {
+        status: response.status,
+        ...requestIdOf(response),
+      });
     }
-    return { status: response.status, headers: response.headers, text, requestID: response.headers.get('x-request-id') ?? undefined };
+    return {
+      status: response.status,
+      headers: response.headers,
+      text,
+      requestID: response.headers.get('x-request-id') ?? undefined,
+    };
   }
 
-  private async send(method: string, url: string, headers: Record<string, string>, body: string | Uint8Array | undefined, whole: boolean): Promise<Response> {
+  private async send(
+    method: string,
+    url: string,
+    headers: Record<string, string>,
+    body: string | Uint8Array | undefined,
+    whole: boolean,
+  ): Promise<Response> {
     const signal = whole ? AbortSignal.timeout(this.timeoutMs) : undefined;
     try {
-      return await fetch(url, { method, headers: { 'user-agent': `gateway-client-typescript/${VERSION}`, ...headers }, ...(body !== undefined && { body }), redirect: 'manual', ...(signal && { signal }) });
+      return await fetch(url, {
+        method,
+        headers: { 'user-agent': `gateway-client-typescript/${VERSION}`, ...headers },
+        ...(body !== undefined && { body }),
+        redirect: 'manual',
+        ...(signal && { signal }),
+      });
     } catch (err) {
       const cause = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
       throw new APIConnectionError(`connection to ${new URL(url).host} failed: ${cause}`);

@@ -11,13 +11,16 @@ export interface BannerInput {
 
 /** The block printed once the gateway is ready: where it listens, what to try, what it runs on. */
 export function startBanner({ url, config, local, demo }: BannerInput): string {
-  const where = (source: string, value: string) => (source === 'embedded' ? `embedded, ${redact(value)} (data under ${config.dataDir})` : redact(value));
+  const where = (source: string, value: string) =>
+    source === 'embedded' ? `embedded, ${redact(value)} (data under ${config.dataDir})` : redact(value);
   const lines = [
     '',
     `Gateway ready: ${url}`,
     `  API reference   ${url}/docs   (OpenAPI: ${url}/openapi.json)`,
     `  Key usage page  ${url}/usage-lookup`,
-    ...(config.operatorToken ? [`  Queue dashboard ${url}/admin/queues   (Authorization: Bearer <OPERATOR_TOKEN>)`] : []),
+    ...(config.operatorToken
+      ? [`  Queue dashboard ${url}/admin/queues   (Authorization: Bearer <OPERATOR_TOKEN>)`]
+      : []),
     `  Postgres        ${where(local.postgres, config.db.url)}`,
     `  Redis           ${where(local.redis, config.redis.url)}`,
   ];
@@ -26,7 +29,9 @@ export function startBanner({ url, config, local, demo }: BannerInput): string {
       '',
       'Demo mode (no CATALOG_FILE): chat models demo-large, demo-small, demo-free; video model demo-video; image-task model demo-image — all on a built-in simulator.',
       `Console sign-in: ${demo.email} / ${demo.password}`,
-      ...(config.http.host === '127.0.0.1' ? ['Listening on this machine only (127.0.0.1): set HOST=0.0.0.0 to open the demo to the network.'] : []),
+      ...(config.http.host === '127.0.0.1'
+        ? ['Listening on this machine only (127.0.0.1): set HOST=0.0.0.0 to open the demo to the network.']
+        : []),
       `Demo API key:    ${demo.key}`,
       '',
       `curl ${url}/v1/chat/completions \\`,

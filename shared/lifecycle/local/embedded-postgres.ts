@@ -83,7 +83,9 @@ export async function startEmbeddedPostgres(dataDir: string, database = 'gateway
     await pg.start();
   } catch (err) {
     const detail = logs.join(' ').replace(/\s+/g, ' ').trim().slice(-300);
-    throw new ServiceError(`the embedded Postgres under ${dir} did not start: ${(err as Error).message.split('\n')[0]}${detail ? ` (${detail})` : ''} — delete that folder to start afresh, or set DATABASE_URL to a running Postgres`);
+    throw new ServiceError(
+      `the embedded Postgres under ${dir} did not start: ${(err as Error).message.split('\n')[0]}${detail ? ` (${detail})` : ''} — delete that folder to start afresh, or set DATABASE_URL to a running Postgres`,
+    );
   }
   return { url: urlFor(port), owned: true, stop: () => pg.stop() };
 }
@@ -97,7 +99,9 @@ async function reachableByOthers(root: string): Promise<void> {
   await chmod(root, ((await stat(root)).mode & 0o777) | 0o011);
   for (let dir = path.dirname(root); ; dir = path.dirname(dir)) {
     if (((await stat(dir)).mode & 0o001) === 0) {
-      throw new ServiceError(`running as root, the embedded Postgres runs as the 'postgres' user, which cannot enter ${dir} (no execute permission for others): choose a DATA_DIR it can reach (e.g. DATA_DIR=/var/lib/gateway), run as a regular user, or set DATABASE_URL`);
+      throw new ServiceError(
+        `running as root, the embedded Postgres runs as the 'postgres' user, which cannot enter ${dir} (no execute permission for others): choose a DATA_DIR it can reach (e.g. DATA_DIR=/var/lib/gateway), run as a regular user, or set DATABASE_URL`,
+      );
     }
     if (dir === path.dirname(dir)) return;
   }

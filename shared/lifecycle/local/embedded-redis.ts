@@ -11,7 +11,14 @@ export const REDIS_MISSING =
 
 async function ping(port: number): Promise<boolean> {
   if (!(await answers('127.0.0.1', port, 500))) return false;
-  const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1_000, retryStrategy: () => null });
+  const client = new Redis({
+    host: '127.0.0.1',
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1_000,
+    retryStrategy: () => null,
+  });
   client.on('error', () => {});
   try {
     await client.connect();
@@ -25,9 +32,18 @@ async function ping(port: number): Promise<boolean> {
 
 /** SHUTDOWN (which writes the AOF) to a server this process did not start. */
 async function shutdownAt(port: number): Promise<void> {
-  const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const client = new Redis({
+    host: '127.0.0.1',
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   client.on('error', () => {});
-  await client.connect().then(() => client.shutdown()).catch(() => {});
+  await client
+    .connect()
+    .then(() => client.shutdown())
+    .catch(() => {});
   client.disconnect();
 }
 
@@ -41,18 +57,43 @@ export async function startEmbeddedRedis(dataDir: string): Promise<LocalService>
   await mkdir(dir, { recursive: true });
   const portFile = path.join(dir, 'port');
   const previous = Number(await readFile(portFile, 'utf8').catch(() => ''));
-  if (previous > 0 && (await ping(previous))) return { url: `redis://127.0.0.1:${previous}`, owned: false, stop: () => shutdownAt(previous) };
+  if (previous > 0 && (await ping(previous)))
+    return { url: `redis://127.0.0.1:${previous}`, owned: false, stop: () => shutdownAt(previous) };
 
   const port = await freePort();
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '', '--daemonize', 'no', '--logfile', path.join(dir, 'redis.log')];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'everysec',
+    '--save',
+    '',
+    '--daemonize',
+    'no',
+    '--logfile',
+    path.join(dir, 'redis.log'),
+  ];
   const child = spawn('redis-server', args, { stdio: 'ignore' });
   const failed = new Promise<never>((_, reject) => {
-    child.once('error', (err: NodeJS.ErrnoException) => reject(new ServiceError(err.code === 'ENOENT' ? REDIS_MISSING : `redis-server could not start: ${err.message}`)));
-    child.once('exit', (code) => reject(new ServiceError(`redis-server exited at start (code ${code}); see ${path.join(dir, 'redis.log')}`)));
+    child.once('error', (err: NodeJS.ErrnoException) =>
+      reject(new ServiceError(err.code === 'ENOENT' ? REDIS_MISSING : `redis-server could not start: ${err.message}`)),
+    );
+    child.once('exit', (code) =>
+      reject(new ServiceError(`redis-server exited at start (code ${code}); see ${path.join(dir, 'redis.log')}`)),
+    );
   });
   const ready = (async () => {
     for (let i = 0; i < 200 && !(await ping(port)); i++) await new Promise((r) => setTimeout(r, 50));
-    if (!(await ping(port))) throw new ServiceError(`redis-server did not answer on 127.0.0.1:${port} within 10 s; see ${path.join(dir, 'redis.log')}`);
+    if (!(await ping(port)))
+      throw new ServiceError(
+        `redis-server did not answer on 127.0.0.1:${port} within 10 s; see ${path.join(dir, 'redis.log')}`,
+      );
   })();
   await Promise.race([ready, failed]);
   failed.catch(() => {}); // exits later are the stop below

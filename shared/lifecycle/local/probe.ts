@@ -46,8 +46,15 @@ async function probeRedis(url: string): Promise<string | undefined> {
   const { hostname, port } = new URL(url);
   const host = hostname.replace(/^\[|\]$/g, '') || '127.0.0.1';
   // ioredis only says "Connection is closed" when nothing listens: ask the socket first.
-  if (!(await answers(host, Number(port) || 6379, TIMEOUT_MS))) return fail(`nothing accepts connections at ${host}:${Number(port) || 6379}`);
-  const client = new Redis(url, { lazyConnect: true, connectTimeout: TIMEOUT_MS, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+  if (!(await answers(host, Number(port) || 6379, TIMEOUT_MS)))
+    return fail(`nothing accepts connections at ${host}:${Number(port) || 6379}`);
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
   client.on('error', () => {});
   try {
     await client.connect();
@@ -64,7 +71,10 @@ async function probeStorage(config: Config): Promise<string | undefined> {
   if (config.storage.objects.driver !== 's3') return undefined;
   const store = createObjectStore(config.storage.objects);
   try {
-    await Promise.race([store.ensureReady(), new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS))]);
+    await Promise.race([
+      store.ensureReady(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS)),
+    ]);
     return undefined;
   } catch (err) {
     return `object storage (S3 bucket ${config.storage.objects.bucket}${config.storage.objects.endpoint ? ` at ${config.storage.objects.endpoint}` : ''}) is not usable: ${reason(err)} — check S3_ENDPOINT, S3_BUCKET and the credentials, or unset S3_BUCKET to keep files under DATA_DIR`;

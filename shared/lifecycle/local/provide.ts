@@ -23,7 +23,8 @@ export interface LocalServices {
  */
 export async function provideLocalServices(env: NodeJS.ProcessEnv, options: { auto: boolean }): Promise<LocalServices> {
   const dataDir = env.DATA_DIR ?? './data';
-  const wants = async (value: string | undefined, port: number) => value === 'embedded' || (options.auto && value === undefined && !(await answers('127.0.0.1', port, 500)));
+  const wants = async (value: string | undefined, port: number) =>
+    value === 'embedded' || (options.auto && value === undefined && !(await answers('127.0.0.1', port, 500)));
   const [pgWanted, redisWanted] = await Promise.all([wants(env.DATABASE_URL, 5432), wants(env.REDIS_URL, 6379)]);
   const started: LocalService[] = [];
   // `npm start` owns the servers under its DATA_DIR, also those a crashed earlier run left behind;
@@ -47,7 +48,12 @@ export async function provideLocalServices(env: NodeJS.ProcessEnv, options: { au
       resolved.REDIS_URL = redis.url;
     }
     if (takeOver && started.length) await writeFile(owner, String(process.pid));
-    return { env: resolved, postgres: pgWanted ? 'embedded' : 'external', redis: redisWanted ? 'embedded' : 'external', stop };
+    return {
+      env: resolved,
+      postgres: pgWanted ? 'embedded' : 'external',
+      redis: redisWanted ? 'embedded' : 'external',
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;
@@ -61,7 +67,8 @@ export async function provideLocalServices(env: NodeJS.ProcessEnv, options: { au
 export async function provideLocalServicesOrExit(options: { auto: boolean }): Promise<LocalServices> {
   try {
     const local = await provideLocalServices(process.env, options);
-    for (const name of ['DATABASE_URL', 'REDIS_URL'] as const) if (local.env[name] !== undefined) process.env[name] = local.env[name];
+    for (const name of ['DATABASE_URL', 'REDIS_URL'] as const)
+      if (local.env[name] !== undefined) process.env[name] = local.env[name];
     return local;
   } catch (err) {
     if (!(err instanceof ServiceError)) throw err;

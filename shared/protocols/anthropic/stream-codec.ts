@@ -24,7 +24,9 @@ export class MessagesStreamDecoder implements StreamDecoder {
     switch (type) {
       case 'message_start': {
         const message = isRecord(data.message) ? data.message : {};
-        const events: CanonicalEvent[] = [{ type: 'start', id: String(message.id ?? ''), model: String(message.model ?? '') }];
+        const events: CanonicalEvent[] = [
+          { type: 'start', id: String(message.id ?? ''), model: String(message.model ?? '') },
+        ];
         // Its input count is real; its output_tokens (1 or so) is no count at all: message_delta's is final.
         const usage = messagesUsageToCanonical(message.usage);
         if (usage) events.push({ type: 'usage', usage });
@@ -33,19 +35,28 @@ export class MessagesStreamDecoder implements StreamDecoder {
       case 'content_block_start': {
         const block = isRecord(data.content_block) ? data.content_block : {};
         const index = Number(data.index);
-        if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') return [{ type: 'text', text: block.text }];
+        if (block.type === 'text' && typeof block.text === 'string' && block.text !== '')
+          return [{ type: 'text', text: block.text }];
         if (block.type !== 'tool_use') return [];
         const ordinal = this.tools++;
         this.toolOf.set(index, ordinal);
-        const events: CanonicalEvent[] = [{ type: 'tool_call_start', index: ordinal, id: String(block.id ?? ''), name: String(block.name ?? '') }];
-        if (isRecord(block.input) && Object.keys(block.input).length > 0) events.push({ type: 'tool_call_args', index: ordinal, fragment: JSON.stringify(block.input) });
+        const events: CanonicalEvent[] = [
+          { type: 'tool_call_start', index: ordinal, id: String(block.id ?? ''), name: String(block.name ?? '') },
+        ];
+        if (isRecord(block.input) && Object.keys(block.input).length > 0)
+          events.push({ type: 'tool_call_args', index: ordinal, fragment: JSON.stringify(block.input) });
         return events;
       }
       case 'content_block_delta': {
         const delta = isRecord(data.delta) ? data.delta : {};
         if (delta.type === 'text_delta' && typeof delta.text === 'string') return [{ type: 'text', text: delta.text }];
         const ordinal = this.toolOf.get(Number(data.index));
-        if (delta.type === 'input_json_delta' && ordinal !== undefined && typeof delta.partial_json === 'string' && delta.partial_json !== '') {
+        if (
+          delta.type === 'input_json_delta' &&
+          ordinal !== undefined &&
+          typeof delta.partial_json === 'string' &&
+          delta.partial_json !== ''
+        ) {
           return [{ type: 'tool_call_args', index: ordinal, fragment: delta.partial_json }];
         }
         return [];
@@ -53,7 +64,8 @@ export class MessagesStreamDecoder implements StreamDecoder {
       case 'message_delta': {
         const events: CanonicalEvent[] = [];
         const delta = isRecord(data.delta) ? data.delta : {};
-        if (delta.stop_reason != null) events.push({ type: 'finish', stopReason: messagesStopReason(delta.stop_reason) });
+        if (delta.stop_reason != null)
+          events.push({ type: 'finish', stopReason: messagesStopReason(delta.stop_reason) });
         const usage = messagesUsageToCanonical(data.usage);
         if (usage) events.push({ type: 'usage', usage, final: true });
         return events;
@@ -83,8 +95,23 @@ export class MessagesStreamEncoder implements StreamEncoder {
   private start(): string {
     if (this.started) return '';
     this.started = true;
-    const usage = messagesUsage({ input: this.usage.input ?? 0, cacheRead: this.usage.cacheRead ?? 0, cacheWrite: this.usage.cacheWrite ?? 0, output: this.usage.output ?? 0, reasoning: 0 });
-    const message = { id: this.id, type: 'message', role: 'assistant', model: this.options.model, content: [], stop_reason: null, stop_sequence: null, usage };
+    const usage = messagesUsage({
+      input: this.usage.input ?? 0,
+      cacheRead: this.usage.cacheRead ?? 0,
+      cacheWrite: this.usage.cacheWrite ?? 0,
+      output: this.usage.output ?? 0,
+      reasoning: 0,
+    });
+    const message = {
+      id: this.id,
+      type: 'message',
+      role: 'assistant',
+      model: this.options.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage,
+    };
     return sseEvent('message_start', { type: 'message_start', message }) + sseEvent('ping', { type: 'ping' });
   }
 
@@ -108,7 +135,11 @@ export class MessagesStreamEncoder implements StreamEncoder {
           out += this.closeBlock();
           this.block++;
           this.blockKind = 'text';
-          out += sseEvent('content_block_start', { type: 'content_block_start', index: this.block, content_block: { type: 'text', text: '', citations: null } });
+          out += sseEvent('content_block_start', {
+            type: 'content_block_start',
+            index: this.block,
+            content_block: { type: 'text', text: '', citations: null },
+          });
         }
         // The hottest event: written without building an object.
         return `${out}event: content_block_delta\ndata: {"type":"content_block_delta","index":${this.block},"delta":{"type":"text_delta","text":${JSON.stringify(event.text)}}}\n\n`;
@@ -118,13 +149,24 @@ export class MessagesStreamEncoder implements StreamEncoder {
         this.block++;
         this.blockKind = 'tool';
         this.blockOfTool.set(event.index, this.block);
-        out += sseEvent('content_block_start', { type: 'content_block_start', index: this.block, content_block: { type: 'tool_use', id: safeToolId(event.id), name: event.name, input: {} } });
+        out += sseEvent('content_block_start', {
+          type: 'content_block_start',
+          index: this.block,
+          content_block: { type: 'tool_use', id: safeToolId(event.id), name: event.name, input: {} },
+        });
         return out;
       }
       case 'tool_call_args': {
         const index = this.blockOfTool.get(event.index);
         if (index === undefined) return '';
-        return this.start() + sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: event.fragment } });
+        return (
+          this.start() +
+          sseEvent('content_block_delta', {
+            type: 'content_block_delta',
+            index,
+            delta: { type: 'input_json_delta', partial_json: event.fragment },
+          })
+        );
       }
       default:
         return '';
@@ -135,7 +177,11 @@ export class MessagesStreamEncoder implements StreamEncoder {
     const out = this.start() + this.closeBlock();
     return (
       out +
-      sseEvent('message_delta', { type: 'message_delta', delta: { stop_reason: toMessagesStop(stopReason), stop_sequence: null }, usage: messagesUsage(usage) }) +
+      sseEvent('message_delta', {
+        type: 'message_delta',
+        delta: { stop_reason: toMessagesStop(stopReason), stop_sequence: null },
+        usage: messagesUsage(usage),
+      }) +
       sseEvent('message_stop', { type: 'message_stop' })
     );
   }

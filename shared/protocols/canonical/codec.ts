@@ -1,5 +1,13 @@
 import type { SseFrame } from './sse.js';
-import type { CanonicalEvent, CanonicalRequest, CanonicalResponse, CanonicalUsage, ChatProtocol, ClientProtocol, StopReason } from './types.js';
+import type {
+  CanonicalEvent,
+  CanonicalRequest,
+  CanonicalResponse,
+  CanonicalUsage,
+  ChatProtocol,
+  ClientProtocol,
+  StopReason,
+} from './types.js';
 
 /** Reads an upstream's stream, frame by frame, as canonical events. */
 export interface StreamDecoder {

@@ -2,11 +2,20 @@ import type { TokenUsage } from '../../billing/pricing.js';
 import { GatewayError } from '../../errors.js';
 import type { CanonicalPart, CanonicalRequest, CanonicalUsage, ChatProtocol, ImageSource } from './types.js';
 
-export const PROTOCOL_NAMES: Record<ChatProtocol, string> = { openai: 'chat-completions', anthropic: 'Messages', gemini: 'generateContent' };
+export const PROTOCOL_NAMES: Record<ChatProtocol, string> = {
+  openai: 'chat-completions',
+  anthropic: 'Messages',
+  gemini: 'generateContent',
+};
 
 /** A request field the upstream's protocol cannot express, where dropping it would change the answer. */
 export function untranslatable(field: string, target: ChatProtocol): GatewayError {
-  return new GatewayError('unsupported_parameter', 400, `'${field}' cannot be sent to this model: its upstream speaks the ${PROTOCOL_NAMES[target]} protocol, which has no equivalent`, { param: field });
+  return new GatewayError(
+    'unsupported_parameter',
+    400,
+    `'${field}' cannot be sent to this model: its upstream speaks the ${PROTOCOL_NAMES[target]} protocol, which has no equivalent`,
+    { param: field },
+  );
 }
 
 export function invalidField(field: string, message: string): GatewayError {
@@ -50,7 +59,8 @@ export function argumentsObject(text: string, field: string): Record<string, unk
   } catch {
     throw invalidField(field, 'tool-call arguments must be JSON');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw invalidField(field, 'tool-call arguments must be a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw invalidField(field, 'tool-call arguments must be a JSON object');
   return parsed as Record<string, unknown>;
 }
 
@@ -58,7 +68,9 @@ export function argumentsObject(text: string, field: string): Record<string, unk
 export function argumentsObjectLoose(text: string): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(text || '{}');
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { value: parsed };
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : { value: parsed };
   } catch {
     return {};
   }

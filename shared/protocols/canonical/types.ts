@@ -35,7 +35,9 @@ export interface CanonicalTool {
 
 export type ToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string };
 
-export type ResponseFormat = { type: 'json_object' } | { type: 'json_schema'; name: string; schema: Record<string, unknown> };
+export type ResponseFormat =
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; schema: Record<string, unknown> };
 
 export interface CanonicalRequest {
   /** System text in order (system turns anywhere in the source are gathered here, in order). */
@@ -92,4 +94,10 @@ export type CanonicalEvent =
   /** The upstream's terminal marker: the stream is complete. */
   | { type: 'done' };
 
-export const NO_USAGE: CanonicalUsage = Object.freeze({ input: 0, cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 });
+export const NO_USAGE: CanonicalUsage = Object.freeze({
+  input: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  output: 0,
+  reasoning: 0,
+});

@@ -13,15 +13,28 @@ export interface EmbeddingAnswer {
   inputTokens: number | undefined;
 }
 
-const invalidAnswer = () => new GatewayError('upstream_error', 502, 'the upstream provider sent an invalid embeddings response');
+const invalidAnswer = () =>
+  new GatewayError('upstream_error', 502, 'the upstream provider sent an invalid embeddings response');
 
 /** The body an upstream of this protocol takes (generateContent: `:batchEmbedContents`). */
 export function embeddingsBody(protocol: ChatProtocol, request: EmbeddingRequest, upstreamModel: string): string {
   if (protocol === 'gemini') {
     const model = upstreamModel.startsWith('models/') ? upstreamModel : `models/${upstreamModel}`;
-    return JSON.stringify({ requests: request.inputs.map((text) => ({ model, content: { parts: [{ text }] }, ...(request.dimensions !== undefined && { outputDimensionality: request.dimensions }) })) });
+    return JSON.stringify({
+      requests: request.inputs.map((text) => ({
+        model,
+        content: { parts: [{ text }] },
+        ...(request.dimensions !== undefined && { outputDimensionality: request.dimensions }),
+      })),
+    });
   }
-  if (protocol === 'openai') return JSON.stringify({ model: upstreamModel, input: request.inputs, encoding_format: 'float', ...(request.dimensions !== undefined && { dimensions: request.dimensions }) });
+  if (protocol === 'openai')
+    return JSON.stringify({
+      model: upstreamModel,
+      input: request.inputs,
+      encoding_format: 'float',
+      ...(request.dimensions !== undefined && { dimensions: request.dimensions }),
+    });
   throw new GatewayError('model_not_found', 404, 'this model has no embeddings upstream', { param: 'model' });
 }
 
@@ -33,8 +46,11 @@ function isVector(v: unknown): v is number[] {
 export function embeddingsAnswer(protocol: ChatProtocol, body: unknown, count: number): EmbeddingAnswer {
   const b = body as Record<string, unknown> | null;
   if (protocol === 'gemini') {
-    const embeddings = (b?.embeddings ?? (b?.embedding ? [b.embedding] : undefined)) as { values?: unknown }[] | undefined;
-    if (!Array.isArray(embeddings) || embeddings.length !== count || !embeddings.every((e) => isVector(e?.values))) throw invalidAnswer();
+    const embeddings = (b?.embeddings ?? (b?.embedding ? [b.embedding] : undefined)) as
+      | { values?: unknown }[]
+      | undefined;
+    if (!Array.isArray(embeddings) || embeddings.length !== count || !embeddings.every((e) => isVector(e?.values)))
+      throw invalidAnswer();
     return { vectors: embeddings.map((e) => e.values as number[]), inputTokens: undefined };
   }
   const data = b?.data as { index?: unknown; embedding?: unknown }[] | undefined;

@@ -22,7 +22,11 @@ export class ContentStreamDecoder implements StreamDecoder {
     const events: CanonicalEvent[] = [];
     if (!this.started) {
       this.started = true;
-      events.push({ type: 'start', id: String(field(body, 'responseId') ?? ''), model: String(field(body, 'modelVersion') ?? '') });
+      events.push({
+        type: 'start',
+        id: String(field(body, 'responseId') ?? ''),
+        model: String(field(body, 'modelVersion') ?? ''),
+      });
     }
     const { parts, finishReason } = candidateParts(body, this.tools);
     for (const part of parts) {
@@ -30,7 +34,10 @@ export class ContentStreamDecoder implements StreamDecoder {
       else if (part.type === 'tool_call') {
         // generateContent sends each call whole: its start and all its arguments at once.
         const index = this.tools++;
-        events.push({ type: 'tool_call_start', index, id: part.id, name: part.name }, { type: 'tool_call_args', index, fragment: part.arguments });
+        events.push(
+          { type: 'tool_call_start', index, id: part.id, name: part.name },
+          { type: 'tool_call_args', index, fragment: part.arguments },
+        );
       }
     }
     const finished = finishReason !== undefined && finishReason !== null;
@@ -82,7 +89,9 @@ export class ContentStreamEncoder implements StreamEncoder {
   }
 
   private callParts(): Record<string, unknown>[] {
-    const parts = [...this.calls.values()].map((c) => ({ functionCall: { id: c.id, name: c.name, args: argumentsObjectLoose(c.args) } }));
+    const parts = [...this.calls.values()].map((c) => ({
+      functionCall: { id: c.id, name: c.name, args: argumentsObjectLoose(c.args) },
+    }));
     this.calls.clear();
     return parts;
   }
@@ -112,6 +121,9 @@ export class ContentStreamEncoder implements StreamEncoder {
 
   end(stopReason: StopReason, usage: CanonicalUsage): string {
     const parts = this.callParts();
-    return this.frame(parts.length > 0 ? parts : [{ text: '' }], { finishReason: contentFinishReason(stopReason), usageMetadata: contentUsage(usage) });
+    return this.frame(parts.length > 0 ? parts : [{ text: '' }], {
+      finishReason: contentFinishReason(stopReason),
+      usageMetadata: contentUsage(usage),
+    });
   }
 }

@@ -10,7 +10,9 @@ export const jsonImageGenerationSchema = imageGenerationSchema.extend({ quality,
 // An image the model reads: an https URL, a data URI, or an asset of the account.
 const REFERENCE = /^(https:\/\/\S+|data:image\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+|asset:\/\/\S+)$/i;
 const imageReference = z.looseObject({
-  image_url: z.string({ error: 'required string' }).regex(REFERENCE, 'an https URL, a data:image/…;base64 URI or an asset:// reference'),
+  image_url: z
+    .string({ error: 'required string' })
+    .regex(REFERENCE, 'an https URL, a data:image/…;base64 URI or an asset:// reference'),
 });
 
 /** `POST /v1/images/edits` with a JSON body: reference images by URL, data URI or `asset://` (multipart answers 501). */

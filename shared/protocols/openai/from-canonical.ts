@@ -1,8 +1,18 @@
 import { dataUri, textOf, untranslatable } from '../canonical/helpers.js';
-import type { CanonicalPart, CanonicalRequest, CanonicalResponse, CanonicalUsage, StopReason } from '../canonical/types.js';
+import type {
+  CanonicalPart,
+  CanonicalRequest,
+  CanonicalResponse,
+  CanonicalUsage,
+  StopReason,
+} from '../canonical/types.js';
 
 // The extras a chat-completions upstream takes, by canonical name → its field.
-const EXTRAS: Record<string, string> = { frequencyPenalty: 'frequency_penalty', presencePenalty: 'presence_penalty', seed: 'seed' };
+const EXTRAS: Record<string, string> = {
+  frequencyPenalty: 'frequency_penalty',
+  presencePenalty: 'presence_penalty',
+  seed: 'seed',
+};
 
 /** The chat-completions body for an upstream, from the canonical form. */
 export function openAiRequestFromCanonical(request: CanonicalRequest, upstreamModel: string): Record<string, unknown> {
@@ -18,13 +28,25 @@ export function openAiRequestFromCanonical(request: CanonicalRequest, upstreamMo
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.stop.length > 0) body.stop = request.stop;
   if (request.tools.length > 0) {
-    body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, ...(t.description !== undefined && { description: t.description }), parameters: t.parameters } }));
+    body.tools = request.tools.map((t) => ({
+      type: 'function',
+      function: {
+        name: t.name,
+        ...(t.description !== undefined && { description: t.description }),
+        parameters: t.parameters,
+      },
+    }));
   }
   const choice = request.toolChoice;
-  if (choice) body.tool_choice = choice.type === 'tool' ? { type: 'function', function: { name: choice.name } } : choice.type;
+  if (choice)
+    body.tool_choice = choice.type === 'tool' ? { type: 'function', function: { name: choice.name } } : choice.type;
   if (request.serialTools) body.parallel_tool_calls = false;
   const format = request.responseFormat;
-  if (format) body.response_format = format.type === 'json_object' ? format : { type: 'json_schema', json_schema: { name: format.name, schema: format.schema } };
+  if (format)
+    body.response_format =
+      format.type === 'json_object'
+        ? format
+        : { type: 'json_schema', json_schema: { name: format.name, schema: format.schema } };
   for (const key in request.extras) {
     const extra = request.extras[key]!;
     const field = EXTRAS[key];
@@ -40,8 +62,13 @@ export function openAiRequestFromCanonical(request: CanonicalRequest, upstreamMo
 
 function assistantMessage(parts: CanonicalPart[]): Record<string, unknown> {
   const text = textOf(parts);
-  const calls = parts.filter((p) => p.type === 'tool_call').map((p) => ({ id: p.id, type: 'function', function: { name: p.name, arguments: p.arguments || '{}' } }));
-  const message: Record<string, unknown> = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text };
+  const calls = parts
+    .filter((p) => p.type === 'tool_call')
+    .map((p) => ({ id: p.id, type: 'function', function: { name: p.name, arguments: p.arguments || '{}' } }));
+  const message: Record<string, unknown> = {
+    role: 'assistant',
+    content: text === '' && calls.length > 0 ? null : text,
+  };
   if (calls.length > 0) message.tool_calls = calls;
   return message;
 }
@@ -52,13 +79,25 @@ function userMessages(parts: CanonicalPart[], into: Record<string, unknown>[]): 
   for (const part of parts) {
     if (part.type === 'tool_result') into.push({ role: 'tool', tool_call_id: part.id, content: part.content });
     else if (part.type === 'text') content.push({ type: 'text', text: part.text });
-    else if (part.type === 'image') content.push({ type: 'image_url', image_url: { url: part.source.kind === 'url' ? part.source.url : dataUri(part.source) } });
+    else if (part.type === 'image')
+      content.push({
+        type: 'image_url',
+        image_url: { url: part.source.kind === 'url' ? part.source.url : dataUri(part.source) },
+      });
   }
   if (content.length === 0) return;
-  into.push({ role: 'user', content: content.length === 1 && content[0]!.type === 'text' ? content[0]!.text : content });
+  into.push({
+    role: 'user',
+    content: content.length === 1 && content[0]!.type === 'text' ? content[0]!.text : content,
+  });
 }
 
-const FINISH: Record<StopReason, string> = { stop: 'stop', length: 'length', tool_calls: 'tool_calls', content_filter: 'content_filter' };
+const FINISH: Record<StopReason, string> = {
+  stop: 'stop',
+  length: 'length',
+  tool_calls: 'tool_calls',
+  content_filter: 'content_filter',
+};
 export const openAiFinishReason = (reason: StopReason): string => FINISH[reason];
 
 export function openAiUsage(usage: CanonicalUsage): Record<string, unknown> {

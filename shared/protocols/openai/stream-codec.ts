@@ -29,15 +29,21 @@ export class OpenAiStreamDecoder implements StreamDecoder {
     if (delta) {
       if (typeof delta.content === 'string' && delta.content !== '') events.push({ type: 'text', text: delta.content });
       if (Array.isArray(delta.tool_calls)) {
-        for (const call of delta.tool_calls as { index?: unknown; id?: unknown; function?: { name?: unknown; arguments?: unknown } }[]) {
+        for (const call of delta.tool_calls as {
+          index?: unknown;
+          id?: unknown;
+          function?: { name?: unknown; arguments?: unknown };
+        }[]) {
           const index = typeof call.index === 'number' ? call.index : 0;
-          if (typeof call.id === 'string') events.push({ type: 'tool_call_start', index, id: call.id, name: String(call.function?.name ?? '') });
+          if (typeof call.id === 'string')
+            events.push({ type: 'tool_call_start', index, id: call.id, name: String(call.function?.name ?? '') });
           const args = call.function?.arguments;
           if (typeof args === 'string' && args !== '') events.push({ type: 'tool_call_args', index, fragment: args });
         }
       }
     }
-    if (choice && typeof choice.finish_reason === 'string') events.push({ type: 'finish', stopReason: openAiStopReason(choice.finish_reason) });
+    if (choice && typeof choice.finish_reason === 'string')
+      events.push({ type: 'finish', stopReason: openAiStopReason(choice.finish_reason) });
     const usage = openAiUsageToCanonical(chunk.usage);
     if (usage) events.push({ type: 'usage', usage, final: isFinalChunk(chunk.choices) });
     return events;
@@ -74,7 +80,13 @@ export class OpenAiStreamEncoder implements StreamEncoder {
   }
 
   private chunk(delta: Record<string, unknown>, finish: string | null = null): string {
-    const chunk: Record<string, unknown> = { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.options.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] };
+    const chunk: Record<string, unknown> = {
+      id: this.id,
+      object: 'chat.completion.chunk',
+      created: this.created,
+      model: this.options.model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    };
     if (this.options.clientWantsUsage) chunk.usage = null;
     return sseData(chunk);
   }
@@ -94,9 +106,18 @@ export class OpenAiStreamEncoder implements StreamEncoder {
       case 'text':
         return this.start() + this.content(event.text);
       case 'tool_call_start':
-        return this.start() + this.chunk({ tool_calls: [{ index: event.index, id: event.id, type: 'function', function: { name: event.name, arguments: '' } }] });
+        return (
+          this.start() +
+          this.chunk({
+            tool_calls: [
+              { index: event.index, id: event.id, type: 'function', function: { name: event.name, arguments: '' } },
+            ],
+          })
+        );
       case 'tool_call_args':
-        return this.start() + this.chunk({ tool_calls: [{ index: event.index, function: { arguments: event.fragment } }] });
+        return (
+          this.start() + this.chunk({ tool_calls: [{ index: event.index, function: { arguments: event.fragment } }] })
+        );
       default:
         return '';
     }
@@ -104,7 +125,15 @@ export class OpenAiStreamEncoder implements StreamEncoder {
 
   end(stopReason: StopReason, usage: CanonicalUsage): string {
     let out = this.start() + this.chunk({}, openAiFinishReason(stopReason));
-    if (this.options.clientWantsUsage) out += sseData({ id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.options.model, choices: [], usage: openAiUsage(usage) });
+    if (this.options.clientWantsUsage)
+      out += sseData({
+        id: this.id,
+        object: 'chat.completion.chunk',
+        created: this.created,
+        model: this.options.model,
+        choices: [],
+        usage: openAiUsage(usage),
+      });
     return `${out}data: [DONE]\n\n`;
   }
 }

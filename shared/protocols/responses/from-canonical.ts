@@ -16,8 +16,21 @@ export function responsesUsage(usage: CanonicalUsage) {
 type OutputItem = Record<string, unknown>;
 
 /** The response object's fixed fields, as OpenAI sends them for a call that kept no state. */
-function responseObject(id: string, model: string, createdAt: number, status: string, output: OutputItem[], usage: CanonicalUsage | null, stopReason?: StopReason) {
-  const incomplete = stopReason === 'length' ? { reason: 'max_output_tokens' } : stopReason === 'content_filter' ? { reason: 'content_filter' } : null;
+function responseObject(
+  id: string,
+  model: string,
+  createdAt: number,
+  status: string,
+  output: OutputItem[],
+  usage: CanonicalUsage | null,
+  stopReason?: StopReason,
+) {
+  const incomplete =
+    stopReason === 'length'
+      ? { reason: 'max_output_tokens' }
+      : stopReason === 'content_filter'
+        ? { reason: 'content_filter' }
+        : null;
   return {
     id,
     object: 'response',
@@ -45,11 +58,18 @@ function responseObject(id: string, model: string, createdAt: number, status: st
   };
 }
 
-const statusOf = (reason: StopReason) => (reason === 'length' || reason === 'content_filter' ? 'incomplete' : 'completed');
+const statusOf = (reason: StopReason) =>
+  reason === 'length' || reason === 'content_filter' ? 'incomplete' : 'completed';
 const newId = (prefix: string) => `${prefix}${randomBase62(24)}`;
 
 function messageItem(id: string, text: string, status: string): OutputItem {
-  return { type: 'message', id, status, role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] };
+  return {
+    type: 'message',
+    id,
+    status,
+    role: 'assistant',
+    content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
+  };
 }
 
 function callItem(id: string, callId: string, name: string, args: string, status: string): OutputItem {
@@ -62,8 +82,18 @@ export function responsesResponseFromCanonical(response: CanonicalResponse, mode
   let text = '';
   for (const part of response.parts) if (part.type === 'text') text += part.text;
   if (text !== '') output.push(messageItem(newId('msg_'), text, 'completed'));
-  for (const part of response.parts) if (part.type === 'tool_call') output.push(callItem(newId('fc_'), part.id, part.name, part.arguments || '{}', 'completed'));
-  return responseObject(newId('resp_'), model, Math.floor(Date.now() / 1000), statusOf(response.stopReason), output, response.usage ?? null, response.stopReason);
+  for (const part of response.parts)
+    if (part.type === 'tool_call')
+      output.push(callItem(newId('fc_'), part.id, part.name, part.arguments || '{}', 'completed'));
+  return responseObject(
+    newId('resp_'),
+    model,
+    Math.floor(Date.now() / 1000),
+    statusOf(response.stopReason),
+    output,
+    response.usage ?? null,
+    response.stopReason,
+  );
 }
 
 interface OpenItem {
@@ -112,15 +142,22 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       const base = { item_id: item.id, output_index: item.outputIndex, content_index: 0 };
       return (
         this.emit('response.output_text.done', Object.assign({}, base, { text: item.text, logprobs: [] })) +
-        this.emit('response.content_part.done', Object.assign({}, base, { part: { type: 'output_text', text: item.text, annotations: [] } })) +
+        this.emit(
+          'response.content_part.done',
+          Object.assign({}, base, { part: { type: 'output_text', text: item.text, annotations: [] } }),
+        ) +
         this.emit('response.output_item.done', { output_index: item.outputIndex, item: finished })
       );
     }
     const finished = callItem(item.id, item.callId!, item.name!, item.text, 'completed');
     this.done.push(finished);
     return (
-      this.emit('response.function_call_arguments.done', { item_id: item.id, output_index: item.outputIndex, name: item.name, arguments: item.text }) +
-      this.emit('response.output_item.done', { output_index: item.outputIndex, item: finished })
+      this.emit('response.function_call_arguments.done', {
+        item_id: item.id,
+        output_index: item.outputIndex,
+        name: item.name,
+        arguments: item.text,
+      }) + this.emit('response.output_item.done', { output_index: item.outputIndex, item: finished })
     );
   }
 
@@ -134,26 +171,57 @@ export class ResponsesStreamEncoder implements StreamEncoder {
           out += this.close();
           const item: OpenItem = { kind: 'message', id: newId('msg_'), outputIndex: this.done.length, text: '' };
           this.open = item;
-          out += this.emit('response.output_item.added', { output_index: item.outputIndex, item: { type: 'message', id: item.id, status: 'in_progress', role: 'assistant', content: [] } });
-          out += this.emit('response.content_part.added', { item_id: item.id, output_index: item.outputIndex, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+          out += this.emit('response.output_item.added', {
+            output_index: item.outputIndex,
+            item: { type: 'message', id: item.id, status: 'in_progress', role: 'assistant', content: [] },
+          });
+          out += this.emit('response.content_part.added', {
+            item_id: item.id,
+            output_index: item.outputIndex,
+            content_index: 0,
+            part: { type: 'output_text', text: '', annotations: [] },
+          });
         }
         const item = this.open!;
         item.text += event.text;
-        return out + this.emit('response.output_text.delta', { item_id: item.id, output_index: item.outputIndex, content_index: 0, delta: event.text, logprobs: [] });
+        return (
+          out +
+          this.emit('response.output_text.delta', {
+            item_id: item.id,
+            output_index: item.outputIndex,
+            content_index: 0,
+            delta: event.text,
+            logprobs: [],
+          })
+        );
       }
       case 'tool_call_start': {
         let out = this.start() + this.close();
-        const item: OpenItem = { kind: 'call', id: newId('fc_'), outputIndex: this.done.length, callId: event.id, name: event.name, text: '' };
+        const item: OpenItem = {
+          kind: 'call',
+          id: newId('fc_'),
+          outputIndex: this.done.length,
+          callId: event.id,
+          name: event.name,
+          text: '',
+        };
         this.open = item;
         this.items.set(event.index, item);
-        out += this.emit('response.output_item.added', { output_index: item.outputIndex, item: callItem(item.id, event.id, event.name, '', 'in_progress') });
+        out += this.emit('response.output_item.added', {
+          output_index: item.outputIndex,
+          item: callItem(item.id, event.id, event.name, '', 'in_progress'),
+        });
         return out;
       }
       case 'tool_call_args': {
         const item = this.items.get(event.index);
         if (!item || item !== this.open) return '';
         item.text += event.fragment;
-        return this.emit('response.function_call_arguments.delta', { item_id: item.id, output_index: item.outputIndex, delta: event.fragment });
+        return this.emit('response.function_call_arguments.delta', {
+          item_id: item.id,
+          output_index: item.outputIndex,
+          delta: event.fragment,
+        });
       }
       default:
         return '';

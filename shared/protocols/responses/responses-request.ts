@@ -8,9 +8,15 @@ const tokenCap = z.number().int().positive().max(10_000_000).nullable().optional
  */
 export const responsesRequestSchema = z.looseObject({
   model: z.string({ error: 'required string' }).min(1),
-  input: z.union([z.string().min(1, 'must not be empty'), z.array(z.looseObject({}), { error: 'a string or an array of input items' }).min(1, 'must not be empty')], {
-    error: 'a string or an array of input items',
-  }),
+  input: z.union(
+    [
+      z.string().min(1, 'must not be empty'),
+      z.array(z.looseObject({}), { error: 'a string or an array of input items' }).min(1, 'must not be empty'),
+    ],
+    {
+      error: 'a string or an array of input items',
+    },
+  ),
   instructions: z.string().nullable().optional(),
   stream: z.boolean().nullable().optional(),
   max_output_tokens: tokenCap,

@@ -10,7 +10,16 @@ export const ANTHROPIC_VERSION = '2023-06-01';
 
 export function messagesUsageOf(answer: unknown): TokenUsage | undefined {
   const usage = messagesUsageToCanonical((answer as { usage?: unknown } | null)?.usage);
-  return usage && billableUsage({ input: usage.input ?? 0, cacheRead: usage.cacheRead ?? 0, cacheWrite: usage.cacheWrite ?? 0, output: usage.output ?? 0, reasoning: 0 });
+  return (
+    usage &&
+    billableUsage({
+      input: usage.input ?? 0,
+      cacheRead: usage.cacheRead ?? 0,
+      cacheWrite: usage.cacheWrite ?? 0,
+      output: usage.output ?? 0,
+      reasoning: 0,
+    })
+  );
 }
 
 /** Messages upstreams: `{base_url}/v1/messages`, key in `x-api-key`. */

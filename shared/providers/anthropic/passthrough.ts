@@ -6,9 +6,19 @@ const READ_ONCE = ['"model"', '"max_tokens"', '"stream"', '"mcp_servers"', '"con
 const NEVER_RAW = ['"tools"', ...STRIPPED_FIELDS.anthropic.map((f) => `"${f}"`)];
 
 /** A Messages body for a Messages upstream: the client's bytes when nothing has to change, else re-serialised. */
-export function messagesPassthroughBody(upstreamModel: string, request: { body: Record<string, unknown>; raw: Buffer | undefined }, maxOutput: number): Buffer | string {
+export function messagesPassthroughBody(
+  upstreamModel: string,
+  request: { body: Record<string, unknown>; raw: Buffer | undefined },
+  maxOutput: number,
+): Buffer | string {
   const { raw } = request;
-  if (raw && request.body.model === upstreamModel && request.body.max_tokens === maxOutput && rawForwardable(raw, READ_ONCE, NEVER_RAW)) return raw;
+  if (
+    raw &&
+    request.body.model === upstreamModel &&
+    request.body.max_tokens === maxOutput &&
+    rawForwardable(raw, READ_ONCE, NEVER_RAW)
+  )
+    return raw;
   const body: Record<string, unknown> = Object.assign({}, request.body);
   body.model = upstreamModel;
   body.max_tokens = maxOutput;

@@ -26,7 +26,8 @@ export class ContentStreamScanner extends FrameScanner {
 
   get usage(): TokenUsage | undefined {
     if (this.final || this.latest === undefined) return this.final;
-    if (this.interim?.from !== this.latest) this.interim = { from: this.latest, usage: runningUsage(this.latest, this.latestLength, this.boundary!) };
+    if (this.interim?.from !== this.latest)
+      this.interim = { from: this.latest, usage: runningUsage(this.latest, this.latestLength, this.boundary!) };
     return this.interim.usage;
   }
 

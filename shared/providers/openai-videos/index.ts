@@ -28,27 +28,40 @@ const SIZES: Record<string, string> = { '480p': '854x480', '720p': '1280x720', '
 export const openAiVideos: TaskProvider = {
   async create(upstream, task) {
     const r = task.request as { content?: { type: string; text?: string }[]; duration?: number; resolution?: string };
-    const prompt = (r.content ?? []).filter((p) => p.type === 'text').map((p) => p.text).join('\n');
+    const prompt = (r.content ?? [])
+      .filter((p) => p.type === 'text')
+      .map((p) => p.text)
+      .join('\n');
     const body = {
       model: task.upstreamModel,
       prompt,
       ...(r.duration === undefined ? {} : { seconds: String(r.duration) }),
       ...(r.resolution === undefined ? {} : { size: SIZES[r.resolution] ?? r.resolution }),
     };
-    const { body: created } = await callJson<VideoObject>(upstream, { method: 'POST', path: '/videos', body, headers: { 'idempotency-key': task.id } });
+    const { body: created } = await callJson<VideoObject>(upstream, {
+      method: 'POST',
+      path: '/videos',
+      body,
+      headers: { 'idempotency-key': task.id },
+    });
     if (!created?.id) throw new UpstreamTaskError(502, true, 'upstream created no video id');
     return { upstreamId: created.id };
   },
 
   async get(upstream, upstreamId) {
-    const { body } = await callJson<VideoObject>(upstream, { method: 'GET', path: `/videos/${encodeURIComponent(upstreamId)}` });
+    const { body } = await callJson<VideoObject>(upstream, {
+      method: 'GET',
+      path: `/videos/${encodeURIComponent(upstreamId)}`,
+    });
     if (!body) return undefined;
     return {
       status: STATUSES[body.status] ?? 'running',
       progress: body.progress,
       resultUrls: [],
       usage: body.seconds ? { seconds: Number(body.seconds) } : undefined,
-      error: body.error ? { code: body.error.code ?? 'upstream_failed', message: body.error.message ?? 'the upstream video failed' } : undefined,
+      error: body.error
+        ? { code: body.error.code ?? 'upstream_failed', message: body.error.message ?? 'the upstream video failed' }
+        : undefined,
     };
   },
 

@@ -17,9 +17,17 @@ export interface OpenAiChatRequest {
 export const openAiAdapter: ChatAdapter = {
   protocol: 'openai',
   send(upstream, _upstreamModel, body, stream) {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: stream ? 'text/event-stream' : 'application/json',
+    };
     if (upstream.provider.api_key) headers.authorization = `Bearer ${upstream.provider.api_key}`;
-    return new UpstreamCall(upstream.pool, { method: 'POST', path: `${upstream.basePath}/chat/completions`, headers, body });
+    return new UpstreamCall(upstream.pool, {
+      method: 'POST',
+      path: `${upstream.basePath}/chat/completions`,
+      headers,
+      body,
+    });
   },
   usageOf: (answer) => parseOpenAiUsage((answer as { usage?: unknown } | null)?.usage),
   scanner: (clientWantsUsage) => new ChatStreamScanner(clientWantsUsage),
@@ -27,7 +35,18 @@ export const openAiAdapter: ChatAdapter = {
 
 // The fields the gateway reads to route, price or refuse a call (see rawForwardable); a body with
 // tools is always re-serialised, since their types were checked one by one.
-const READ_ONCE = ['"model"', '"max_tokens"', '"max_completion_tokens"', '"n"', '"stream"', '"stream_options"', '"include_usage"', '"modalities"', '"audio"', '"web_search_options"'];
+const READ_ONCE = [
+  '"model"',
+  '"max_tokens"',
+  '"max_completion_tokens"',
+  '"n"',
+  '"stream"',
+  '"stream_options"',
+  '"include_usage"',
+  '"modalities"',
+  '"audio"',
+  '"web_search_options"',
+];
 const NEVER_RAW = ['"tools"', 'input_audio', ...STRIPPED_FIELDS.openai.map((f) => `"${f}"`)];
 
 export type OutputCapField = 'max_completion_tokens' | 'max_tokens';
@@ -45,14 +64,26 @@ function capFieldsFor(body: Record<string, unknown>, provider: OutputCapField | 
  * stream, the output cap the call was reserved for), else the body re-serialised with those set
  * and the stripped fields removed.
  */
-export function openAiPassthroughBody(upstreamModel: string, request: OpenAiChatRequest, maxOutput: number, capField?: OutputCapField): Buffer | string {
+export function openAiPassthroughBody(
+  upstreamModel: string,
+  request: OpenAiChatRequest,
+  maxOutput: number,
+  capField?: OutputCapField,
+): Buffer | string {
   const options = request.body.stream_options;
   // Streams always ask for usage so the call can be charged; the relay hides it unless the client asked.
-  const usageAsked = !request.stream || (typeof options === 'object' && options !== null && (options as { include_usage?: unknown }).include_usage === true);
+  const usageAsked =
+    !request.stream ||
+    (typeof options === 'object' &&
+      options !== null &&
+      (options as { include_usage?: unknown }).include_usage === true);
   const caps = capFieldsFor(request.body, capField);
-  const capped = CAP_FIELDS.every((f) => (caps.includes(f) ? request.body[f] === maxOutput : request.body[f] === undefined));
+  const capped = CAP_FIELDS.every((f) =>
+    caps.includes(f) ? request.body[f] === maxOutput : request.body[f] === undefined,
+  );
   const raw = request.raw;
-  if (raw && usageAsked && capped && request.body.model === upstreamModel && rawForwardable(raw, READ_ONCE, NEVER_RAW)) return raw;
+  if (raw && usageAsked && capped && request.body.model === upstreamModel && rawForwardable(raw, READ_ONCE, NEVER_RAW))
+    return raw;
   // Object.assign, not `{ ...body, model }`: see shared/routing/fallback.ts.
   const body: Record<string, unknown> = Object.assign({}, request.body);
   body.model = upstreamModel;
@@ -60,7 +91,10 @@ export function openAiPassthroughBody(upstreamModel: string, request: OpenAiChat
   for (const f of caps) body[f] = maxOutput;
   for (const f of STRIPPED_FIELDS.openai) delete body[f];
   if (request.stream) {
-    const usageOn: Record<string, unknown> = Object.assign({}, typeof options === 'object' && options !== null ? (options as Record<string, unknown>) : {});
+    const usageOn: Record<string, unknown> = Object.assign(
+      {},
+      typeof options === 'object' && options !== null ? (options as Record<string, unknown>) : {},
+    );
     usageOn.include_usage = true;
     body.stream_options = usageOn;
   }

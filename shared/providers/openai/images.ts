@@ -12,5 +12,10 @@ export function sendImages(upstream: Upstream, upstreamModel: string, call: Imag
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (upstream.provider.api_key) headers.authorization = `Bearer ${upstream.provider.api_key}`;
   const body = JSON.stringify(Object.assign({}, call.body, { model: upstreamModel }));
-  return new UpstreamCall(upstream.pool, { method: 'POST', path: `${upstream.basePath}/images/${call.operation}`, headers, body });
+  return new UpstreamCall(upstream.pool, {
+    method: 'POST',
+    path: `${upstream.basePath}/images/${call.operation}`,
+    headers,
+    body,
+  });
 }

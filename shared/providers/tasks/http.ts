@@ -16,7 +16,10 @@ function authHeaders(upstream: Upstream): Record<string, string> {
 }
 
 /** One JSON request to a task upstream; non-2xx becomes an UpstreamTaskError (its body never leaks). */
-export async function callJson<T>(upstream: Upstream, call: JsonCall): Promise<{ status: number; body: T | undefined }> {
+export async function callJson<T>(
+  upstream: Upstream,
+  call: JsonCall,
+): Promise<{ status: number; body: T | undefined }> {
   let res: Dispatcher.ResponseData;
   try {
     res = await upstream.pool.request({
@@ -39,7 +42,11 @@ export async function callJson<T>(upstream: Upstream, call: JsonCall): Promise<{
   }
   if (res.statusCode >= 300) {
     await res.body.dump();
-    throw new UpstreamTaskError(res.statusCode, res.statusCode === 429 || res.statusCode >= 500, `upstream answered ${res.statusCode}`);
+    throw new UpstreamTaskError(
+      res.statusCode,
+      res.statusCode === 429 || res.statusCode >= 500,
+      `upstream answered ${res.statusCode}`,
+    );
   }
   return { status: res.statusCode, body: (await res.body.json()) as T };
 }
@@ -57,22 +64,36 @@ const RESULT_TIMEOUT_MS = 30 * 60_000;
 export async function streamResult(upstream: Upstream, url: string): Promise<DownloadedResult> {
   const target = new URL(url, upstream.provider.base_url);
   if (target.origin !== new URL(upstream.provider.base_url).origin) {
-    const fetched = await safeStream(target.href, { maxBytes: RESULT_MAX_BYTES, timeoutMs: RESULT_TIMEOUT_MS }).catch((err: unknown) => {
-      // A refused address stays refused; a failed fetch may work later.
-      const refused = isGatewayError(err) && err.code === 'reference_url_blocked';
-      throw new UpstreamTaskError(0, !refused, `result download ${refused ? 'refused' : 'failed'}: ${(err as Error).message}`);
-    });
+    const fetched = await safeStream(target.href, { maxBytes: RESULT_MAX_BYTES, timeoutMs: RESULT_TIMEOUT_MS }).catch(
+      (err: unknown) => {
+        // A refused address stays refused; a failed fetch may work later.
+        const refused = isGatewayError(err) && err.code === 'reference_url_blocked';
+        throw new UpstreamTaskError(
+          0,
+          !refused,
+          `result download ${refused ? 'refused' : 'failed'}: ${(err as Error).message}`,
+        );
+      },
+    );
     return { body: fetched.body, contentType: fetched.contentType || 'application/octet-stream', size: fetched.size };
   }
   let res: Dispatcher.ResponseData;
   try {
-    res = await upstream.pool.request({ method: 'GET', path: target.pathname + target.search, headers: authHeaders(upstream) });
+    res = await upstream.pool.request({
+      method: 'GET',
+      path: target.pathname + target.search,
+      headers: authHeaders(upstream),
+    });
   } catch (err) {
     throw new UpstreamTaskError(0, true, `result unreachable: ${(err as Error).message}`);
   }
   if (res.statusCode !== 200) {
     await res.body.dump();
-    throw new UpstreamTaskError(res.statusCode, res.statusCode === 429 || res.statusCode >= 500, `result download answered ${res.statusCode}`);
+    throw new UpstreamTaskError(
+      res.statusCode,
+      res.statusCode === 429 || res.statusCode >= 500,
+      `result download answered ${res.statusCode}`,
+    );
   }
   const length = Number(res.headers['content-length']);
   return {

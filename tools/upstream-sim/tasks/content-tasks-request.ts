@@ -31,7 +31,8 @@ function readContent(content: unknown): { text: string } | { error: ParsedCreate
       texts.push(part.text);
     } else if (part.type === 'image_url') {
       const url = isRecord(part.image_url) ? part.image_url.url : undefined;
-      if (typeof url !== 'string' || url === '') return { error: bad(`${param}.image_url.url`, 'an image_url part needs image_url.url') };
+      if (typeof url !== 'string' || url === '')
+        return { error: bad(`${param}.image_url.url`, 'an image_url part needs image_url.url') };
       if (part.role !== undefined && !ROLES.includes(part.role as string)) {
         return { error: bad(`${param}.role`, `role must be one of ${ROLES.join(', ')}`) };
       }
@@ -70,7 +71,11 @@ export function parseContentTaskCreate(body: unknown): ParsedCreate {
   const request: TaskRequest = image
     ? { model, kind: 'image', count: n as number, echo: { n: n as number }, text: content.text, textParam: 'content' }
     : {
-        model, kind: 'video', count: 1, text: content.text, textParam: 'content',
+        model,
+        kind: 'video',
+        count: 1,
+        text: content.text,
+        textParam: 'content',
         echo: { resolution, ratio, duration: duration as number, generate_audio: audio },
       };
   return { ok: true, request };

@@ -12,16 +12,39 @@ const PROTOCOL = 'content-tasks';
 const FPS = 24;
 
 /** The provider's error body: {error: {code, message, param, type}}. */
-function sendError(res: ServerResponse, status: number, code: string, type: string, message: string, param = '', headers = {}): void {
+function sendError(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  type: string,
+  message: string,
+  param = '',
+  headers = {},
+): void {
   sendJson(res, status, { error: { code, message, param, type } }, headers);
 }
 
 const answers: CreateAnswers = {
   created: (res, task) => sendJson(res, 200, { id: task.id }),
   invalid: (res, message, param) => sendError(res, 400, 'InvalidParameter', 'BadRequest', message, param),
-  serverError: (res) => sendError(res, 500, 'InternalServiceError', 'InternalServerError', 'The service encountered an unexpected internal error.'),
-  rateLimited: (res, seconds) => sendError(res, 429, 'RateLimitExceeded', 'TooManyRequests',
-    'The request has exceeded the rate limit. Please try again later.', '', { 'retry-after': String(seconds) }),
+  serverError: (res) =>
+    sendError(
+      res,
+      500,
+      'InternalServiceError',
+      'InternalServerError',
+      'The service encountered an unexpected internal error.',
+    ),
+  rateLimited: (res, seconds) =>
+    sendError(
+      res,
+      429,
+      'RateLimitExceeded',
+      'TooManyRequests',
+      'The request has exceeded the rate limit. Please try again later.',
+      '',
+      { 'retry-after': String(seconds) },
+    ),
 };
 
 /** False (and answered 401) when the bearer key is missing or wrong. */
@@ -29,7 +52,8 @@ function authorized(req: IncomingMessage, res: ServerResponse, sim: SimContext):
   const auth = bearerAuth(req, sim.apiKey);
   if (auth === 'ok') return true;
   req.resume();
-  const message = auth === 'missing' ? 'The API key is missing from the Authorization header.' : 'The API key is invalid.';
+  const message =
+    auth === 'missing' ? 'The API key is missing from the Authorization header.' : 'The API key is invalid.';
   sendError(res, 401, 'AuthenticationError', 'Unauthorized', message);
   return false;
 }
@@ -77,7 +101,12 @@ export async function createContentTask(req: IncomingMessage, res: ServerRespons
   createTask(req, res, sim, PROTOCOL, parsed.request, answers);
 }
 
-export async function getContentTask(req: IncomingMessage, res: ServerResponse, sim: SimContext, id: string): Promise<void> {
+export async function getContentTask(
+  req: IncomingMessage,
+  res: ServerResponse,
+  sim: SimContext,
+  id: string,
+): Promise<void> {
   sim.stats.countTask(PROTOCOL, 'taskPolls');
   req.resume();
   if (!authorized(req, res, sim)) return;
@@ -88,7 +117,12 @@ export async function getContentTask(req: IncomingMessage, res: ServerResponse, 
 }
 
 /** Cancels a queued or running task (it stays readable as cancelled); deletes a finished one. */
-export async function deleteContentTask(req: IncomingMessage, res: ServerResponse, sim: SimContext, id: string): Promise<void> {
+export async function deleteContentTask(
+  req: IncomingMessage,
+  res: ServerResponse,
+  sim: SimContext,
+  id: string,
+): Promise<void> {
   sim.stats.countTask(PROTOCOL, 'taskCancels');
   req.resume();
   if (!authorized(req, res, sim)) return;

@@ -11,8 +11,13 @@ export type VideoCreate =
   | { ok: true; request: TaskRequest; fields: Record<string, unknown> }
   | { ok: false; status: 400 | 413; message: string; param: string | null; code: string | null };
 
-const bad = (param: string | null, message: string, code: string | null = null): VideoCreate =>
-  ({ ok: false, status: 400, message, param, code });
+const bad = (param: string | null, message: string, code: string | null = null): VideoCreate => ({
+  ok: false,
+  status: 400,
+  message,
+  param,
+  code,
+});
 
 type Fields = { fields: Record<string, unknown> } | { error: VideoCreate };
 
@@ -20,7 +25,8 @@ type Fields = { fields: Record<string, unknown> } | { error: VideoCreate };
 
 async function readFields(req: IncomingMessage): Promise<Fields> {
   const body = await readBody(req);
-  if (body === undefined) return { error: { ok: false, status: 413, message: 'Request body too large.', param: null, code: null } };
+  if (body === undefined)
+    return { error: { ok: false, status: 413, message: 'Request body too large.', param: null, code: null } };
   const type = req.headers['content-type'] ?? '';
   if (type.startsWith('multipart/form-data')) {
     try {
@@ -35,7 +41,8 @@ async function readFields(req: IncomingMessage): Promise<Fields> {
   }
   try {
     const value: unknown = JSON.parse(body.toString('utf8'));
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { fields: value as Record<string, unknown> };
+    if (typeof value === 'object' && value !== null && !Array.isArray(value))
+      return { fields: value as Record<string, unknown> };
   } catch {
     // answered below
   }
@@ -43,15 +50,21 @@ async function readFields(req: IncomingMessage): Promise<Fields> {
 }
 
 const oneOf = (param: string, value: unknown, allowed: string[]): VideoCreate =>
-  bad(param, `Invalid value: '${String(value)}'. Supported values are: ${allowed.map((v) => `'${v}'`).join(', ')}.`, 'invalid_value');
+  bad(
+    param,
+    `Invalid value: '${String(value)}'. Supported values are: ${allowed.map((v) => `'${v}'`).join(', ')}.`,
+    'invalid_value',
+  );
 
 export async function parseVideoCreate(req: IncomingMessage): Promise<VideoCreate> {
   const read = await readFields(req);
   if ('error' in read) return read.error;
   const { fields } = read;
   const { prompt, model = DEFAULT_MODEL, seconds = '4', size = '720x1280' } = fields;
-  if (typeof prompt !== 'string' || prompt === '') return bad('prompt', "Missing required parameter: 'prompt'.", 'missing_required_parameter');
-  if (typeof model !== 'string' || model === '') return bad('model', "Invalid type for 'model': expected a string.", 'invalid_type');
+  if (typeof prompt !== 'string' || prompt === '')
+    return bad('prompt', "Missing required parameter: 'prompt'.", 'missing_required_parameter');
+  if (typeof model !== 'string' || model === '')
+    return bad('model', "Invalid type for 'model': expected a string.", 'invalid_type');
   if (typeof seconds !== 'string' || !SECONDS.includes(seconds)) return oneOf('seconds', seconds, SECONDS);
   if (typeof size !== 'string' || !SIZES.includes(size)) return oneOf('size', size, SIZES);
   return {

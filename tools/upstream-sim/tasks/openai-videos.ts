@@ -11,14 +11,18 @@ import { unixSeconds, type TaskRecord, type TaskStatus } from './task-record.js'
 
 const PROTOCOL = 'openai-videos';
 const WIRE_STATUS: Record<TaskStatus, string> = {
-  queued: 'queued', running: 'in_progress', succeeded: 'completed', failed: 'failed',
+  queued: 'queued',
+  running: 'in_progress',
+  succeeded: 'completed',
+  failed: 'failed',
   // Not reachable through this protocol (DELETE removes), only through the control API's view.
   cancelled: 'failed',
 };
 
 export function videoView(task: TaskRecord, sim: SimContext): object {
   const state = sim.tasks.state(task);
-  const cancelled = state.status === 'cancelled' ? { code: 'cancelled', message: 'The video job was cancelled.' } : undefined;
+  const cancelled =
+    state.status === 'cancelled' ? { code: 'cancelled', message: 'The video job was cancelled.' } : undefined;
   return {
     id: task.id,
     object: 'video',
@@ -55,7 +59,11 @@ function authorized(req: IncomingMessage, res: ServerResponse, sim: SimContext):
 }
 
 function notFound(res: ServerResponse, id: string): void {
-  sendOpenAiError(res, 404, openAiError(`Video with id '${id}' not found.`, 'invalid_request_error', null, 'video_not_found'));
+  sendOpenAiError(
+    res,
+    404,
+    openAiError(`Video with id '${id}' not found.`, 'invalid_request_error', null, 'video_not_found'),
+  );
 }
 
 export async function createVideo(req: IncomingMessage, res: ServerResponse, sim: SimContext): Promise<void> {
@@ -63,7 +71,11 @@ export async function createVideo(req: IncomingMessage, res: ServerResponse, sim
   if (!authorized(req, res, sim)) return;
   const parsed = await parseVideoCreate(req);
   if (!parsed.ok) {
-    return sendOpenAiError(res, parsed.status, openAiError(parsed.message, 'invalid_request_error', parsed.param, parsed.code));
+    return sendOpenAiError(
+      res,
+      parsed.status,
+      openAiError(parsed.message, 'invalid_request_error', parsed.param, parsed.code),
+    );
   }
   sim.stats.recordBody(parsed.request.model, parsed.fields);
   createTask(req, res, sim, PROTOCOL, parsed.request, answersFor(sim));
@@ -90,11 +102,22 @@ export async function listVideos(req: IncomingMessage, res: ServerResponse, sim:
   const after = query.get('after');
   if (after !== null) tasks = tasks.slice(tasks.findIndex((task) => task.id === after) + 1);
   const data = tasks.slice(0, limit).map((task) => videoView(task, sim)) as { id: string }[];
-  sendJson(res, 200, { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: tasks.length > limit });
+  sendJson(res, 200, {
+    object: 'list',
+    data,
+    first_id: data[0]?.id ?? null,
+    last_id: data.at(-1)?.id ?? null,
+    has_more: tasks.length > limit,
+  });
 }
 
 /** Deletes the video in any state; a queued or in-progress job stops with it. */
-export async function deleteVideo(req: IncomingMessage, res: ServerResponse, sim: SimContext, id: string): Promise<void> {
+export async function deleteVideo(
+  req: IncomingMessage,
+  res: ServerResponse,
+  sim: SimContext,
+  id: string,
+): Promise<void> {
   sim.stats.countTask(PROTOCOL, 'taskCancels');
   req.resume();
   if (!authorized(req, res, sim)) return;
@@ -104,7 +127,12 @@ export async function deleteVideo(req: IncomingMessage, res: ServerResponse, sim
   sendJson(res, 200, { id: task.id, object: 'video.deleted', deleted: true });
 }
 
-export async function downloadVideo(req: IncomingMessage, res: ServerResponse, sim: SimContext, id: string): Promise<void> {
+export async function downloadVideo(
+  req: IncomingMessage,
+  res: ServerResponse,
+  sim: SimContext,
+  id: string,
+): Promise<void> {
   req.resume();
   if (!authorized(req, res, sim)) return;
   const task = sim.tasks.get(id, PROTOCOL);
@@ -120,7 +148,11 @@ export async function downloadVideo(req: IncomingMessage, res: ServerResponse, s
     return sendOpenAiError(res, 404, openAiError(message, 'invalid_request_error', null, 'video_not_ready'));
   }
   if (sim.tasks.now() >= (state.expiresAt ?? 0)) {
-    return sendOpenAiError(res, 404, openAiError(`The content of video '${id}' has expired.`, 'invalid_request_error', null, 'video_expired'));
+    return sendOpenAiError(
+      res,
+      404,
+      openAiError(`The content of video '${id}' has expired.`, 'invalid_request_error', null, 'video_expired'),
+    );
   }
   await sendResult(req, res, task, task.id, sim);
 }

@@ -48,7 +48,11 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
 
 /** Writes the file (or the asked range) of `name`; used for result URLs and OpenAI's /content. */
 export async function sendResult(
-  req: IncomingMessage, res: ServerResponse, task: TaskRecord, name: string, sim: SimContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  task: TaskRecord,
+  name: string,
+  sim: SimContext,
 ): Promise<void> {
   const size = task.plan.resultBytes;
   const range = parseRange(req.headers.range, size);
@@ -74,14 +78,21 @@ export async function sendResult(
   await pipeline(resultStream(name, task.kind, start, end), res).catch(() => undefined);
 }
 
-export async function handleFile(req: IncomingMessage, res: ServerResponse, path: string, sim: SimContext): Promise<void> {
+export async function handleFile(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  sim: SimContext,
+): Promise<void> {
   req.resume();
   if (req.method !== 'GET' && req.method !== 'HEAD') return s3Error(res, 405, 'MethodNotAllowed', 'Use GET or HEAD.');
   const match = FILE_NAME.exec(path.slice(FILES_PREFIX.length));
   const task = match?.[1] === undefined ? undefined : sim.tasks.get(match[1]);
   const index = match?.[2] === undefined ? undefined : Number(match[2]);
-  const wanted = task?.kind === 'video' ? index === undefined && match?.[3] === 'mp4'
-    : index !== undefined && index < (task?.count ?? 0) && match?.[3] === 'png';
+  const wanted =
+    task?.kind === 'video'
+      ? index === undefined && match?.[3] === 'mp4'
+      : index !== undefined && index < (task?.count ?? 0) && match?.[3] === 'png';
   if (task === undefined || !wanted) return s3Error(res, 404, 'NoSuchKey', 'The specified key does not exist.');
   const state = sim.tasks.state(task);
   if (state.status !== 'succeeded') return s3Error(res, 404, 'NoSuchKey', 'The specified key does not exist.');

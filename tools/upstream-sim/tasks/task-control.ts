@@ -61,11 +61,17 @@ async function forcedError(req: IncomingMessage): Promise<TaskError | undefined>
   };
 }
 
-export async function handleTaskControl(req: IncomingMessage, res: ServerResponse, path: string, sim: SimContext): Promise<void> {
+export async function handleTaskControl(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  sim: SimContext,
+): Promise<void> {
   const origin = resultOrigin(req, sim);
   if (path === TASKS_PATH || path === `${TASKS_PATH}/`) {
     req.resume();
-    if (req.method === 'GET') return sendJson(res, 200, { data: sim.tasks.list().map((task) => taskView(task, sim.tasks, origin)) });
+    if (req.method === 'GET')
+      return sendJson(res, 200, { data: sim.tasks.list().map((task) => taskView(task, sim.tasks, origin)) });
     if (req.method === 'DELETE') {
       sim.tasks.clear();
       return void res.writeHead(204).end();

@@ -44,8 +44,12 @@ function idempotencyKey(req: IncomingMessage): string | undefined {
  * retry after a lost answer (taskFault=hang, a client timeout) gets the task that was made.
  */
 export function createTask(
-  req: IncomingMessage, res: ServerResponse, sim: SimContext,
-  protocol: TaskProtocol, request: TaskRequest, answers: CreateAnswers,
+  req: IncomingMessage,
+  res: ServerResponse,
+  sim: SimContext,
+  protocol: TaskProtocol,
+  request: TaskRequest,
+  answers: CreateAnswers,
 ): void {
   const key = idempotencyKey(req);
   const existing = key === undefined ? undefined : sim.tasks.findByKey(protocol, key);

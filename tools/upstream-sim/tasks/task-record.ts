@@ -64,7 +64,13 @@ export const SIM_FAILURE: TaskError = {
 };
 
 function succeeded(task: TaskRecord, at: number): TaskState {
-  return { status: 'succeeded', progress: 100, updatedAt: at, finishedAt: at, expiresAt: at + task.plan.resultUrlTtlMs };
+  return {
+    status: 'succeeded',
+    progress: 100,
+    updatedAt: at,
+    finishedAt: at,
+    expiresAt: at + task.plan.resultUrlTtlMs,
+  };
 }
 
 function failed(at: number, progress: number, error: TaskError): TaskState {
@@ -87,10 +93,17 @@ function naturalState(task: TaskRecord, now: number): TaskState {
 export function taskState(task: TaskRecord, now: number): TaskState {
   const { forced, cancelledAt } = task;
   if (forced !== undefined && now >= forced.at) {
-    return forced.status === 'succeeded' ? succeeded(task, forced.at) : failed(forced.at, 0, forced.error ?? SIM_FAILURE);
+    return forced.status === 'succeeded'
+      ? succeeded(task, forced.at)
+      : failed(forced.at, 0, forced.error ?? SIM_FAILURE);
   }
   if (cancelledAt !== undefined && now >= cancelledAt) {
-    return { status: 'cancelled', progress: naturalState(task, cancelledAt).progress, updatedAt: cancelledAt, finishedAt: cancelledAt };
+    return {
+      status: 'cancelled',
+      progress: naturalState(task, cancelledAt).progress,
+      updatedAt: cancelledAt,
+      finishedAt: cancelledAt,
+    };
   }
   return naturalState(task, now);
 }

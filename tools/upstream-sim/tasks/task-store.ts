@@ -2,7 +2,13 @@
 import { randomBytes } from 'node:crypto';
 import type { ResolvedBehaviour } from '../behaviour.js';
 import {
-  isTerminal, taskState, type TaskError, type TaskKind, type TaskProtocol, type TaskRecord, type TaskState,
+  isTerminal,
+  taskState,
+  type TaskError,
+  type TaskKind,
+  type TaskProtocol,
+  type TaskRecord,
+  type TaskState,
 } from './task-record.js';
 
 export interface NewTask {

@@ -36,7 +36,12 @@ export async function unwrap<T>(call: Promise<Envelope<unknown>>): Promise<T> {
   try {
     result = await call;
   } catch {
-    throw new ApiError(0, 'network_error', 'The console API could not be reached. Check your connection and try again.', undefined);
+    throw new ApiError(
+      0,
+      'network_error',
+      'The console API could not be reached. Check your connection and try again.',
+      undefined,
+    );
   }
   const { data, error, response } = result;
   if (!response.ok) throw toApiError(response.status, error);

@@ -7,7 +7,11 @@ export type FieldErrors<F extends string> = Partial<Record<F | 'form', string>>;
  * 400 `invalid_request`/`immutable_field` by the parameter the message quotes ("invalid value for
  * 'end'": the console envelope carries no `param` of its own); anything else belongs to the form.
  */
-export function fieldErrors<F extends string>(err: unknown, codes: Partial<Record<string, F>>, params: Partial<Record<string, F>> = {}): FieldErrors<F> {
+export function fieldErrors<F extends string>(
+  err: unknown,
+  codes: Partial<Record<string, F>>,
+  params: Partial<Record<string, F>> = {},
+): FieldErrors<F> {
   if (!(err instanceof ApiError)) return { form: err instanceof Error ? err.message : String(err) } as FieldErrors<F>;
   const byCode = codes[err.errorCode];
   if (byCode) return { [byCode]: err.message } as FieldErrors<F>;

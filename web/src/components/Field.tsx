@@ -6,7 +6,11 @@ interface FieldProps {
   /** The error shown under the field (and announced): from the API's error_code, or the form's own check. */
   error?: string | undefined;
   hint?: string;
-  children: (props: { id: string; 'aria-invalid': boolean; 'aria-describedby': string | undefined }) => ComponentChildren;
+  children: (props: {
+    id: string;
+    'aria-invalid': boolean;
+    'aria-describedby': string | undefined;
+  }) => ComponentChildren;
 }
 
 /** A labelled control with its hint and its error next to it. */

@@ -23,4 +23,5 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Load<T> & {
   return { ...result, reload };
 }
 
-export const messageOf = (err: unknown) => (err instanceof ApiError || err instanceof Error ? err.message : String(err));
+export const messageOf = (err: unknown) =>
+  err instanceof ApiError || err instanceof Error ? err.message : String(err);

@@ -64,7 +64,15 @@ export function AssetsPage() {
         <p class="hint" id="asset-hint">
           JPEG, PNG or WebP. Reference an upload in requests as <code>asset://&lt;id&gt;</code>.
         </p>
-        <input id="asset-file" type="file" accept={ASSET_TYPES.join(',')} multiple aria-describedby="asset-hint" disabled={progress !== null} onChange={(e) => void upload(e.currentTarget.files)} />
+        <input
+          id="asset-file"
+          type="file"
+          accept={ASSET_TYPES.join(',')}
+          multiple
+          aria-describedby="asset-hint"
+          disabled={progress !== null}
+          onChange={(e) => void upload(e.currentTarget.files)}
+        />
         {progress && (
           <p>
             <label for="asset-progress">Uploading {progress.name}</label>{' '}
@@ -103,7 +111,12 @@ export function AssetsPage() {
         </ul>
       )}
       {deleting && (
-        <ConfirmDialog title={`Delete ${deleting.filename}?`} confirm="Delete" onConfirm={() => void remove(deleting)} onCancel={() => setDeleting(null)}>
+        <ConfirmDialog
+          title={`Delete ${deleting.filename}?`}
+          confirm="Delete"
+          onConfirm={() => void remove(deleting)}
+          onCancel={() => setDeleting(null)}
+        >
           <p>Requests that reference {deleting.reference} will fail.</p>
         </ConfirmDialog>
       )}
@@ -116,7 +129,14 @@ function Thumbnail({ asset }: { asset: Asset }) {
   const { api } = useConsole();
   const [url, setUrl] = useState<string>();
   useEffect(() => {
-    unwrap<{ url: string }>(api.GET('/api/v1/assets/{id}/content', { params: { path: { id: asset.id } } })).then((link) => setUrl(link.url), () => setUrl(undefined));
+    unwrap<{ url: string }>(api.GET('/api/v1/assets/{id}/content', { params: { path: { id: asset.id } } })).then(
+      (link) => setUrl(link.url),
+      () => setUrl(undefined),
+    );
   }, [asset.id]);
-  return url ? <img class="thumb" src={url} alt={asset.filename} loading="lazy" /> : <div class="thumb" aria-hidden="true" />;
+  return url ? (
+    <img class="thumb" src={url} alt={asset.filename} loading="lazy" />
+  ) : (
+    <div class="thumb" aria-hidden="true" />
+  );
 }

@@ -18,7 +18,12 @@ export function DashboardPage() {
       unwrap<Report>(api.GET('/api/v1/usage/report', { params: { query: { group_by: 'model', ...range } } })),
       unwrap<Logs>(api.GET('/api/v1/usage/logs', { params: { query: { limit: '100' } } })),
     ]);
-    return { balance: ledger.list[0]?.balance_after_micro_usd ?? 0, byDay, byModel, errors: logs.data.filter((r) => r.status_code >= 400).slice(0, 5) };
+    return {
+      balance: ledger.list[0]?.balance_after_micro_usd ?? 0,
+      byDay,
+      byModel,
+      errors: logs.data.filter((r) => r.status_code >= 400).slice(0, 5),
+    };
   }, []);
 
   return (
@@ -60,7 +65,8 @@ export function DashboardPage() {
                     .slice(0, 5)
                     .map((r) => (
                       <li key={String(r.group)}>
-                        <strong>{r.group}</strong> — {formatMoney(r.charged_micro_usd, locale)}, {formatNumber(r.requests, locale)} {r.requests === 1 ? "request" : "requests"}
+                        <strong>{r.group}</strong> — {formatMoney(r.charged_micro_usd, locale)},{' '}
+                        {formatNumber(r.requests, locale)} {r.requests === 1 ? 'request' : 'requests'}
                       </li>
                     ))}
                 </ol>
@@ -74,7 +80,8 @@ export function DashboardPage() {
                 <ul class="plain">
                   {data.value.errors.map((r) => (
                     <li key={r.request_id}>
-                      <span class="badge revoked">{r.status_code}</span> {r.model} — {formatDateTime(r.created_at, locale)} <code>{r.request_id}</code>
+                      <span class="badge revoked">{r.status_code}</span> {r.model} —{' '}
+                      {formatDateTime(r.created_at, locale)} <code>{r.request_id}</code>
                     </li>
                   ))}
                 </ul>

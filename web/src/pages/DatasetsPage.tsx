@@ -24,14 +24,21 @@ type Fields = 'start' | 'end' | 'model' | 'tag' | 'score_name';
 export function DatasetsPage() {
   const { api, locale } = useConsole();
   const settings = useLoad(() => unwrap<{ log_content: boolean }>(api.GET('/api/v1/account/settings')), []);
-  const exports = useLoad(() => unwrap<Page<DatasetExport>>(api.GET('/api/v1/datasets/exports', { params: { query: { page: '1', page_size: '20' } } })), []);
+  const exports = useLoad(
+    () =>
+      unwrap<Page<DatasetExport>>(
+        api.GET('/api/v1/datasets/exports', { params: { query: { page: '1', page_size: '20' } } }),
+      ),
+    [],
+  );
   const [form, setForm] = useState({ start: utcDay(6), end: utcDay(0), model: '', tag: '', score_name: '' });
   const [errors, setErrors] = useState<FieldErrors<Fields>>({});
   const [busy, setBusy] = useState(false);
   const [settingError, setSettingError] = useState<string>();
 
   // Progress: while an export is queued or running, look again every two seconds.
-  const pending = exports.state === 'ready' && exports.value.list.some((e) => e.status === 'queued' || e.status === 'running');
+  const pending =
+    exports.state === 'ready' && exports.value.list.some((e) => e.status === 'queued' || e.status === 'running');
   useEffect(() => {
     if (!pending) return;
     const timer = setTimeout(exports.reload, 2000);
@@ -52,16 +59,33 @@ export function DatasetsPage() {
     setBusy(true);
     setErrors({});
     try {
-      const optional = Object.fromEntries(Object.entries({ model: form.model, tag: form.tag, score_name: form.score_name }).filter(([, v]) => v.trim() !== ''));
-      await unwrap(api.POST('/api/v1/datasets/exports', { body: { start: `${form.start}T00:00:00Z`, end: new Date(Date.parse(`${form.end}T00:00:00Z`) + 86_400_000).toISOString(), ...optional } }));
+      const optional = Object.fromEntries(
+        Object.entries({ model: form.model, tag: form.tag, score_name: form.score_name }).filter(
+          ([, v]) => v.trim() !== '',
+        ),
+      );
+      await unwrap(
+        api.POST('/api/v1/datasets/exports', {
+          body: {
+            start: `${form.start}T00:00:00Z`,
+            end: new Date(Date.parse(`${form.end}T00:00:00Z`) + 86_400_000).toISOString(),
+            ...optional,
+          },
+        }),
+      );
       exports.reload();
     } catch (err) {
-      setErrors(fieldErrors(err, {}, { start: 'start', end: 'end', model: 'model', tag: 'tag', score_name: 'score_name' }));
+      setErrors(
+        fieldErrors(err, {}, { start: 'start', end: 'end', model: 'model', tag: 'tag', score_name: 'score_name' }),
+      );
     } finally {
       setBusy(false);
     }
   }
-  const input = (field: Fields) => ({ value: form[field], onInput: (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value }) });
+  const input = (field: Fields) => ({
+    value: form[field],
+    onInput: (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value }),
+  });
 
   return (
     <section aria-labelledby="datasets-title">
@@ -72,8 +96,16 @@ export function DatasetsPage() {
         {settings.state === 'error' && <LoadError error={settings.error} retry={settings.reload} />}
         {settings.state === 'ready' && (
           <div class="check">
-            <input id="log-content" type="checkbox" checked={settings.value.log_content} onChange={(e) => void toggle(e.currentTarget.checked)} />
-            <label for="log-content">Keep every call's prompt and completion (in object storage, never in the usage table) so exports include them</label>
+            <input
+              id="log-content"
+              type="checkbox"
+              checked={settings.value.log_content}
+              onChange={(e) => void toggle(e.currentTarget.checked)}
+            />
+            <label for="log-content">
+              Keep every call's prompt and completion (in object storage, never in the usage table) so exports include
+              them
+            </label>
           </div>
         )}
         {settingError && (
@@ -83,11 +115,21 @@ export function DatasetsPage() {
         )}
       </div>
       <form class="card filters" onSubmit={start} noValidate aria-label="New export">
-        <Field label="From" error={errors.start}>{(p) => <input {...p} type="date" {...input('start')} />}</Field>
-        <Field label="To" error={errors.end}>{(p) => <input {...p} type="date" {...input('end')} />}</Field>
-        <Field label="Model" error={errors.model}>{(p) => <input {...p} {...input('model')} />}</Field>
-        <Field label="Tag" error={errors.tag}>{(p) => <input {...p} {...input('tag')} />}</Field>
-        <Field label="Score name" error={errors.score_name}>{(p) => <input {...p} {...input('score_name')} />}</Field>
+        <Field label="From" error={errors.start}>
+          {(p) => <input {...p} type="date" {...input('start')} />}
+        </Field>
+        <Field label="To" error={errors.end}>
+          {(p) => <input {...p} type="date" {...input('end')} />}
+        </Field>
+        <Field label="Model" error={errors.model}>
+          {(p) => <input {...p} {...input('model')} />}
+        </Field>
+        <Field label="Tag" error={errors.tag}>
+          {(p) => <input {...p} {...input('tag')} />}
+        </Field>
+        <Field label="Score name" error={errors.score_name}>
+          {(p) => <input {...p} {...input('score_name')} />}
+        </Field>
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
             Start export
@@ -106,7 +148,9 @@ export function DatasetsPage() {
               <tr>
                 <th scope="col">Started</th>
                 <th scope="col">Status</th>
-                <th scope="col" class="num">Records</th>
+                <th scope="col" class="num">
+                  Records
+                </th>
                 <th scope="col">File</th>
               </tr>
             </thead>
@@ -115,7 +159,9 @@ export function DatasetsPage() {
                 <tr key={e.id}>
                   <td>{formatDateTime(e.created_at, locale)}</td>
                   <td>
-                    <span role="status">{e.status === 'running' || e.status === 'queued' ? `${e.status}…` : e.status}</span>
+                    <span role="status">
+                      {e.status === 'running' || e.status === 'queued' ? `${e.status}…` : e.status}
+                    </span>
                     {e.error && <span class="error"> {e.error}</span>}
                   </td>
                   <td class="num">{e.records === null ? '—' : formatNumber(e.records, locale)}</td>

@@ -21,12 +21,20 @@ export function KeysPage() {
   const [revoking, setRevoking] = useState<Key | null>(null);
   const [revokeError, setRevokeError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const keys = useLoad(() => unwrap<Page<Key>>(api.GET('/api/v1/keys', { params: { query: { page: String(page), page_size: String(PAGE_SIZE) } } })), [page]);
+  const keys = useLoad(
+    () =>
+      unwrap<Page<Key>>(
+        api.GET('/api/v1/keys', { params: { query: { page: String(page), page_size: String(PAGE_SIZE) } } }),
+      ),
+    [page],
+  );
   const choices = useLoad(
     () =>
       Promise.all([
         unwrap<Group[]>(api.GET('/api/v1/keys/groups')),
-        unwrap<Page<Preset>>(api.GET('/api/v1/presets', { params: { query: { page: '1', page_size: '100' } } })).then((p) => p.list),
+        unwrap<Page<Preset>>(api.GET('/api/v1/presets', { params: { query: { page: '1', page_size: '100' } } })).then(
+          (p) => p.list,
+        ),
       ]),
     [],
   );
@@ -71,7 +79,20 @@ export function KeysPage() {
           {choices.state === 'error' && <LoadError error={choices.error} retry={choices.reload} />}
           <KeyForm
             editing={mode.kind === 'edit' ? mode.key : undefined}
-            groups={groups.length ? groups : [{ id: 'default', models: '*', discount_percent: 0, rpm_limit: null, tpm_limit: null, concurrency_limit: null }]}
+            groups={
+              groups.length
+                ? groups
+                : [
+                    {
+                      id: 'default',
+                      models: '*',
+                      discount_percent: 0,
+                      rpm_limit: null,
+                      tpm_limit: null,
+                      concurrency_limit: null,
+                    },
+                  ]
+            }
             presets={presets}
             submitLabel={mode.kind === 'create' ? 'Create key' : 'Save changes'}
             onCancel={() => setMode({ kind: 'list' })}
@@ -81,7 +102,9 @@ export function KeysPage() {
                 setMode({ kind: 'created', key: created });
               } else {
                 const { kind: _, ...changes } = body;
-                await unwrap<Key>(api.PATCH('/api/v1/keys/{id}', { params: { path: { id: mode.key.id } }, body: changes }));
+                await unwrap<Key>(
+                  api.PATCH('/api/v1/keys/{id}', { params: { path: { id: mode.key.id } }, body: changes }),
+                );
                 setMode({ kind: 'list' });
                 keys.reload();
               }
@@ -126,14 +149,25 @@ export function KeysPage() {
                     <td>{key.group}</td>
                     <td>{caps(key, locale)}</td>
                     <td>{formatDateTime(key.created_at, locale)}</td>
-                    <td>{key.expires_at ? formatDateTime(key.expires_at, locale) : <span class="muted">never</span>}</td>
+                    <td>
+                      {key.expires_at ? formatDateTime(key.expires_at, locale) : <span class="muted">never</span>}
+                    </td>
                     <td class="row-actions">
                       {key.status !== 'revoked' && (
                         <>
-                          <button type="button" aria-label={`Edit ${key.name || key.prefix}`} onClick={() => setMode({ kind: 'edit', key })}>
+                          <button
+                            type="button"
+                            aria-label={`Edit ${key.name || key.prefix}`}
+                            onClick={() => setMode({ kind: 'edit', key })}
+                          >
                             Edit
                           </button>
-                          <button type="button" class="danger" aria-label={`Revoke ${key.name || key.prefix}`} onClick={() => setRevoking(key)}>
+                          <button
+                            type="button"
+                            class="danger"
+                            aria-label={`Revoke ${key.name || key.prefix}`}
+                            onClick={() => setRevoking(key)}
+                          >
                             Revoke
                           </button>
                         </>
@@ -148,9 +182,19 @@ export function KeysPage() {
         </>
       )}
       {revoking && (
-        <ConfirmDialog title="Revoke this key?" confirm="Revoke" busy={busy} onConfirm={() => void revoke(revoking)} onCancel={() => setRevoking(null)}>
+        <ConfirmDialog
+          title="Revoke this key?"
+          confirm="Revoke"
+          busy={busy}
+          onConfirm={() => void revoke(revoking)}
+          onCancel={() => setRevoking(null)}
+        >
           <p>
-            “{revoking.name || revoking.prefix}” (<code>{revoking.prefix}…{revoking.last4}</code>) stops working at once, everywhere. This cannot be undone.
+            “{revoking.name || revoking.prefix}” (
+            <code>
+              {revoking.prefix}…{revoking.last4}
+            </code>
+            ) stops working at once, everywhere. This cannot be undone.
           </p>
           {revokeError && (
             <p class="error" role="alert">
@@ -172,7 +216,17 @@ function caps(key: Key, locale: string): string {
   return parts.length ? parts.join(', ') : '—';
 }
 
-export function Pager({ page, total, pageSize, onPage }: { page: number; total: number; pageSize: number; onPage(page: number): void }) {
+export function Pager({
+  page,
+  total,
+  pageSize,
+  onPage,
+}: {
+  page: number;
+  total: number;
+  pageSize: number;
+  onPage(page: number): void;
+}) {
   const pages = Math.max(1, Math.ceil(total / pageSize));
   if (pages === 1) return null;
   return (

@@ -13,7 +13,13 @@ const PAGE_SIZE = 50;
 export function LedgerPage() {
   const { api, locale } = useConsole();
   const [page, setPage] = useState(1);
-  const ledger = useLoad(() => unwrap<Page<LedgerEntry>>(api.GET('/api/v1/ledger', { params: { query: { page: String(page), page_size: String(PAGE_SIZE) } } })), [page]);
+  const ledger = useLoad(
+    () =>
+      unwrap<Page<LedgerEntry>>(
+        api.GET('/api/v1/ledger', { params: { query: { page: String(page), page_size: String(PAGE_SIZE) } } }),
+      ),
+    [page],
+  );
   return (
     <section aria-labelledby="ledger-title">
       <h1 id="ledger-title">Ledger</h1>
@@ -29,8 +35,12 @@ export function LedgerPage() {
                 <tr>
                   <th scope="col">Time</th>
                   <th scope="col">Kind</th>
-                  <th scope="col" class="num">Amount</th>
-                  <th scope="col" class="num">Balance after</th>
+                  <th scope="col" class="num">
+                    Amount
+                  </th>
+                  <th scope="col" class="num">
+                    Balance after
+                  </th>
                   <th scope="col">Note</th>
                   <th scope="col">Request id</th>
                 </tr>

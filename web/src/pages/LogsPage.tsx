@@ -13,13 +13,20 @@ type Filters = { model: string; status: string; tag: string; key_id: string; sta
 export function LogsPage() {
   const { api, locale } = useConsole();
   const [draft, setDraft] = useState<Filters>({ model: '', status: '', tag: '', key_id: '', start: '', end: '' });
-  const keys = useLoad(() => unwrap<Page<Key>>(api.GET('/api/v1/keys', { params: { query: { page: '1', page_size: '100' } } })), []);
+  const keys = useLoad(
+    () => unwrap<Page<Key>>(api.GET('/api/v1/keys', { params: { query: { page: '1', page_size: '100' } } })),
+    [],
+  );
   const [filters, setFilters] = useState<Filters>(draft);
   const [cursors, setCursors] = useState<string[]>([]);
   const [open, setOpen] = useState<LogRecord | null>(null);
   const cursor = cursors.at(-1);
   const logs = useLoad(() => {
-    const query = { limit: '50', ...(cursor && { cursor }), ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== '')) };
+    const query = {
+      limit: '50',
+      ...(cursor && { cursor }),
+      ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== '')),
+    };
     return unwrap<Logs>(api.GET('/api/v1/usage/logs', { params: { query } }));
   }, [filters, cursor]);
 
@@ -34,9 +41,27 @@ export function LogsPage() {
           setFilters(draft);
         }}
       >
-        <Field label="Model">{(p) => <input {...p} value={draft.model} onInput={(e) => setDraft({ ...draft, model: e.currentTarget.value })} />}</Field>
-        <Field label="Status">{(p) => <input {...p} inputMode="numeric" placeholder="e.g. 429" value={draft.status} onInput={(e) => setDraft({ ...draft, status: e.currentTarget.value })} />}</Field>
-        <Field label="Tag">{(p) => <input {...p} value={draft.tag} onInput={(e) => setDraft({ ...draft, tag: e.currentTarget.value })} />}</Field>
+        <Field label="Model">
+          {(p) => (
+            <input {...p} value={draft.model} onInput={(e) => setDraft({ ...draft, model: e.currentTarget.value })} />
+          )}
+        </Field>
+        <Field label="Status">
+          {(p) => (
+            <input
+              {...p}
+              inputMode="numeric"
+              placeholder="e.g. 429"
+              value={draft.status}
+              onInput={(e) => setDraft({ ...draft, status: e.currentTarget.value })}
+            />
+          )}
+        </Field>
+        <Field label="Tag">
+          {(p) => (
+            <input {...p} value={draft.tag} onInput={(e) => setDraft({ ...draft, tag: e.currentTarget.value })} />
+          )}
+        </Field>
         <Field label="Key">
           {(p) => (
             <select {...p} value={draft.key_id} onChange={(e) => setDraft({ ...draft, key_id: e.currentTarget.value })}>
@@ -50,8 +75,26 @@ export function LogsPage() {
             </select>
           )}
         </Field>
-        <Field label="From" hint="UTC day">{(p) => <input {...p} type="date" value={draft.start} onInput={(e) => setDraft({ ...draft, start: e.currentTarget.value })} />}</Field>
-        <Field label="To" hint="UTC day, included">{(p) => <input {...p} type="date" value={draft.end} onInput={(e) => setDraft({ ...draft, end: e.currentTarget.value })} />}</Field>
+        <Field label="From" hint="UTC day">
+          {(p) => (
+            <input
+              {...p}
+              type="date"
+              value={draft.start}
+              onInput={(e) => setDraft({ ...draft, start: e.currentTarget.value })}
+            />
+          )}
+        </Field>
+        <Field label="To" hint="UTC day, included">
+          {(p) => (
+            <input
+              {...p}
+              type="date"
+              value={draft.end}
+              onInput={(e) => setDraft({ ...draft, end: e.currentTarget.value })}
+            />
+          )}
+        </Field>
         <div class="actions">
           <button type="submit" class="primary">
             Filter
@@ -69,10 +112,18 @@ export function LogsPage() {
               <tr>
                 <th scope="col">Time</th>
                 <th scope="col">Model</th>
-                <th scope="col" class="num">Status</th>
-                <th scope="col" class="num">Input</th>
-                <th scope="col" class="num">Output</th>
-                <th scope="col" class="num">Charged</th>
+                <th scope="col" class="num">
+                  Status
+                </th>
+                <th scope="col" class="num">
+                  Input
+                </th>
+                <th scope="col" class="num">
+                  Output
+                </th>
+                <th scope="col" class="num">
+                  Charged
+                </th>
                 <th scope="col">Request id</th>
                 <th scope="col">
                   <span class="sr-only">Details</span>
@@ -106,7 +157,13 @@ export function LogsPage() {
         <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
           Newer
         </button>
-        <button type="button" disabled={logs.state !== 'ready' || !logs.value.next_cursor} onClick={() => logs.state === 'ready' && logs.value.next_cursor && setCursors([...cursors, logs.value.next_cursor])}>
+        <button
+          type="button"
+          disabled={logs.state !== 'ready' || !logs.value.next_cursor}
+          onClick={() =>
+            logs.state === 'ready' && logs.value.next_cursor && setCursors([...cursors, logs.value.next_cursor])
+          }
+        >
           Older
         </button>
       </nav>
@@ -117,7 +174,13 @@ export function LogsPage() {
             {Object.entries(open).map(([k, v]) => (
               <div key={k}>
                 <dt>{k}</dt>
-                <dd>{k === 'charged_micro_usd' && typeof v === 'number' ? formatMoney(v, locale) : typeof v === 'object' ? JSON.stringify(v) : String(v)}</dd>
+                <dd>
+                  {k === 'charged_micro_usd' && typeof v === 'number'
+                    ? formatMoney(v, locale)
+                    : typeof v === 'object'
+                      ? JSON.stringify(v)
+                      : String(v)}
+                </dd>
               </div>
             ))}
           </dl>

@@ -21,7 +21,9 @@ export function OAuthCallbackPage({ api, onSignedIn }: { api: Api; onSignedIn(us
   };
   useEffect(() => {
     if (query.result === 'signed_in' || query.result === 'linked') {
-      unwrap<User>(api.GET('/api/v1/auth/me')).then(done, () => setError({ form: 'The provider sign-in did not leave a session. Try again.' }));
+      unwrap<User>(api.GET('/api/v1/auth/me')).then(done, () =>
+        setError({ form: 'The provider sign-in did not leave a session. Try again.' }),
+      );
     }
   }, []);
   async function submit(event: Event) {
@@ -29,7 +31,13 @@ export function OAuthCallbackPage({ api, onSignedIn }: { api: Api; onSignedIn(us
     setBusy(true);
     setError({});
     try {
-      done((await unwrap<{ user: User }>(api.POST('/api/v1/auth/oauth/2fa', { body: { ticket: query.ticket ?? '', code: code.trim() } }))).user);
+      done(
+        (
+          await unwrap<{ user: User }>(
+            api.POST('/api/v1/auth/oauth/2fa', { body: { ticket: query.ticket ?? '', code: code.trim() } }),
+          )
+        ).user,
+      );
     } catch (err) {
       setError(fieldErrors(err, { mfa_invalid: 'code', verification_exhausted: 'code' }));
     } finally {
@@ -48,7 +56,16 @@ export function OAuthCallbackPage({ api, onSignedIn }: { api: Api; onSignedIn(us
         <form onSubmit={submit} noValidate>
           <p role="status">Two-step verification is on: we e-mailed you a sign-in code.</p>
           <Field label="Code" error={error.code}>
-            {(p) => <input {...p} inputMode="numeric" autocomplete="one-time-code" autoFocus value={code} onInput={(e) => setCode(e.currentTarget.value)} />}
+            {(p) => (
+              <input
+                {...p}
+                inputMode="numeric"
+                autocomplete="one-time-code"
+                autoFocus
+                value={code}
+                onInput={(e) => setCode(e.currentTarget.value)}
+              />
+            )}
           </Field>
           <FormError error={error.form} />
           <button type="submit" class="primary" disabled={busy}>

@@ -10,7 +10,11 @@ type Fields = 'nickname' | 'locale' | 'region';
 /** Profile: nickname, locale (formats every date, number and amount here) and region. */
 export function ProfilePage() {
   const { api, user, setUser } = useConsole();
-  const [form, setForm] = useState({ nickname: user.nickname ?? '', locale: user.locale ?? '', region: user.region ?? '' });
+  const [form, setForm] = useState({
+    nickname: user.nickname ?? '',
+    locale: user.locale ?? '',
+    region: user.region ?? '',
+  });
   const [errors, setErrors] = useState<FieldErrors<Fields>>({});
   const [saved, setSaved] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -21,7 +25,9 @@ export function ProfilePage() {
     setSaved(false);
     try {
       // Only what changed: an empty field the user never set stays unset.
-      const body = Object.fromEntries(Object.entries(form).filter(([k, v]) => v.trim() !== (user[k as Fields] ?? ''))) as { nickname?: string; locale?: string; region?: string };
+      const body = Object.fromEntries(
+        Object.entries(form).filter(([k, v]) => v.trim() !== (user[k as Fields] ?? '')),
+      ) as { nickname?: string; locale?: string; region?: string };
       setUser(await unwrap<User>(api.PATCH('/api/v1/auth/me', { body })));
       setSaved(true);
     } catch (err) {
@@ -30,7 +36,10 @@ export function ProfilePage() {
       setBusy(false);
     }
   }
-  const input = (field: Fields) => ({ value: form[field], onInput: (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value }) });
+  const input = (field: Fields) => ({
+    value: form[field],
+    onInput: (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value }),
+  });
   return (
     <section aria-labelledby="profile-title">
       <h1 id="profile-title">Profile</h1>
@@ -41,7 +50,11 @@ export function ProfilePage() {
         <Field label="Nickname" error={errors.nickname}>
           {(p) => <input {...p} maxLength={64} autocomplete="nickname" {...input('nickname')} />}
         </Field>
-        <Field label="Locale" error={errors.locale} hint={`A language tag such as en-US or de-DE; empty = your browser's (${navigator.language}).`}>
+        <Field
+          label="Locale"
+          error={errors.locale}
+          hint={`A language tag such as en-US or de-DE; empty = your browser's (${navigator.language}).`}
+        >
           {(p) => <input {...p} autocomplete="language" {...input('locale')} />}
         </Field>
         <Field label="Region" error={errors.region} hint="A two-letter country code such as US or DE.">

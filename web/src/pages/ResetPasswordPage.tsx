@@ -6,7 +6,12 @@ import { Field, FormError } from '../components/Field';
 import type { SiteConfig } from '../config';
 
 type Fields = 'email' | 'code' | 'password';
-const CODES: Partial<Record<string, Fields>> = { weak_password: 'password', password_reused: 'password', verification_invalid: 'code', verification_exhausted: 'code' };
+const CODES: Partial<Record<string, Fields>> = {
+  weak_password: 'password',
+  password_reused: 'password',
+  verification_invalid: 'code',
+  verification_exhausted: 'code',
+};
 
 /** Forgot password: the e-mail and the captcha, then the e-mailed code and a new password. */
 export function ResetPasswordPage({ api, captcha }: { api: Api; captcha: SiteConfig['captcha'] }) {
@@ -15,7 +20,10 @@ export function ResetPasswordPage({ api, captcha }: { api: Api; captcha: SiteCon
   const [stage, setStage] = useState<'ask' | 'confirm' | 'done'>('ask');
   const [errors, setErrors] = useState<FieldErrors<Fields>>({});
   const [busy, setBusy] = useState(false);
-  const input = (field: Fields) => ({ value: form[field], onInput: (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value }) });
+  const input = (field: Fields) => ({
+    value: form[field],
+    onInput: (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value }),
+  });
   async function submit(event: Event) {
     event.preventDefault();
     setBusy(true);
@@ -23,10 +31,16 @@ export function ResetPasswordPage({ api, captcha }: { api: Api; captcha: SiteCon
     try {
       if (stage === 'ask') {
         if (!token) throw new Error('Complete the captcha first.');
-        await unwrap(api.POST('/api/v1/auth/password/reset/request', { body: { email: form.email, captcha_token: token } }));
+        await unwrap(
+          api.POST('/api/v1/auth/password/reset/request', { body: { email: form.email, captcha_token: token } }),
+        );
         setStage('confirm');
       } else {
-        await unwrap(api.POST('/api/v1/auth/password/reset/confirm', { body: { email: form.email, code: form.code.trim(), new_password: form.password } }));
+        await unwrap(
+          api.POST('/api/v1/auth/password/reset/confirm', {
+            body: { email: form.email, code: form.code.trim(), new_password: form.password },
+          }),
+        );
         setStage('done');
       }
     } catch (err) {
@@ -54,7 +68,9 @@ export function ResetPasswordPage({ api, captcha }: { api: Api; captcha: SiteCon
               <>
                 <p role="status">If {form.email} has an account, we e-mailed it a code.</p>
                 <Field label="Code" error={errors.code}>
-                  {(p) => <input {...p} inputMode="numeric" autocomplete="one-time-code" autoFocus {...input('code')} />}
+                  {(p) => (
+                    <input {...p} inputMode="numeric" autocomplete="one-time-code" autoFocus {...input('code')} />
+                  )}
                 </Field>
                 <Field label="New password" error={errors.password} hint="8 to 128 characters, not a common password.">
                   {(p) => <input {...p} type="password" autocomplete="new-password" {...input('password')} />}

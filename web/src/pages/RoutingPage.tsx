@@ -31,7 +31,8 @@ export function RoutingPage() {
   async function remove(target: NonNullable<Deleting>) {
     setDeleteError(undefined);
     try {
-      if (target.kind === 'preset') await unwrap(api.DELETE('/api/v1/presets/{slug}', { params: { path: { slug: target.id } } }));
+      if (target.kind === 'preset')
+        await unwrap(api.DELETE('/api/v1/presets/{slug}', { params: { path: { slug: target.id } } }));
       else await unwrap(api.DELETE('/api/v1/prompt-templates/{id}', { params: { path: { id: target.id } } }));
       setDeleting(null);
       data.reload();
@@ -66,7 +67,9 @@ export function RoutingPage() {
           onSubmit={async (body) => {
             if (editing.preset) {
               const { slug: _, ...changes } = body;
-              await unwrap(api.PATCH('/api/v1/presets/{slug}', { params: { path: { slug: editing.preset.slug } }, body: changes }));
+              await unwrap(
+                api.PATCH('/api/v1/presets/{slug}', { params: { path: { slug: editing.preset.slug } }, body: changes }),
+              );
             } else await unwrap(api.POST('/api/v1/presets', { body }));
             done();
           }}
@@ -83,10 +86,19 @@ export function RoutingPage() {
                 {p.weights && <span class="muted"> (weights {p.weights.join(', ')})</span>}
               </div>
               <div class="row-actions">
-                <button type="button" aria-label={`Edit preset ${p.slug}`} onClick={() => setEditing({ kind: 'preset', preset: p })}>
+                <button
+                  type="button"
+                  aria-label={`Edit preset ${p.slug}`}
+                  onClick={() => setEditing({ kind: 'preset', preset: p })}
+                >
                   Edit
                 </button>{' '}
-                <button type="button" class="danger" aria-label={`Delete preset ${p.slug}`} onClick={() => setDeleting({ kind: 'preset', id: p.slug, name: p.model })}>
+                <button
+                  type="button"
+                  class="danger"
+                  aria-label={`Delete preset ${p.slug}`}
+                  onClick={() => setDeleting({ kind: 'preset', id: p.slug, name: p.model })}
+                >
                   Delete
                 </button>
               </div>
@@ -109,14 +121,20 @@ export function RoutingPage() {
           keys={activeKeys}
           onCancel={() => setEditing(null)}
           onSubmit={async (body) => {
-            if (editing.template) await unwrap(api.PATCH('/api/v1/prompt-templates/{id}', { params: { path: { id: editing.template.id } }, body }));
+            if (editing.template)
+              await unwrap(
+                api.PATCH('/api/v1/prompt-templates/{id}', { params: { path: { id: editing.template.id } }, body }),
+              );
             else await unwrap(api.POST('/api/v1/prompt-templates', { body }));
             done();
           }}
         />
       )}
       {templates.list.length === 0 ? (
-        <Empty>No prompt templates. A template is put in front of the system prompt of every request made with the keys it is bound to.</Empty>
+        <Empty>
+          No prompt templates. A template is put in front of the system prompt of every request made with the keys it is
+          bound to.
+        </Empty>
       ) : (
         <ul class="plain sessions">
           {templates.list.map((t) => (
@@ -125,14 +143,24 @@ export function RoutingPage() {
                 <strong>{t.name}</strong> — {t.versions.map((v) => `${v.label} (weight ${v.weight})`).join(', ')}
                 <div class="muted">
                   {t.key_ids.length} key{t.key_ids.length === 1 ? '' : 's'}
-                  {t.versions.some((v) => v.variables.length) && ` · variables: ${[...new Set(t.versions.flatMap((v) => v.variables))].join(', ')}`}
+                  {t.versions.some((v) => v.variables.length) &&
+                    ` · variables: ${[...new Set(t.versions.flatMap((v) => v.variables))].join(', ')}`}
                 </div>
               </div>
               <div class="row-actions">
-                <button type="button" aria-label={`Edit template ${t.name}`} onClick={() => setEditing({ kind: 'template', template: t })}>
+                <button
+                  type="button"
+                  aria-label={`Edit template ${t.name}`}
+                  onClick={() => setEditing({ kind: 'template', template: t })}
+                >
                   Edit
                 </button>{' '}
-                <button type="button" class="danger" aria-label={`Delete template ${t.name}`} onClick={() => setDeleting({ kind: 'template', id: t.id, name: t.name })}>
+                <button
+                  type="button"
+                  class="danger"
+                  aria-label={`Delete template ${t.name}`}
+                  onClick={() => setDeleting({ kind: 'template', id: t.id, name: t.name })}
+                >
                   Delete
                 </button>
               </div>
@@ -141,8 +169,15 @@ export function RoutingPage() {
         </ul>
       )}
       {deleting && (
-        <ConfirmDialog title={`Delete ${deleting.name}?`} confirm="Delete" onConfirm={() => void remove(deleting)} onCancel={() => setDeleting(null)}>
-          <p>{deleting.kind === 'preset' ? 'Requests naming this preset will fail.' : 'Its keys stop using it at once.'}</p>
+        <ConfirmDialog
+          title={`Delete ${deleting.name}?`}
+          confirm="Delete"
+          onConfirm={() => void remove(deleting)}
+          onCancel={() => setDeleting(null)}
+        >
+          <p>
+            {deleting.kind === 'preset' ? 'Requests naming this preset will fail.' : 'Its keys stop using it at once.'}
+          </p>
           {deleteError && (
             <p class="error" role="alert">
               {deleteError}

@@ -24,7 +24,9 @@ export function SignInPage({ api, apiBase, onSignedIn }: { api: Api; apiBase: st
   const [errors, setErrors] = useState<FieldErrors<Fields>>({});
   const [providers, setProviders] = useState<{ name: string; display_name: string }[]>([]);
   useEffect(() => {
-    unwrap<{ name: string; display_name: string }[]>(api.GET('/api/v1/auth/oauth/providers')).then(setProviders, () => setProviders([]));
+    unwrap<{ name: string; display_name: string }[]>(api.GET('/api/v1/auth/oauth/providers')).then(setProviders, () =>
+      setProviders([]),
+    );
   }, [api]);
 
   async function submit(event: Event) {
@@ -53,7 +55,12 @@ export function SignInPage({ api, apiBase, onSignedIn }: { api: Api; apiBase: st
     try {
       onSignedIn(await signInWithPasskey(api));
     } catch (err) {
-      setErrors({ form: err instanceof DOMException ? 'The passkey sign-in was cancelled or is not available here.' : fieldErrors(err, {}).form });
+      setErrors({
+        form:
+          err instanceof DOMException
+            ? 'The passkey sign-in was cancelled or is not available here.'
+            : fieldErrors(err, {}).form,
+      });
     } finally {
       setBusy(false);
     }
@@ -64,16 +71,49 @@ export function SignInPage({ api, apiBase, onSignedIn }: { api: Api; apiBase: st
       <h1>Sign in</h1>
       <form onSubmit={submit} noValidate>
         <Field label="Email" error={errors.email}>
-          {(p) => <input {...p} type="email" name="email" autocomplete="username" required value={email} readOnly={needsCode} onInput={(e) => setEmail(e.currentTarget.value)} />}
+          {(p) => (
+            <input
+              {...p}
+              type="email"
+              name="email"
+              autocomplete="username"
+              required
+              value={email}
+              readOnly={needsCode}
+              onInput={(e) => setEmail(e.currentTarget.value)}
+            />
+          )}
         </Field>
         <Field label="Password" error={errors.password}>
-          {(p) => <input {...p} type="password" name="password" autocomplete="current-password" required value={password} readOnly={needsCode} onInput={(e) => setPassword(e.currentTarget.value)} />}
+          {(p) => (
+            <input
+              {...p}
+              type="password"
+              name="password"
+              autocomplete="current-password"
+              required
+              value={password}
+              readOnly={needsCode}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
+          )}
         </Field>
         {needsCode && (
           <>
             <p role="status">Two-step verification is on: we e-mailed you a sign-in code.</p>
             <Field label="Code" error={errors.code} hint="The 8 digits from the e-mail.">
-              {(p) => <input {...p} name="code" inputMode="numeric" autocomplete="one-time-code" required autoFocus value={code} onInput={(e) => setCode(e.currentTarget.value)} />}
+              {(p) => (
+                <input
+                  {...p}
+                  name="code"
+                  inputMode="numeric"
+                  autocomplete="one-time-code"
+                  required
+                  autoFocus
+                  value={code}
+                  onInput={(e) => setCode(e.currentTarget.value)}
+                />
+              )}
             </Field>
           </>
         )}

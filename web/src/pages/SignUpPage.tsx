@@ -6,7 +6,11 @@ import type { User } from '../api/models';
 import { Field, FormError } from '../components/Field';
 
 type Fields = 'email' | 'password' | 'nickname' | 'code';
-const CODES: Partial<Record<string, Fields>> = { weak_password: 'password', verification_invalid: 'code', verification_exhausted: 'code' };
+const CODES: Partial<Record<string, Fields>> = {
+  weak_password: 'password',
+  verification_invalid: 'code',
+  verification_exhausted: 'code',
+};
 
 /** Sign-up: e-mail and password, then the code e-mailed to confirm the address (which signs in). */
 export function SignUpPage({ api, onSignedIn }: { api: Api; onSignedIn(user: User): void }) {
@@ -21,10 +25,22 @@ export function SignUpPage({ api, onSignedIn }: { api: Api; onSignedIn(user: Use
     setErrors({});
     try {
       if (!sent) {
-        await unwrap(api.POST('/api/v1/auth/register', { body: { email: form.email, password: form.password, ...(form.nickname.trim() && { nickname: form.nickname.trim() }) } }));
+        await unwrap(
+          api.POST('/api/v1/auth/register', {
+            body: {
+              email: form.email,
+              password: form.password,
+              ...(form.nickname.trim() && { nickname: form.nickname.trim() }),
+            },
+          }),
+        );
         setSent(true);
       } else {
-        const session = await unwrap<{ user: User }>(api.POST('/api/v1/auth/register/confirm', { body: { email: form.email, password: form.password, code: form.code.trim() } }));
+        const session = await unwrap<{ user: User }>(
+          api.POST('/api/v1/auth/register/confirm', {
+            body: { email: form.email, password: form.password, code: form.code.trim() },
+          }),
+        );
         location.route('/');
         onSignedIn(session.user);
       }
@@ -34,7 +50,10 @@ export function SignUpPage({ api, onSignedIn }: { api: Api; onSignedIn(user: Use
       setBusy(false);
     }
   }
-  const input = (field: Fields) => ({ value: form[field], onInput: (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value }) });
+  const input = (field: Fields) => ({
+    value: form[field],
+    onInput: (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value }),
+  });
   return (
     <main id="main" class="auth">
       <h1>Create an account</h1>

@@ -38,8 +38,14 @@ export function UsagePage() {
     try {
       const next = await unwrap<Report>(api.GET('/api/v1/usage/report', { params: { query: draft } }));
       if (next.group_by === 'key' && keyNames.size === 0) {
-        const keys = await unwrap<Page<Key>>(api.GET('/api/v1/keys', { params: { query: { page: '1', page_size: '100' } } })).catch(() => undefined);
-        setKeyNames(new Map(keys?.list.map((k) => [k.id, k.name ? `${k.name} (${k.prefix}…${k.last4})` : `${k.prefix}…${k.last4}`])));
+        const keys = await unwrap<Page<Key>>(
+          api.GET('/api/v1/keys', { params: { query: { page: '1', page_size: '100' } } }),
+        ).catch(() => undefined);
+        setKeyNames(
+          new Map(
+            keys?.list.map((k) => [k.id, k.name ? `${k.name} (${k.prefix}…${k.last4})` : `${k.prefix}…${k.last4}`]),
+          ),
+        );
       }
       setReport(next);
     } catch (err) {
@@ -55,11 +61,22 @@ export function UsagePage() {
 
   const csv = `${config.api_base}/api/v1/usage/report?${new URLSearchParams({ ...draft, format: 'csv' }).toString()}`;
   const label = (group: string | null, by: GroupBy) =>
-    group === null ? (by === 'tag' ? '(untagged)' : '—') : by === 'day' ? formatDay(group, locale) : by === 'key' ? (keyNames.get(group) ?? group) : group;
+    group === null
+      ? by === 'tag'
+        ? '(untagged)'
+        : '—'
+      : by === 'day'
+        ? formatDay(group, locale)
+        : by === 'key'
+          ? (keyNames.get(group) ?? group)
+          : group;
   const chart = useMemo(() => {
     if (!report) return undefined;
     if (report.group_by === 'day') return spendByDay(report);
-    return { labels: report.rows.map((r) => label(r.group, report.group_by)), values: report.rows.map((r) => r.charged_micro_usd) };
+    return {
+      labels: report.rows.map((r) => label(r.group, report.group_by)),
+      values: report.rows.map((r) => r.charged_micro_usd),
+    };
   }, [report, keyNames]);
 
   return (
@@ -68,7 +85,11 @@ export function UsagePage() {
       <form class="filters" onSubmit={run} noValidate>
         <Field label="Group by">
           {(p) => (
-            <select {...p} value={draft.group_by} onChange={(e) => setDraft({ ...draft, group_by: e.currentTarget.value as GroupBy })}>
+            <select
+              {...p}
+              value={draft.group_by}
+              onChange={(e) => setDraft({ ...draft, group_by: e.currentTarget.value as GroupBy })}
+            >
               {GROUPS.map((g) => (
                 <option key={g.value} value={g.value}>
                   {g.label}
@@ -78,10 +99,24 @@ export function UsagePage() {
           )}
         </Field>
         <Field label="From" error={errors.start}>
-          {(p) => <input {...p} type="date" value={draft.start} onInput={(e) => setDraft({ ...draft, start: e.currentTarget.value })} />}
+          {(p) => (
+            <input
+              {...p}
+              type="date"
+              value={draft.start}
+              onInput={(e) => setDraft({ ...draft, start: e.currentTarget.value })}
+            />
+          )}
         </Field>
         <Field label="To" error={errors.end} hint={`Up to ${MAX_DAYS} days, whole days in UTC.`}>
-          {(p) => <input {...p} type="date" value={draft.end} onInput={(e) => setDraft({ ...draft, end: e.currentTarget.value })} />}
+          {(p) => (
+            <input
+              {...p}
+              type="date"
+              value={draft.end}
+              onInput={(e) => setDraft({ ...draft, end: e.currentTarget.value })}
+            />
+          )}
         </Field>
         <div class="actions">
           <button type="submit" class="primary" disabled={loading}>
@@ -97,21 +132,40 @@ export function UsagePage() {
       {report && report.rows.length === 0 && <Empty>No calls in this range.</Empty>}
       {report && chart && report.rows.length > 0 && (
         <>
-          <UsageChart labels={chart.labels} values={chart.values} days={report.group_by === 'day'} locale={locale} title={`Spend by ${report.group_by}, ${formatDay(draft.start, locale)} to ${formatDay(draft.end, locale)}`} />
+          <UsageChart
+            labels={chart.labels}
+            values={chart.values}
+            days={report.group_by === 'day'}
+            locale={locale}
+            title={`Spend by ${report.group_by}, ${formatDay(draft.start, locale)} to ${formatDay(draft.end, locale)}`}
+          />
           <div class="table-wrap">
             <table>
               <caption>
-                Spend by {report.group_by} — total {formatMoney(report.total.charged_micro_usd, locale)} over {formatNumber(report.total.requests, locale)} requests
+                Spend by {report.group_by} — total {formatMoney(report.total.charged_micro_usd, locale)} over{' '}
+                {formatNumber(report.total.requests, locale)} requests
               </caption>
               <thead>
                 <tr>
                   <th scope="col">{GROUPS.find((g) => g.value === report.group_by)?.label}</th>
-                  <th scope="col" class="num">Requests</th>
-                  <th scope="col" class="num">Errors</th>
-                  <th scope="col" class="num">Input tokens</th>
-                  <th scope="col" class="num">Output tokens</th>
-                  <th scope="col" class="num">Cached tokens</th>
-                  <th scope="col" class="num">Spend</th>
+                  <th scope="col" class="num">
+                    Requests
+                  </th>
+                  <th scope="col" class="num">
+                    Errors
+                  </th>
+                  <th scope="col" class="num">
+                    Input tokens
+                  </th>
+                  <th scope="col" class="num">
+                    Output tokens
+                  </th>
+                  <th scope="col" class="num">
+                    Cached tokens
+                  </th>
+                  <th scope="col" class="num">
+                    Spend
+                  </th>
                 </tr>
               </thead>
               <tbody>

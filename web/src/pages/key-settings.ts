@@ -56,7 +56,9 @@ export function formOf(key?: Key): KeyFormState {
 }
 
 /** The body of a create or update, or the fields the form itself finds wrong (before any request). */
-export function toBody(f: KeyFormState): { body: KeyUpdateBody & KeyCreateBody } | { errors: Partial<Record<KeyField, string>> } {
+export function toBody(
+  f: KeyFormState,
+): { body: KeyUpdateBody & KeyCreateBody } | { errors: Partial<Record<KeyField, string>> } {
   const errors: Partial<Record<KeyField, string>> = {};
   const whole = (field: KeyField, text: string): number | null => {
     if (text.trim() === '') return null;
@@ -66,7 +68,8 @@ export function toBody(f: KeyFormState): { body: KeyUpdateBody & KeyCreateBody }
   const usd = (field: KeyField, text: string): number | null => {
     if (text.trim() === '') return null;
     const micro = parseUsd(text);
-    if (micro === undefined) errors[field] = 'Enter an amount in USD such as 25 or 0.50 (up to 6 decimals), or leave empty for no cap.';
+    if (micro === undefined)
+      errors[field] = 'Enter an amount in USD such as 25 or 0.50 (up to 6 decimals), or leave empty for no cap.';
     return micro ?? null;
   };
   let expires: string | null = null;
@@ -86,7 +89,10 @@ export function toBody(f: KeyFormState): { body: KeyUpdateBody & KeyCreateBody }
     total_micro_usd: usd('total_usd', f.total_usd),
     daily_micro_usd: usd('daily_usd', f.daily_usd),
     monthly_micro_usd: usd('monthly_usd', f.monthly_usd),
-    tags: f.tags.split(',').map((t) => t.trim()).filter(Boolean),
+    tags: f.tags
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean),
     asset_access: f.asset_access,
     usage_access: f.usage_access,
     default_preset: f.default_preset || null,
@@ -111,4 +117,7 @@ export const KEY_PARAMS: Partial<Record<string, KeyField>> = {
   default_preset: 'default_preset',
 };
 
-export const KEY_CODES: Partial<Record<string, KeyField>> = { group_not_allowed: 'group', preset_not_found: 'default_preset' };
+export const KEY_CODES: Partial<Record<string, KeyField>> = {
+  group_not_allowed: 'group',
+  preset_not_found: 'default_preset',
+};

@@ -17,7 +17,7 @@ function sniff(data: Uint8Array): string | undefined {
 
 /** `asset://<id>` for an asset (or its id), for use inside requests. */
 export function reference(asset: { id: string; reference?: string } | string): string {
-  return typeof asset === 'string' ? `asset://${nonEmpty('asset', asset)}` : asset.reference ?? `asset://${asset.id}`;
+  return typeof asset === 'string' ? `asset://${nonEmpty('asset', asset)}` : (asset.reference ?? `asset://${asset.id}`);
 }
 
 export class Assets extends Resource {
@@ -35,7 +35,12 @@ export class Assets extends Resource {
     let reservation: Reservation;
     try {
       reservation = (await this.request('POST', '/v1/assets', {
-        body: { filename, content_type: contentType, size_bytes: data.byteLength, sha256: createHash('sha256').update(data).digest('hex') },
+        body: {
+          filename,
+          content_type: contentType,
+          size_bytes: data.byteLength,
+          sha256: createHash('sha256').update(data).digest('hex'),
+        },
       })) as unknown as Reservation;
     } catch (err) {
       throw err instanceof GatewayError ? new UploadError(err, 'reserve') : err;
@@ -66,7 +71,9 @@ export class Assets extends Resource {
     return this.request('GET', `/v1/assets/${idSegment('id', id)}`);
   }
 
-  list(query: { limit?: number; cursor?: string } = {}): Promise<WithRequestID<{ data: Asset[]; [k: string]: unknown }>> {
+  list(
+    query: { limit?: number; cursor?: string } = {},
+  ): Promise<WithRequestID<{ data: Asset[]; [k: string]: unknown }>> {
     return this.request('GET', '/v1/assets', { query });
   }
 
@@ -82,10 +89,12 @@ export class Assets extends Resource {
   private async putAndComplete(reservation: Reservation, data: Uint8Array): Promise<Asset> {
     const uploadId = String(reservation.upload_id);
     try {
-      if ((reservation.method ?? 'PUT').toUpperCase() !== 'PUT') throw new GatewayError(`unexpected upload method ${reservation.method}`, { code: 'invalid_response' });
+      if ((reservation.method ?? 'PUT').toUpperCase() !== 'PUT')
+        throw new GatewayError(`unexpected upload method ${reservation.method}`, { code: 'invalid_response' });
       await this.client.transport.put(reservation.upload_url, data, reservation.headers ?? {});
     } catch (err) {
-      const cause = err instanceof GatewayError ? err : new GatewayError((err as Error).message, { code: 'invalid_upload_url' });
+      const cause =
+        err instanceof GatewayError ? err : new GatewayError((err as Error).message, { code: 'invalid_upload_url' });
       const failure = new UploadError(cause, 'put', uploadId);
       failure.source = { reservation, data };
       throw failure;

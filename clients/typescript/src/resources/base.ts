@@ -12,8 +12,15 @@ export function attach<T extends object>(value: T, extra: Record<string, unknown
 export abstract class Resource {
   constructor(protected readonly client: Gateway) {}
 
-  protected async request<T = Record<string, unknown>>(method: string, path: string, options: CallOptions = {}): Promise<WithRequestID<T>> {
-    const answer = await this.client.transport.request(method, path, { ...options, headers: { ...this.client.authHeaders(), ...options.headers } });
+  protected async request<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    options: CallOptions = {},
+  ): Promise<WithRequestID<T>> {
+    const answer = await this.client.transport.request(method, path, {
+      ...options,
+      headers: { ...this.client.authHeaders(), ...options.headers },
+    });
     const parsed = parseJson(answer);
     const value = (parsed && typeof parsed === 'object' ? parsed : { data: parsed }) as T & object;
     return attach(value, { requestID: answer.requestID }) as WithRequestID<T>;

@@ -3,7 +3,13 @@ import { nonEmpty, printableKey } from '../validate.js';
 import { attach, Resource, type WithRequestID } from './base.js';
 import { ChatStream } from './chat.js';
 
-export type PrivateResult = WithRequestID<{ task_id: string; client_request_id: string | null; status: string; result?: unknown; error?: unknown }>;
+export type PrivateResult = WithRequestID<{
+  task_id: string;
+  client_request_id: string | null;
+  status: string;
+  result?: unknown;
+  error?: unknown;
+}>;
 
 export interface PrivateCallParams {
   clientRequestId: string;
@@ -20,11 +26,17 @@ export class Private extends Resource {
   call(params: PrivateCallParams & { stream: true }): Promise<ChatStream>;
   call(params: PrivateCallParams & { stream?: false }): Promise<PrivateResult>;
   async call(params: PrivateCallParams): Promise<PrivateResult | ChatStream> {
-    const body: Record<string, unknown> = { ...this.keyBody(), clientRequestId: printableKey('clientRequestId', params?.clientRequestId), model: nonEmpty('model', params.model) };
-    if (!params.input || typeof params.input !== 'object') throw new TypeError('input must be the body of the matching standard call');
+    const body: Record<string, unknown> = {
+      ...this.keyBody(),
+      clientRequestId: printableKey('clientRequestId', params?.clientRequestId),
+      model: nonEmpty('model', params.model),
+    };
+    if (!params.input || typeof params.input !== 'object')
+      throw new TypeError('input must be the body of the matching standard call');
     body.input = params.input;
     if (params.waitMs !== undefined) {
-      if (!Number.isInteger(params.waitMs) || params.waitMs < 0 || params.waitMs > 120_000) throw new TypeError('waitMs must be an integer from 0 to 120000');
+      if (!Number.isInteger(params.waitMs) || params.waitMs < 0 || params.waitMs > 120_000)
+        throw new TypeError('waitMs must be an integer from 0 to 120000');
       body.wait_ms = params.waitMs;
     }
     if (params.stream) {
@@ -45,8 +57,11 @@ export class Private extends Resource {
   }
 
   private lookup(by: { clientRequestId?: string; taskId?: string }): Record<string, unknown> {
-    if ((by?.clientRequestId === undefined) === (by?.taskId === undefined)) throw new TypeError('give exactly one of clientRequestId and taskId');
-    return by.taskId !== undefined ? { ...this.keyBody(), taskId: nonEmpty('taskId', by.taskId) } : { ...this.keyBody(), clientRequestId: printableKey('clientRequestId', by.clientRequestId) };
+    if ((by?.clientRequestId === undefined) === (by?.taskId === undefined))
+      throw new TypeError('give exactly one of clientRequestId and taskId');
+    return by.taskId !== undefined
+      ? { ...this.keyBody(), taskId: nonEmpty('taskId', by.taskId) }
+      : { ...this.keyBody(), clientRequestId: printableKey('clientRequestId', by.clientRequestId) };
   }
 
   private keyBody(): { apiKey: string } {
@@ -66,8 +81,18 @@ export class Private extends Resource {
     } catch {
       throw new GatewayError('the gateway answered a body that is not JSON', { ...ids, code: 'invalid_response' });
     }
-    if (envelope.code === -1) throw new NotFoundError(String(envelope.message ?? 'task not found'), { ...ids, code: 'not_found', body: envelope });
-    if (envelope.code !== 0) throw new GatewayError(String(envelope.message ?? 'unexpected answer'), { ...ids, code: String(envelope.error_code ?? envelope.code), body: envelope });
+    if (envelope.code === -1)
+      throw new NotFoundError(String(envelope.message ?? 'task not found'), {
+        ...ids,
+        code: 'not_found',
+        body: envelope,
+      });
+    if (envelope.code !== 0)
+      throw new GatewayError(String(envelope.message ?? 'unexpected answer'), {
+        ...ids,
+        code: String(envelope.error_code ?? envelope.code),
+        body: envelope,
+      });
     return attach(envelope.data as object, { requestID }) as PrivateResult;
   }
 }

@@ -2,7 +2,15 @@ import { useState } from 'preact/hooks';
 import { fieldErrors } from '../../api/field-errors';
 import type { Group, Key, Preset } from '../../api/models';
 import { Field, FormError } from '../../components/Field';
-import { KEY_CODES, KEY_PARAMS, formOf, toBody, type KeyCreateBody, type KeyField, type KeyFormState } from '../key-settings';
+import {
+  KEY_CODES,
+  KEY_PARAMS,
+  formOf,
+  toBody,
+  type KeyCreateBody,
+  type KeyField,
+  type KeyFormState,
+} from '../key-settings';
 
 interface KeyFormProps {
   /** The key being edited; none = a new key. */
@@ -19,8 +27,14 @@ export function KeyForm({ editing, groups, presets, submitLabel, onSubmit, onCan
   const [form, setForm] = useState<KeyFormState>(() => formOf(editing));
   const [errors, setErrors] = useState<Partial<Record<KeyField | 'form', string>>>({});
   const [busy, setBusy] = useState(false);
-  const set = <F extends keyof KeyFormState>(field: F) => (value: KeyFormState[F]) => setForm((f) => ({ ...f, [field]: value }));
-  const text = (field: KeyField & keyof KeyFormState) => ({ value: form[field] as string, onInput: (e: Event) => set(field)((e.currentTarget as HTMLInputElement).value) });
+  const set =
+    <F extends keyof KeyFormState>(field: F) =>
+    (value: KeyFormState[F]) =>
+      setForm((f) => ({ ...f, [field]: value }));
+  const text = (field: KeyField & keyof KeyFormState) => ({
+    value: form[field] as string,
+    onInput: (e: Event) => set(field)((e.currentTarget as HTMLInputElement).value),
+  });
 
   async function submit(event: Event) {
     event.preventDefault();
@@ -45,7 +59,11 @@ export function KeyForm({ editing, groups, presets, submitLabel, onSubmit, onCan
       {!editing && (
         <Field label="Kind" hint="Private keys (ak-) call the private protocol under /server.">
           {(p) => (
-            <select {...p} value={form.kind} onChange={(e) => set('kind')(e.currentTarget.value as KeyFormState['kind'])}>
+            <select
+              {...p}
+              value={form.kind}
+              onChange={(e) => set('kind')(e.currentTarget.value as KeyFormState['kind'])}
+            >
               <option value="standard">Standard (sk-)</option>
               <option value="private">Private protocol (ak-)</option>
             </select>
@@ -67,7 +85,11 @@ export function KeyForm({ editing, groups, presets, submitLabel, onSubmit, onCan
       <Field label="Expires" error={errors.expires_at} hint="Leave empty for a key that never expires.">
         {(p) => <input {...p} type="datetime-local" {...text('expires_at')} />}
       </Field>
-      <Field label="IP allowlist" error={errors.ip_allowlist} hint="Addresses or CIDR ranges, one per line; empty = any address.">
+      <Field
+        label="IP allowlist"
+        error={errors.ip_allowlist}
+        hint="Addresses or CIDR ranges, one per line; empty = any address."
+      >
         {(p) => <textarea {...p} rows={3} {...text('ip_allowlist')} />}
       </Field>
       <fieldset>
@@ -101,16 +123,28 @@ export function KeyForm({ editing, groups, presets, submitLabel, onSubmit, onCan
       <Field label="Tags" error={errors.tags} hint="Comma separated, up to 10: they label the key's usage in reports.">
         {(p) => <input {...p} {...text('tags')} />}
       </Field>
-      <Field label="Asset access" error={errors.asset_access} hint="Which uploaded assets requests with this key may reference.">
+      <Field
+        label="Asset access"
+        error={errors.asset_access}
+        hint="Which uploaded assets requests with this key may reference."
+      >
         {(p) => (
-          <select {...p} value={form.asset_access} onChange={(e) => set('asset_access')(e.currentTarget.value as KeyFormState['asset_access'])}>
+          <select
+            {...p}
+            value={form.asset_access}
+            onChange={(e) => set('asset_access')(e.currentTarget.value as KeyFormState['asset_access'])}
+          >
             <option value="own">Its own and the console's uploads</option>
             <option value="all">Every asset of the account</option>
             <option value="none">None</option>
           </select>
         )}
       </Field>
-      <Field label="Default preset" error={errors.default_preset} hint="The routing preset used when a request names no model.">
+      <Field
+        label="Default preset"
+        error={errors.default_preset}
+        hint="The routing preset used when a request names no model."
+      >
         {(p) => (
           <select {...p} value={form.default_preset} onChange={(e) => set('default_preset')(e.currentTarget.value)}>
             <option value="">None</option>
@@ -123,7 +157,12 @@ export function KeyForm({ editing, groups, presets, submitLabel, onSubmit, onCan
         )}
       </Field>
       <div class="check">
-        <input id="usage-access" type="checkbox" checked={form.usage_access} onChange={(e) => set('usage_access')(e.currentTarget.checked)} />
+        <input
+          id="usage-access"
+          type="checkbox"
+          checked={form.usage_access}
+          onChange={(e) => set('usage_access')(e.currentTarget.checked)}
+        />
         <label for="usage-access">Usage access: this key may read the whole account's usage reports and logs</label>
       </div>
       <p class="hint">Prompt templates are bound to keys on the template itself.</p>

@@ -30,7 +30,11 @@ export function NewKeySecret({ created, onDone }: { created: NewKey; onDone(): v
         </button>
       </div>
       <p role="status" aria-live="polite" class="muted">
-        {copied === 'yes' ? 'Copied to the clipboard.' : copied === 'failed' ? 'The browser refused the clipboard: select the secret and copy it by hand.' : ''}
+        {copied === 'yes'
+          ? 'Copied to the clipboard.'
+          : copied === 'failed'
+            ? 'The browser refused the clipboard: select the secret and copy it by hand.'
+            : ''}
       </p>
       {config.gateway_url && (
         <p class="hint">

@@ -18,7 +18,15 @@ type Fields = 'slug' | 'models' | 'strategy' | 'weights' | 'order' | 'only';
 const list = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 
 /** A routing preset: slug (fixed once created), models in order, strategy, weights, preferred providers. */
-export function PresetForm({ editing, onSubmit, onCancel }: { editing?: PresetView; onSubmit(body: PresetBody): Promise<void>; onCancel(): void }) {
+export function PresetForm({
+  editing,
+  onSubmit,
+  onCancel,
+}: {
+  editing?: PresetView;
+  onSubmit(body: PresetBody): Promise<void>;
+  onCancel(): void;
+}) {
   const [form, setForm] = useState({
     slug: editing?.slug ?? '',
     models: editing?.models.join('\n') ?? '',
@@ -29,12 +37,19 @@ export function PresetForm({ editing, onSubmit, onCancel }: { editing?: PresetVi
   });
   const [errors, setErrors] = useState<FieldErrors<Fields>>({});
   const [busy, setBusy] = useState(false);
-  const input = (field: Fields) => ({ value: form[field], onInput: (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value }) });
+  const input = (field: Fields) => ({
+    value: form[field],
+    onInput: (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value }),
+  });
   async function submit(event: Event) {
     event.preventDefault();
     const weights = list(form.weights).map(Number);
-    if (weights.some((w) => !Number.isInteger(w) || w < 0)) return setErrors({ weights: 'Whole numbers, one per model.' });
-    const preferred = { ...(form.order.trim() && { order: list(form.order) }), ...(form.only.trim() && { only: list(form.only) }) };
+    if (weights.some((w) => !Number.isInteger(w) || w < 0))
+      return setErrors({ weights: 'Whole numbers, one per model.' });
+    const preferred = {
+      ...(form.order.trim() && { order: list(form.order) }),
+      ...(form.only.trim() && { only: list(form.only) }),
+    };
     setBusy(true);
     setErrors({});
     try {
@@ -46,7 +61,13 @@ export function PresetForm({ editing, onSubmit, onCancel }: { editing?: PresetVi
         preferred_providers: Object.keys(preferred).length ? preferred : null,
       });
     } catch (err) {
-      setErrors(fieldErrors(err, { conflict: 'slug' }, { slug: 'slug', models: 'models', strategy: 'strategy', weights: 'weights', preferred_providers: 'order' }));
+      setErrors(
+        fieldErrors(
+          err,
+          { conflict: 'slug' },
+          { slug: 'slug', models: 'models', strategy: 'strategy', weights: 'weights', preferred_providers: 'order' },
+        ),
+      );
     } finally {
       setBusy(false);
     }
@@ -61,7 +82,11 @@ export function PresetForm({ editing, onSubmit, onCancel }: { editing?: PresetVi
       </Field>
       <Field label="Strategy" error={errors.strategy}>
         {(p) => (
-          <select {...p} value={form.strategy} onChange={(e) => setForm({ ...form, strategy: e.currentTarget.value as PresetView['strategy'] })}>
+          <select
+            {...p}
+            value={form.strategy}
+            onChange={(e) => setForm({ ...form, strategy: e.currentTarget.value as PresetView['strategy'] })}
+          >
             <option value="ordered">In order</option>
             <option value="cost">Cheapest first</option>
             <option value="latency">Fastest first</option>
@@ -69,7 +94,11 @@ export function PresetForm({ editing, onSubmit, onCancel }: { editing?: PresetVi
           </select>
         )}
       </Field>
-      <Field label="Weights" error={errors.weights} hint="With the weighted strategy: one whole number per model, comma separated.">
+      <Field
+        label="Weights"
+        error={errors.weights}
+        hint="With the weighted strategy: one whole number per model, comma separated."
+      >
         {(p) => <input {...p} {...input('weights')} />}
       </Field>
       <div class="row">

@@ -10,7 +10,10 @@ export function CloseAccount() {
   return (
     <div>
       <h2>Close account</h2>
-      <p>Closing revokes every key at once, ends every session and releases your e-mail address. Usage and the ledger are kept. This cannot be undone.</p>
+      <p>
+        Closing revokes every key at once, ends every session and releases your e-mail address. Usage and the ledger are
+        kept. This cannot be undone.
+      </p>
       {!open ? (
         <button type="button" class="danger" onClick={() => setOpen(true)}>
           Close account…

@@ -6,7 +6,11 @@ import { useConsole } from '../../context';
 import { SendCode, type SensitiveAction } from './SendCode';
 
 type Fields = 'password' | 'code';
-const CODES: Partial<Record<string, Fields>> = { invalid_password: 'password', verification_invalid: 'code', verification_exhausted: 'code' };
+const CODES: Partial<Record<string, Fields>> = {
+  invalid_password: 'password',
+  verification_invalid: 'code',
+  verification_exhausted: 'code',
+};
 
 interface ConfirmedActionProps {
   action: SensitiveAction;
@@ -43,12 +47,28 @@ export function ConfirmedAction({ action, label, submit, danger, children, run, 
       {children}
       {user.has_password && (
         <Field label="Password" error={errors.password}>
-          {(p) => <input {...p} type="password" autocomplete="current-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} />}
+          {(p) => (
+            <input
+              {...p}
+              type="password"
+              autocomplete="current-password"
+              value={password}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
+          )}
         </Field>
       )}
       <SendCode action={action} />
       <Field label="Code" error={errors.code}>
-        {(p) => <input {...p} inputMode="numeric" autocomplete="one-time-code" value={code} onInput={(e) => setCode(e.currentTarget.value)} />}
+        {(p) => (
+          <input
+            {...p}
+            inputMode="numeric"
+            autocomplete="one-time-code"
+            value={code}
+            onInput={(e) => setCode(e.currentTarget.value)}
+          />
+        )}
       </Field>
       <FormError error={errors.form} />
       <div class="actions">

@@ -16,7 +16,11 @@ interface Identity {
 export function LinkedProviders() {
   const { api, locale } = useConsole();
   const data = useLoad(
-    () => Promise.all([unwrap<Identity[]>(api.GET('/api/v1/auth/identities')), unwrap<{ name: string; display_name: string }[]>(api.GET('/api/v1/auth/oauth/providers'))]),
+    () =>
+      Promise.all([
+        unwrap<Identity[]>(api.GET('/api/v1/auth/identities')),
+        unwrap<{ name: string; display_name: string }[]>(api.GET('/api/v1/auth/oauth/providers')),
+      ]),
     [],
   );
   const [pending, setPending] = useState<{ action: 'link' | 'unlink'; provider: string } | null>(null);
@@ -70,10 +74,20 @@ export function LinkedProviders() {
           onCancel={() => setPending(null)}
           run={async (confirm) => {
             if (pending.action === 'link') {
-              const { url } = await unwrap<{ url: string }>(api.POST('/api/v1/auth/oauth/{provider}/link', { params: { path: { provider: pending.provider } }, body: confirm }));
+              const { url } = await unwrap<{ url: string }>(
+                api.POST('/api/v1/auth/oauth/{provider}/link', {
+                  params: { path: { provider: pending.provider } },
+                  body: confirm,
+                }),
+              );
               window.location.assign(url);
             } else {
-              await unwrap(api.POST('/api/v1/auth/identities/{provider}/unlink', { params: { path: { provider: pending.provider } }, body: confirm }));
+              await unwrap(
+                api.POST('/api/v1/auth/identities/{provider}/unlink', {
+                  params: { path: { provider: pending.provider } },
+                  body: confirm,
+                }),
+              );
               setPending(null);
               data.reload();
             }

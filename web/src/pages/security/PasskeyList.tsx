@@ -17,7 +17,11 @@ interface Passkey {
 }
 
 type Fields = 'password' | 'code' | 'name';
-const CODES: Partial<Record<string, Fields>> = { invalid_password: 'password', verification_invalid: 'code', verification_exhausted: 'code' };
+const CODES: Partial<Record<string, Fields>> = {
+  invalid_password: 'password',
+  verification_invalid: 'code',
+  verification_exhausted: 'code',
+};
 
 /** Passkeys: the list, add one (password and an `add_passkey` code, then the authenticator), remove. */
 export function PasskeyList() {
@@ -36,24 +40,36 @@ export function PasskeyList() {
     try {
       const confirm = { password: form.password, code: form.code.trim() };
       if (mode.action === 'add') await addPasskey(api, confirm, form.name);
-      else await unwrap(api.POST('/api/v1/auth/passkeys/{id}/remove', { params: { path: { id: mode.passkey.id } }, body: confirm }));
+      else
+        await unwrap(
+          api.POST('/api/v1/auth/passkeys/{id}/remove', { params: { path: { id: mode.passkey.id } }, body: confirm }),
+        );
       setMode(null);
       setForm({ password: '', code: '', name: '' });
       passkeys.reload();
     } catch (err) {
-      setErrors(err instanceof DOMException ? { form: 'The authenticator did not create a passkey (cancelled or not available).' } : fieldErrors(err, CODES, { password: 'password', code: 'code', name: 'name' }));
+      setErrors(
+        err instanceof DOMException
+          ? { form: 'The authenticator did not create a passkey (cancelled or not available).' }
+          : fieldErrors(err, CODES, { password: 'password', code: 'code', name: 'name' }),
+      );
     } finally {
       setBusy(false);
     }
   }
-  const input = (field: Fields) => ({ value: form[field], onInput: (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value }) });
+  const input = (field: Fields) => ({
+    value: form[field],
+    onInput: (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value }),
+  });
 
   return (
     <div>
       <h2>Passkeys</h2>
       {passkeys.state === 'loading' && <Loading what="passkeys" />}
       {passkeys.state === 'error' && <LoadError error={passkeys.error} retry={passkeys.reload} />}
-      {passkeys.state === 'ready' && passkeys.value.length === 0 && <Empty>No passkeys yet. A passkey signs you in without a password or code.</Empty>}
+      {passkeys.state === 'ready' && passkeys.value.length === 0 && (
+        <Empty>No passkeys yet. A passkey signs you in without a password or code.</Empty>
+      )}
       {passkeys.state === 'ready' && passkeys.value.length > 0 && (
         <ul class="plain sessions">
           {passkeys.value.map((p) => (
@@ -62,10 +78,16 @@ export function PasskeyList() {
                 <strong>{p.name ?? 'Passkey'}</strong>
                 <div class="muted">
                   added {formatDateTime(p.created_at, user.locale ?? navigator.language)}
-                  {p.last_used_at && ` · last used ${formatDateTime(p.last_used_at, user.locale ?? navigator.language)}`}
+                  {p.last_used_at &&
+                    ` · last used ${formatDateTime(p.last_used_at, user.locale ?? navigator.language)}`}
                 </div>
               </div>
-              <button type="button" class="danger" aria-label={`Remove passkey ${p.name ?? ''}`.trim()} onClick={() => setMode({ action: 'remove', passkey: p })}>
+              <button
+                type="button"
+                class="danger"
+                aria-label={`Remove passkey ${p.name ?? ''}`.trim()}
+                onClick={() => setMode({ action: 'remove', passkey: p })}
+              >
                 Remove
               </button>
             </li>

@@ -29,7 +29,11 @@ export function PasswordChangeForm() {
     setErrors({});
     setDone(false);
     try {
-      await unwrap(api.POST('/api/v1/auth/password/change', { body: { current_password: current, new_password: next, code: code.trim() } }));
+      await unwrap(
+        api.POST('/api/v1/auth/password/change', {
+          body: { current_password: current, new_password: next, code: code.trim() },
+        }),
+      );
       setDone(true);
       setCurrent('');
       setNext('');
@@ -45,15 +49,39 @@ export function PasswordChangeForm() {
       <h2 id="password-title">{user.has_password ? 'Change password' : 'Set a password'}</h2>
       {user.has_password && (
         <Field label="Current password" error={errors.current}>
-          {(p) => <input {...p} type="password" autocomplete="current-password" value={current} onInput={(e) => setCurrent(e.currentTarget.value)} />}
+          {(p) => (
+            <input
+              {...p}
+              type="password"
+              autocomplete="current-password"
+              value={current}
+              onInput={(e) => setCurrent(e.currentTarget.value)}
+            />
+          )}
         </Field>
       )}
       <Field label="New password" error={errors.next} hint="8 to 128 characters, not a common password.">
-        {(p) => <input {...p} type="password" autocomplete="new-password" value={next} onInput={(e) => setNext(e.currentTarget.value)} />}
+        {(p) => (
+          <input
+            {...p}
+            type="password"
+            autocomplete="new-password"
+            value={next}
+            onInput={(e) => setNext(e.currentTarget.value)}
+          />
+        )}
       </Field>
       <SendCode action="change_password" />
       <Field label="Code" error={errors.code}>
-        {(p) => <input {...p} inputMode="numeric" autocomplete="one-time-code" value={code} onInput={(e) => setCode(e.currentTarget.value)} />}
+        {(p) => (
+          <input
+            {...p}
+            inputMode="numeric"
+            autocomplete="one-time-code"
+            value={code}
+            onInput={(e) => setCode(e.currentTarget.value)}
+          />
+        )}
       </Field>
       <FormError error={errors.form} />
       {done && <p role="status">Password changed. Every other session was signed out.</p>}

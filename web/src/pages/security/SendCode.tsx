@@ -5,7 +5,8 @@ import type { paths } from '../../api/schema';
 import { messageOf } from '../../components/use-load';
 import { useConsole } from '../../context';
 
-export type SensitiveAction = paths['/api/v1/auth/sensitive-code']['post']['requestBody']['content']['application/json']['action'];
+export type SensitiveAction =
+  paths['/api/v1/auth/sensitive-code']['post']['requestBody']['content']['application/json']['action'];
 
 /** "Send code": e-mails the one-time code a sensitive action needs. */
 export function SendCode({ action }: { action: SensitiveAction }) {

@@ -35,9 +35,11 @@ export function SessionList() {
           {sessions.value.map((s) => (
             <li key={s.id}>
               <div>
-                <strong>{s.user_agent ?? 'Unknown browser'}</strong> {s.current && <span class="badge active">this session</span>}
+                <strong>{s.user_agent ?? 'Unknown browser'}</strong>{' '}
+                {s.current && <span class="badge active">this session</span>}
                 <div class="muted">
-                  {s.ip ?? 'unknown address'} · signed in {formatDateTime(s.created_at, locale)} · expires {formatDateTime(s.expires_at, locale)}
+                  {s.ip ?? 'unknown address'} · signed in {formatDateTime(s.created_at, locale)} · expires{' '}
+                  {formatDateTime(s.expires_at, locale)}
                 </div>
               </div>
               {!s.current && (

@@ -8,7 +8,11 @@ import { useConsole } from '../../context';
 import { SendCode } from './SendCode';
 
 type Fields = 'password' | 'code';
-const CODES: Partial<Record<string, Fields>> = { invalid_password: 'password', verification_invalid: 'code', verification_exhausted: 'code' };
+const CODES: Partial<Record<string, Fields>> = {
+  invalid_password: 'password',
+  verification_invalid: 'code',
+  verification_exhausted: 'code',
+};
 
 /** Two-step verification on or off, confirmed with the password and a `two_factor` code. */
 export function TwoStepForm() {
@@ -41,16 +45,34 @@ export function TwoStepForm() {
       <h2 id="two-step-title">Two-step verification</h2>
       <p role="status">
         Two-step verification is <strong>{enabled ? 'on' : 'off'}</strong>.{' '}
-        {enabled ? 'Sign-ins by password or provider also need a code we e-mail you.' : 'Turn it on to require an e-mailed code at every password or provider sign-in.'}
+        {enabled
+          ? 'Sign-ins by password or provider also need a code we e-mail you.'
+          : 'Turn it on to require an e-mailed code at every password or provider sign-in.'}
       </p>
       {user.has_password && (
         <Field label="Password" error={errors.password}>
-          {(p) => <input {...p} type="password" autocomplete="current-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} />}
+          {(p) => (
+            <input
+              {...p}
+              type="password"
+              autocomplete="current-password"
+              value={password}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
+          )}
         </Field>
       )}
       <SendCode action="two_factor" />
       <Field label="Code" error={errors.code}>
-        {(p) => <input {...p} inputMode="numeric" autocomplete="one-time-code" value={code} onInput={(e) => setCode(e.currentTarget.value)} />}
+        {(p) => (
+          <input
+            {...p}
+            inputMode="numeric"
+            autocomplete="one-time-code"
+            value={code}
+            onInput={(e) => setCode(e.currentTarget.value)}
+          />
+        )}
       </Field>
       <FormError error={errors.form} />
       <button type="submit" class="primary" disabled={busy}>

@@ -21,7 +21,13 @@ export function UsageChart({ labels, values, days, locale, title }: UsageChartPr
     if (!el) return;
     // Bars over categories, days included: a time axis ranges oddly over one or two days.
     const xs = labels.map((_, i) => i);
-    const names = days ? labels.map((d) => new Intl.DateTimeFormat(locale, { month: 'short', day: 'numeric', timeZone: 'UTC' }).format(new Date(`${d}T00:00:00Z`))) : labels;
+    const names = days
+      ? labels.map((d) =>
+          new Intl.DateTimeFormat(locale, { month: 'short', day: 'numeric', timeZone: 'UTC' }).format(
+            new Date(`${d}T00:00:00Z`),
+          ),
+        )
+      : labels;
     const every = Math.max(1, Math.ceil(labels.length / Math.max(2, Math.floor(el.clientWidth / 90)))); // labels that fit
     const style = getComputedStyle(el);
     const ink = style.getPropertyValue('--ink').trim() || '#222';
