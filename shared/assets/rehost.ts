@@ -25,7 +25,9 @@ type Path = (string | number)[];
 const URL_FIELDS = new Set(['url', 'image_url']);
 
 function urls(value: unknown, path: Path, found: Path[]): void {
-  if (Array.isArray(value)) value.forEach((v, i) => urls(v, [...path, i], found));
+  if (Array.isArray(value)) value.forEach((v, i) => {
+    urls(v, [...path, i], found);
+  });
   else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
       if (URL_FIELDS.has(k) && typeof v === 'string' && /^https?:\/\//i.test(v)) found.push([...path, k]);

@@ -18,7 +18,9 @@ function walk(
     // A whole value that is a reference (text that merely mentions one is left alone).
     if (/^asset:\/\/\S+$/.test(value)) found.push({ path, ref: value });
   } else if (Array.isArray(value)) {
-    value.forEach((v, i) => walk(v, [...path, i], found));
+    value.forEach((v, i) => {
+      walk(v, [...path, i], found);
+    });
   } else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) walk(v, [...path, k], found);
   }

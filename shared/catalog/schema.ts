@@ -145,12 +145,12 @@ export const catalogSchema = z
         }
       });
     });
-    (c.groups ?? []).forEach((g, i) =>
+    (c.groups ?? []).forEach((g, i) => {
       g.models.forEach((m, j) => {
         if (m !== '*' && !modelIds.has(m))
           ctx.addIssue({ code: 'custom', path: ['groups', i, 'models', j], message: `unknown model ${m}` });
-      }),
-    );
+      });
+    });
   });
 
 export type CatalogFile = z.infer<typeof catalogSchema>;

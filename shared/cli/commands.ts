@@ -97,7 +97,7 @@ export const commands: Record<string, Command> = {
         group: flag(f, 'group'),
       });
       settings.compatibility_profile = profile;
-      let created;
+      let created: Awaited<ReturnType<typeof createKey>>;
       try {
         created = await createKey(await ctx.keyAdmin(), user.id, settings, secret);
       } catch (err) {

@@ -97,7 +97,7 @@ export class Passkeys {
       throw new GatewayError('passkey_invalid', 400, 'the ceremony is unknown, used or expired: ask for new options', {
         param: 'ceremony_id',
       });
-    let verification;
+    let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
       verification = await verifyRegistrationResponse({
         response,
@@ -150,7 +150,7 @@ export class Passkeys {
       .where('credential_id', '=', response.id)
       .executeTakeFirst();
     if (!stored) throw refused();
-    let verification;
+    let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
     try {
       verification = await verifyAuthenticationResponse({
         response,

@@ -80,6 +80,7 @@ function unsatisfiable(size: number): ObjectResponse {
 // Files come from users and providers but are served from the gateway's own origin: only media
 // renders inline, everything else downloads, and nothing may run script or be sniffed into HTML.
 const INLINE = /^(video\/|audio\/|image\/(png|jpeg|gif|webp|avif)$)/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a quoted parameter must not hold control characters
 const TOKEN = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;\s*[\w!#$&^.+-]+=("[^"\\\x00-\x1f]*"|[\w!#$&^.+-]+))*$/;
 
 function objectHeaders(claims: LinkClaims, storedType: string, length: number): Record<string, string> {

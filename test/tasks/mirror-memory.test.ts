@@ -64,7 +64,7 @@ it('a 200 MiB result is mirrored with < 150 MiB worker RSS growth, and stored_ur
   const started = performance.now();
   const created = await createVideo(gw, a.key, videoBody(`[[sim:resultBytes=${SIZE}]] a very big file`));
   const id = created.json.id as string;
-  let row;
+  let row: Awaited<ReturnType<typeof waitSettled>>;
   try {
     row = await waitSettled(gw, id, 90_000);
   } finally {

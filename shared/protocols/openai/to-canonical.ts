@@ -59,7 +59,9 @@ export function openAiRequestToCanonical(body: Record<string, unknown>, target: 
     extras: {},
     stream: body.stream === true,
   };
-  (body.messages as unknown[]).forEach((m, i) => addMessage(request, m as Record<string, unknown>, `messages[${i}]`));
+  (body.messages as unknown[]).forEach((m, i) => {
+    addMessage(request, m as Record<string, unknown>, `messages[${i}]`);
+  });
   nameToolResults(request);
   request.maxTokens = num(body.max_completion_tokens) ?? num(body.max_tokens);
   request.temperature = num(body.temperature);

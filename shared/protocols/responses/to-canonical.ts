@@ -74,7 +74,10 @@ export function responsesRequestToCanonical(body: Record<string, unknown>, targe
   if (typeof body.instructions === 'string' && body.instructions !== '') request.system.push(body.instructions);
   if (typeof body.input === 'string')
     request.messages.push({ role: 'user', parts: [{ type: 'text', text: body.input }] });
-  else (body.input as Record<string, unknown>[]).forEach((item, i) => addItem(request, item, `input[${i}]`));
+  else
+    (body.input as Record<string, unknown>[]).forEach((item, i) => {
+      addItem(request, item, `input[${i}]`);
+    });
   nameToolResults(request);
   if (typeof body.max_output_tokens === 'number') request.maxTokens = body.max_output_tokens;
   if (typeof body.temperature === 'number') request.temperature = body.temperature;
