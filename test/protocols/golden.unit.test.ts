@@ -6,6 +6,7 @@ import { GenerationRequest } from '../../shared/providers/generation-request.js'
 import { TranslatingScanner } from '../../shared/providers/translating-scanner.js';
 import { CLIENT_CODECS, CODECS } from '../../shared/protocols/codecs.js';
 import type { ChatProtocol, ClientProtocol } from '../../shared/protocols/canonical/types.js';
+import { answerViolations, streamViolations } from '../support/wire-schemas/index.js';
 
 /**
  * Translation golden files: `test/protocols/<from>-to-<to>/<kind>-<case>.json` hold an input in one
@@ -49,7 +50,8 @@ function translate(golden: Golden, from: ClientProtocol, to: ClientProtocol): un
     );
   const scanner = new TranslatingScanner(
     upstream.streamDecoder(),
-    CLIENT_CODECS[to].streamEncoder({ model: 'gateway-model', clientWantsUsage: true }),
+    // The gateway's own count of the prompt (Messages announces it in message_start before the upstream reports it).
+    CLIENT_CODECS[to].streamEncoder({ model: 'gateway-model', clientWantsUsage: true, promptTokens: 21 }),
   );
   const bytes = Buffer.from((golden.input as string[]).map((f) => `${f}\n\n`).join(''));
   let out = '';
@@ -82,6 +84,10 @@ for (const dir of readdirSync(ROOT)
         }
         expect(golden.output, 'no output recorded: run with UPDATE_GOLDEN=1 and review it').not.toBeNull();
         expect(actual).toEqual(golden.output);
+        // Every translated answer is exactly what the real API sends: strict shapes, event order, end marker.
+        if (golden.kind === 'response') expect(answerViolations(to, actual)).toEqual([]);
+        if (golden.kind === 'stream')
+          expect(streamViolations(to, `${(actual as string[]).join('\n\n')}\n\n`)).toEqual([]);
       });
     }
   });

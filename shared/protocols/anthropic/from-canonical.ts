@@ -119,7 +119,8 @@ export function messagesUsage(usage: CanonicalUsage): Record<string, number> {
 export function messagesContent(parts: CanonicalPart[]): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const part of parts) {
-    if (part.type === 'text') out.push({ type: 'text', text: part.text, citations: null });
+    // The real API omits `citations` when there are none: a `null` there fails strict clients.
+    if (part.type === 'text') out.push({ type: 'text', text: part.text });
     else if (part.type === 'tool_call')
       out.push({
         type: 'tool_use',

@@ -95,8 +95,10 @@ export class MessagesStreamEncoder implements StreamEncoder {
   private start(): string {
     if (this.started) return '';
     this.started = true;
+    // An upstream that counts the prompt only at the end (chat completions) leaves message_start
+    // with the gateway's own count; the upstream's exact figure follows in message_delta.
     const usage = messagesUsage({
-      input: this.usage.input ?? 0,
+      input: this.usage.input ?? this.options.promptTokens ?? 0,
       cacheRead: this.usage.cacheRead ?? 0,
       cacheWrite: this.usage.cacheWrite ?? 0,
       output: this.usage.output ?? 0,
@@ -138,7 +140,7 @@ export class MessagesStreamEncoder implements StreamEncoder {
           out += sseEvent('content_block_start', {
             type: 'content_block_start',
             index: this.block,
-            content_block: { type: 'text', text: '', citations: null },
+            content_block: { type: 'text', text: '' },
           });
         }
         // The hottest event: written without building an object.

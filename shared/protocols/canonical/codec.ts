@@ -28,6 +28,8 @@ export interface StreamEncoderOptions {
   model: string;
   /** Chat completions: the client asked for the usage chunk (`stream_options.include_usage`). */
   clientWantsUsage: boolean;
+  /** The prompt's tokens as the gateway counted them, for protocols that announce input before the upstream does (Messages' `message_start`). */
+  promptTokens?: number;
 }
 
 /** What the client side of a call needs of its protocol. */
