@@ -86,8 +86,9 @@ export const responseObject = z.strictObject({
 });
 
 const seq = { sequence_number: int };
-const ofResponse = (type: string) => z.strictObject({ type: z.literal(type), response: responseObject, ...seq });
-const ofPart = (type: string) =>
+const ofResponse = <T extends string>(type: T) =>
+  z.strictObject({ type: z.literal(type), response: responseObject, ...seq });
+const ofPart = <T extends string>(type: T) =>
   z.strictObject({
     type: z.literal(type),
     item_id: z.string(),
@@ -96,7 +97,8 @@ const ofPart = (type: string) =>
     part: contentPart,
     ...seq,
   });
-const ofItem = (type: string) => z.strictObject({ type: z.literal(type), output_index: int, item: outputItem, ...seq });
+const ofItem = <T extends string>(type: T) =>
+  z.strictObject({ type: z.literal(type), output_index: int, item: outputItem, ...seq });
 
 export const responsesStreamEvent = z.discriminatedUnion('type', [
   ofResponse('response.created'),
