@@ -1,4 +1,5 @@
 import { badRequest, GatewayError, isGatewayError } from '../errors.js';
+import { checkForwardedImage } from './forwarded-image.js';
 import { safeFetch, type SafeFetchOptions } from './safe-fetch.js';
 
 /** What the gateway fetches of the image URLs of one request (IMAGE_FETCH_*). */
@@ -69,7 +70,9 @@ export async function fetchImages(
         total += image.bytes.length;
         if (total > limits.totalBytes)
           throw badRequest(`the fetched images exceed ${mib(limits.totalBytes)} together at ${ref.field}`, ref.field);
-        fetched[i] = { bytes: image.bytes, contentType: image.contentType };
+        // Checked like an upload: the type the bytes are (not the server's label), at most 40 MP by the header.
+        const checked = await checkForwardedImage(image.bytes, ref.field);
+        fetched[i] = { bytes: image.bytes, contentType: checked.contentType };
       } catch (err) {
         failure ??=
           isGatewayError(err) && err.param === undefined

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPublicAddress, safeFetch, type SafeFetchOptions } from '../../shared/assets/safe-fetch.js';
+import { pngOfSize } from '../support/images.js';
 
 // Loopback listeners that count every connection: a refused target must see none.
 let victim: Server;
@@ -21,7 +22,7 @@ beforeAll(async () => {
   redirector = createServer((req, res) => {
     if (req.url === '/image') {
       res.writeHead(200, { 'content-type': 'image/png' });
-      res.end(Buffer.alloc(100, 1));
+      res.end(pngOfSize(100));
       return;
     }
     if (req.url === '/big') {

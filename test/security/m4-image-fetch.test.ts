@@ -7,6 +7,7 @@ import { maintenance } from '../../workers/tasks/maintenance.js';
 import { PRICING, surfacesCatalog } from '../surfaces/catalog.js';
 import { offsetClock, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { postChat } from '../support/http.js';
+import { pngClaiming, pngOfSize } from '../support/images.js';
 import { drained, usageRecords, usersBalance } from '../support/money.js';
 
 // Issue 27, M4: image URLs were fetched before the call was admitted, all at once and without a
@@ -37,11 +38,16 @@ beforeAll(async () => {
     seen.requests++;
     seen.maxInFlight = Math.max(seen.maxInFlight, ++seen.inFlight);
     const url = new URL(req.url!, 'http://x');
+    // Labelled images that are not what they say: a page, and a tiny PNG claiming 60000 × 60000.
+    if (url.pathname === '/fake.png') return void res.writeHead(200, { 'content-type': 'image/png' }).end('<html>');
+    if (url.pathname === '/bomb.png') {
+      return void res.writeHead(200, { 'content-type': 'image/png' }).end(pngClaiming(60_000, 60_000));
+    }
     const bytes = Number(url.pathname.split('/')[2] ?? 100);
     setTimeout(
       () => {
         seen.inFlight--;
-        res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(bytes, 7));
+        res.writeHead(200, { 'content-type': 'image/png' }).end(pngOfSize(bytes));
       },
       Number(url.searchParams.get('delay') ?? 0),
     );
@@ -177,6 +183,35 @@ describe('M4: image fetches', () => {
     expect(edit.status).toBe(400);
     expect(edit.json.error).toMatchObject({ code: 'reference_fetch_failed', param: 'images[0].image_url' });
     expect(connections).toBe(1);
+    await drained(gw);
+    expect((await gw.services.balances.currentBalance(acct.userId))?.balance).toBe(funds);
+  });
+
+  it('a fetched image is checked like an upload: its type from its bytes, its size from its header', async () => {
+    const funds = 1_000_000;
+    const acct = await gw.account({ balance: funds });
+    for (const [path, code] of [
+      ['fake.png', 'invalid_image'],
+      ['bomb.png', 'invalid_image'],
+    ] as const) {
+      const chat = await postChat(gw.url, acct.key, withImages([`${imagesUrl}/img/100`, `${imagesUrl}/${path}`]));
+      expect(chat.status, chat.text).toBe(400);
+      expect(errorOf(chat.text)).toMatchObject({ code, param: 'messages[0].content[2]' });
+      // Re-hosting (image edits and tasks for models that fetch nothing) runs the same check.
+      const s = gw.services;
+      const ctx = {
+        db: s.db,
+        storage: s.storage,
+        linkSecret: s.linkSecret,
+        baseUrl: gw.url,
+        ttlMs: 60_000,
+        now: clock.now(),
+        limits: s.config.imageFetch,
+      };
+      await expect(
+        rehostExternalImages(ctx, acct.userId, { images: [{ image_url: `${imagesUrl}/${path}` }] }),
+      ).rejects.toMatchObject({ code, param: 'images[0].image_url' });
+    }
     await drained(gw);
     expect((await gw.services.balances.currentBalance(acct.userId))?.balance).toBe(funds);
   });
