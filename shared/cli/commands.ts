@@ -84,8 +84,12 @@ export const commands: Record<string, Command> = {
     },
   },
   'key:import': {
-    usage: 'key:import --email E --secret sk-…|ak-… --profile legacy_v1|standard_v1 [--name N] [--group G]',
-    /** A key migrated from the older system: its secret is kept (hashed) and its profile bound for good. */
+    usage:
+      'key:import --email E --secret sk-…|ak-… --profile legacy_v1|standard_v1 [--name N] [--group G] [--asset-access all|own|none]',
+    /**
+     * A key migrated from the older system: its secret is kept (hashed) and its profile bound for good.
+     * It predates asset scopes, and used every asset of its account: `all` unless the flag says otherwise.
+     */
     async run(ctx, f) {
       const user = await ctx.user(requiredFlag(f, 'email'));
       const secret = requiredFlag(f, 'secret');
@@ -95,6 +99,7 @@ export const commands: Record<string, Command> = {
       const settings: KeyCreate = parseOrThrow(keyCreateSchema, {
         name: flag(f, 'name') ?? 'imported',
         group: flag(f, 'group'),
+        asset_access: flag(f, 'asset-access') ?? 'all',
       });
       settings.compatibility_profile = profile;
       let created: Awaited<ReturnType<typeof createKey>>;

@@ -103,8 +103,38 @@ describe('operator CLI commands', () => {
       compatibility_profile: 'legacy_v1',
       prefix: secret.slice(0, 8),
       last4: secret.slice(-4),
+      // It predates asset scopes and used every asset of its account: all, unless the flag says otherwise.
+      asset_access: 'all',
     });
     expect(imported.key).toBeUndefined();
+    const scoped = cliJson(
+      await cli(
+        'key:import',
+        '--email',
+        email,
+        '--secret',
+        `sk-scoped${'y'.repeat(30)}`,
+        '--profile',
+        'standard_v1',
+        '--asset-access',
+        'own',
+      ),
+    );
+    expect(scoped).toMatchObject({ asset_access: 'own', compatibility_profile: 'standard_v1' });
+    expectFailure(
+      await cli(
+        'key:import',
+        '--email',
+        email,
+        '--secret',
+        `sk-other1${'y'.repeat(30)}`,
+        '--profile',
+        'standard_v1',
+        '--asset-access',
+        'some',
+      ),
+      /asset_access/,
+    );
     const row = await db
       .selectFrom('api_keys')
       .selectAll()
