@@ -3,7 +3,7 @@
 // up and response bytes relayed back as they arrive: no parsing, no auth, no accounting. It drives
 // undici through its dispatch handler, as the gateway does: `pool.request()` with a Readable body
 // and an async iterator costs more per call than some of what the gateway does on top.
-// Usage: node dist/bench/bare-proxy.js --upstream http://127.0.0.1:PORT [--port P]; prints {"url"}.
+// Usage: node dist-bench/bench/bare-proxy.js --upstream http://127.0.0.1:PORT [--port P]; prints {"url"}.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';

@@ -15,7 +15,7 @@ import { commit, f0, f1, machine, pct, table } from './lib/md.js';
 import { CLOCK_TICKS_PER_SECOND, readUrl, threadSplit, type CpuSplit } from './lib/processes.js';
 import { NOISY, num, QuietGuard, startMeter } from './lib/quiet.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url)); // dist/bench
+const here = path.dirname(fileURLToPath(import.meta.url)); // dist-bench/bench
 const root = path.resolve(here, '..', '..');
 
 const RATE = num('BENCH_RATE', 1500);
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
   const run = await BenchRun.start('gw-bench-cpu', log);
   let succeeded = false;
   try {
-    const sim = run.spawn('sim-instant', path.join(root, 'dist/tools/upstream-sim/main.js'), ['--port', '0']);
+    const sim = run.spawn('sim-instant', path.join(root, 'dist-bench/tools/upstream-sim/main.js'), ['--port', '0']);
     const simUrl = await readUrl(sim);
     const bare = run.spawn('bare-instant', path.join(here, 'bare-proxy.js'), ['--upstream', simUrl]);
     const bareUrl = await readUrl(bare);

@@ -18,7 +18,7 @@ import { NOISY, num, QuietGuard, startMeter, type MeterResult } from './lib/quie
 import { commandStats, foreignActiveClients, monitorTrace, statsDelta, type TracedCommand } from './lib/redis-trace.js';
 import { sequentialInterleaved } from './lib/sequential.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url)); // dist/bench
+const here = path.dirname(fileURLToPath(import.meta.url)); // dist-bench/bench
 const root = path.resolve(here, '..', '..');
 
 const DURATION_S = num('BENCH_DURATION_S', 5);
@@ -77,11 +77,14 @@ async function main(): Promise<void> {
   let apiCalls = 0;
   const profileDir = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
   try {
-    const sim = run.spawn('sim-paced', path.join(root, 'dist/tools/upstream-sim/main.js'), ['--port', '0']);
+    const sim = run.spawn('sim-paced', path.join(root, 'dist-bench/tools/upstream-sim/main.js'), ['--port', '0']);
     const simUrl = await readUrl(sim);
     // A second simulator answering at once: sequential calls through it show the gateway's own time
     // without the paced simulator's timer jitter (±0.3 ms on a p50 here).
-    const simInstant = run.spawn('sim-instant', path.join(root, 'dist/tools/upstream-sim/main.js'), ['--port', '0']);
+    const simInstant = run.spawn('sim-instant', path.join(root, 'dist-bench/tools/upstream-sim/main.js'), [
+      '--port',
+      '0',
+    ]);
     const simInstantUrl = await readUrl(simInstant);
     const put = await fetch(`${simUrl}/_sim/defaults`, {
       method: 'PUT',
@@ -776,7 +779,7 @@ function render(input: RenderInput): string {
   );
   out.push(
     '',
-    "EVALSHA lines are named by the SHA-1 of the gateway's scripts (`shared/limits/scripts.ts`, `shared/limits/step-script.ts`, `shared/billing/scripts.ts`).",
+    "EVALSHA lines are named by the SHA-1 of the gateway's scripts (`shared/limits/lua/*.lua`, `shared/billing/scripts.ts`).",
     "The API sends `admit` before the upstream call — balance, quota caps and every layer's RPM, TPM and concurrency decided in that one",
     'round trip — and `finish` after it (charge, TPM correction, lease release and the usage record, also one round trip).',
     '',

@@ -1,4 +1,4 @@
-// Re-renders a saved run: node dist/bench/render.js [bench/results/latest.json] > report.md
+// Re-renders a saved run: node dist-bench/bench/render.js [bench/results/latest.json] > report.md
 import { readFile } from 'node:fs/promises';
 import { renderMarkdown, type Report } from './lib/report.js';
 

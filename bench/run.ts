@@ -21,7 +21,7 @@ import {
 } from './lib/report.js';
 import { sequentialTtfb, type TtfbResult } from './lib/ttfb.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url)); // dist/bench
+const here = path.dirname(fileURLToPath(import.meta.url)); // dist-bench/bench
 const root = path.resolve(here, '..', '..');
 
 const num = (name: string, def: number) => {
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
   let succeeded = false;
   try {
     // Upstreams: the simulator's own CLI; the paced one gets its defaults through the control API.
-    const simScript = path.join(root, 'dist/tools/upstream-sim/main.js');
+    const simScript = path.join(root, 'dist-bench/tools/upstream-sim/main.js');
     const simInstant = run.spawn('sim-instant', simScript, ['--port', '0']);
     const simPaced = run.spawn('sim-paced', simScript, ['--port', '0']);
     const simUrls: Record<Upstream, string> = { instant: await readUrl(simInstant), paced: await readUrl(simPaced) };

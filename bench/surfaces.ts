@@ -125,7 +125,7 @@ async function main(): Promise<void> {
   const run = await BenchRun.start('gw-bench-surfaces', log);
   let ok = false;
   try {
-    const sim = run.spawn('sim', path.join(root, 'dist/tools/upstream-sim/main.js'), ['--port', '0']);
+    const sim = run.spawn('sim', path.join(root, 'dist-bench/tools/upstream-sim/main.js'), ['--port', '0']);
     const simUrl = await readUrl(sim);
     const gw = await startGateway({
       root,

@@ -25,7 +25,7 @@ import {
   type TracedCommand,
 } from './lib/redis-trace.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url)); // dist/bench
+const here = path.dirname(fileURLToPath(import.meta.url)); // dist-bench/bench
 const root = path.resolve(here, '..', '..');
 
 const CREATE_S = num('BENCH_CREATE_S', 8);
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
   let tasksCreated = 0;
   const profileDir = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
   try {
-    const sim = run.spawn('sim-tasks', path.join(root, 'dist/tools/upstream-sim/main.js'), ['--port', '0']);
+    const sim = run.spawn('sim-tasks', path.join(root, 'dist-bench/tools/upstream-sim/main.js'), ['--port', '0']);
     const simUrl = await readUrl(sim);
     const simDefaults = async (behaviour: object) => {
       const res = await fetch(`${simUrl}/_sim/defaults`, {

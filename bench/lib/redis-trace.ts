@@ -8,8 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { CREDIT, LOAD_BALANCE, LOAD_QUOTA } from '../../shared/billing/scripts.js';
 import { ACK_USAGE, CLAIM_USAGE } from '../../shared/usage/scripts.js';
-import { CONSUME, PEEK, RENEW } from '../../shared/limits/scripts.js';
-import { STEP } from '../../shared/limits/step-script.js';
+import { CONSUME, PEEK, RENEW, STEP } from '../../shared/limits/scripts.js';
 
 export interface CommandStat {
   calls: number;

@@ -1,8 +1,7 @@
 import type { Redis } from 'ioredis';
 import { CREDIT, LOAD_BALANCE, LOAD_QUOTA } from '../billing/scripts.js';
 import { SIGN_IN_ATTEMPT, SIGN_IN_RELEASE } from '../console/sign-in-guard.js';
-import { CONSUME, PEEK, RENEW } from '../limits/scripts.js';
-import { STEP } from '../limits/step-script.js';
+import { CONSUME, PEEK, RENEW, STEP } from '../limits/scripts.js';
 import { ACK_USAGE, CLAIM_USAGE, MOVE_LEGACY_USAGE } from '../usage/scripts.js';
 
 type Reply = Promise<unknown>;

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 
 /**
@@ -27,25 +28,8 @@ export const DEFAULT_HEALTH: HealthOptions = {
 
 export type AccountState = 'closed' | 'open' | 'half-open';
 
-// KEYS: failures counter, open marker ("<until ms> <cooldown ms>"). ARGV: now, window, threshold,
-// base cooldown, max cooldown, retry-after ms (0 = none). Returns the cooldown set, or 0.
-const FAILURE = `
-local fails = redis.call('INCR', KEYS[1])
-if fails == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-local retry = tonumber(ARGV[6])
-if fails < tonumber(ARGV[3]) and retry == 0 then return 0 end
-local now, base, max = tonumber(ARGV[1]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local prev = redis.call('GET', KEYS[2])
-local cooldown = base
-if prev then
-  local _, _, _, last = string.find(prev, '^(%d+) (%d+)$')
-  if last then cooldown = math.min(tonumber(last) * 2, max) end
-end
-if retry > cooldown then cooldown = math.min(retry, max) end
-redis.call('SET', KEYS[2], (now + cooldown) .. ' ' .. cooldown, 'PX', cooldown * 4 + 60000)
-redis.call('DEL', KEYS[1])
-return cooldown
-`;
+// Counts a failure and rests the route past the threshold (or at once on a 429's Retry-After).
+const FAILURE = readFileSync(new URL('./lua/health-failure.lua', import.meta.url), 'utf8');
 
 export class AccountHealth {
   private cache = new Map<string, { state: AccountState; at: number }>();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupOf } from '../../shared/gateway/pipeline.js';
-import { STEP } from '../../shared/limits/step-script.js';
+import { STEP } from '../../shared/limits/scripts.js';
 import { stepOpCounts } from '../../bench/lib/redis-trace.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chatRequest, postChat, waitUntil } from '../support/http.js';

@@ -41,6 +41,8 @@ function buildDist(): void {
     if ((err as { status?: number }).status !== 2) throw err;
     process.stderr.write('npm test: the build has type errors (above); the tests run the emitted code\n');
   }
+  // The Lua scripts are read beside their compiled modules; tsc does not copy them.
+  execFileSync(process.execPath, ['scripts/copy-lua.mjs', 'dist'], { stdio: 'inherit' });
 }
 
 declare module 'vitest' {

@@ -1,40 +1,34 @@
-import { RATE_STATE } from './scripts.js';
-
-// The data model (balances, reservations, spend counters, GCRA state, leases) is described in scripts.ts.
-
-/**
- * The admission (steps 5 and 6) and the end of a call as functions of one script. The API gathers
- * the admissions and finishes its calls ask for within one turn of the event loop and sends them as
- * ONE script call (shared/limits/step-batch.ts): every call still gets its decision in one round
- * trip, and under load many calls share it. Each operation arrives as flat arguments (no JSON to
- * build or decode) and answers in its own slot of the reply; an operation that fails answers
- * `ERR <message>` without failing the others.
- *
- * This script runs on every call, so it is written for Redis's CPU: arguments are read in place
- * (no table per operation), a call with no limits and no caps takes three commands to be admitted
- * (GET, DECRBY, HSET) and about seven to end, a layer's RPM and TPM share one key (one GET and
- * one SET per layer), and tables are built only for rate-limit headers. A rate limit of '' is not set.
- *
- * ARGV: any number of operations, each `A` (admit), `G` (take a grant), `F` (finish) or `R`
- * (give a grant back) followed by its fields:
- *   A now id amount resvExpiry bal resv capped [t d m r capTotal capDaily capMonthly]
- *     nRateLayers [tokensCost [k layer rpm tpm]…] nConc [leaseExpiry leaseTtl [k limit layer]…]
- *     → 'ok' | 'ok <requests> <tokens>' (rate-limit headers) | 'load_balance' | 'load_quota' | JSON {fail, …}
- *   G requests slots mult <the fields of A>: a grant (shared/limits/grants.ts) — `requests` at every
- *     rate layer and `slots` at every concurrency layer instead of 1 (the slots held in
- *     '<layer key>:g' under '<id>:<slots>'), refused unless `mult` times all of it fits
- *   F now id charge held quotaReserved bal resv undrained epoch keyPrefix day month queue once record
- *     nTpm [delta [k tpm]…] nConc [k]…
- *     → the micro-USD charged; `held` = 'g<reserved>': a grant's call, charged from the grant's hold
- *     `id` up to what the call took from it
- *   R now n [k rpm tpm requests tokens]… m [slotSet member]… → 'ok'
- * `held` is the amount the admission reserved ('' = look it up in `resv`: a task settling later);
- * a charge above it (an upstream that delivered more than was reserved) is drawn from the balance,
- * as far as it goes;
- * `keyPrefix` names the key's spend counters (see `keySpendNames` in shared/redis/keys.ts; '' = no
- * key). The encoders are in shared/limits/admission.ts.
- */
-export const STEP = `${RATE_STATE}
+-- The admission (steps 5 and 6) and the end of a call as functions of one script (runs after
+-- rate-state.lua). The API gathers the admissions and finishes its calls ask for within one turn of
+-- the event loop and sends them as ONE script call (shared/limits/step-batch.ts): every call still
+-- gets its decision in one round trip, and under load many calls share it. Each operation arrives as
+-- flat arguments (no JSON to build or decode) and answers in its own slot of the reply; an operation
+-- that fails answers 'ERR <message>' without failing the others.
+--
+-- This script runs on every call, so it is written for Redis's CPU: arguments are read in place
+-- (no table per operation), a call with no limits and no caps takes three commands to be admitted
+-- (GET, DECRBY, HSET) and about seven to end, a layer's RPM and TPM share one key (one GET and
+-- one SET per layer), and tables are built only for rate-limit headers. A rate limit of '' is not set.
+--
+-- ARGV: any number of operations, each A (admit), G (take a grant), F (finish) or R (give a grant
+-- back) followed by its fields:
+--   A now id amount resvExpiry bal resv capped [t d m r capTotal capDaily capMonthly]
+--     nRateLayers [tokensCost [k layer rpm tpm]…] nConc [leaseExpiry leaseTtl [k limit layer]…]
+--     → 'ok' | 'ok <requests> <tokens>' (rate-limit headers) | 'load_balance' | 'load_quota' | JSON {fail, …}
+--   G requests slots mult <the fields of A>: a grant (shared/limits/grants.ts) — `requests` at every
+--     rate layer and `slots` at every concurrency layer instead of 1 (the slots held in
+--     '<layer key>:g' under '<id>:<slots>'), refused unless `mult` times all of it fits
+--   F now id charge held quotaReserved bal resv undrained epoch keyPrefix day month queue once record
+--     nTpm [delta [k tpm]…] nConc [k]…
+--     → the micro-USD charged; `held` = 'g<reserved>': a grant's call, charged from the grant's hold
+--     `id` up to what the call took from it
+--   R now n [k rpm tpm requests tokens]… m [slotSet member]… → 'ok'
+-- `held` is the amount the admission reserved ('' = look it up in `resv`: a task settling later);
+-- a charge above it (an upstream that delivered more than was reserved) is drawn from the balance,
+-- as far as it goes.
+-- `keyPrefix` names the key's spend counters (see keySpendNames in shared/redis/keys.ts; '' = no
+-- key). The encoders are in shared/limits/step-ops.ts; the data model is described in
+-- shared/limits/scripts.ts.
 local A = ARGV
 local call, tonumber, tostring, encode = redis.call, tonumber, tostring, cjson.encode
 local DAY_TTL, MONTH_TTL = 259200000, 3456000000
@@ -383,4 +377,3 @@ while i <= #A do
   end
 end
 return out
-`;
