@@ -70,6 +70,8 @@ export interface GatewayErrorOptions {
   headers?: Record<string, string>;
   /** A money refusal: the micro-USD still available (balance, or what is left under the cap). */
   available?: number;
+  /** What the caller needs to continue (e.g. the ticket of a sign-in held for its code): the console's `details`. */
+  details?: Record<string, unknown>;
 }
 
 /** The one error type of the domain; each protocol renders it in its own shape at the edge. */
@@ -78,6 +80,7 @@ export class GatewayError extends Error {
   readonly retryAfter: number | undefined;
   readonly headers: Record<string, string> | undefined;
   readonly available: number | undefined;
+  readonly details: Record<string, unknown> | undefined;
 
   constructor(
     readonly code: ErrorCode,
@@ -91,6 +94,7 @@ export class GatewayError extends Error {
     this.retryAfter = options.retryAfter;
     this.headers = options.headers;
     this.available = options.available;
+    this.details = options.details;
   }
 }
 

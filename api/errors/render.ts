@@ -91,11 +91,13 @@ export function contentError(err: GatewayError, requestId: string) {
 
 export const renderOpenAi: ErrorRenderer = (err) => openAiError(err);
 
-/** The console's flat envelope; the numeric `code` is the HTTP status. */
+/** The console's flat envelope; the numeric `code` is the HTTP status; `param` names the field at fault. */
 export const renderConsole: ErrorRenderer = (err, requestId) => ({
   code: err.status,
   error_code: err.code,
   message: err.message,
+  ...(err.param !== undefined && { param: err.param }),
+  ...(err.details !== undefined && { details: err.details }),
   request_id: requestId,
 });
 

@@ -67,12 +67,15 @@ export async function userSession(gw: TestGateway) {
 /** The console's failure envelope, exactly. */
 export function expectFailure(reply: Reply, status: number, errorCode: string, message?: RegExp): void {
   expect(reply.status, JSON.stringify(reply.json)).toBe(status);
-  expect(reply.json).toEqual({
+  // The console's envelope; `param` names the field at fault where there is one.
+  const { param, ...envelope } = reply.json as Record<string, unknown>;
+  expect(envelope).toEqual({
     code: status,
     error_code: errorCode,
     message: expect.any(String),
     request_id: reply.headers.get('x-request-id'),
   });
+  if (param !== undefined) expect(typeof param).toBe('string');
   if (message) expect(reply.json.message).toMatch(message);
 }
 

@@ -191,6 +191,28 @@ describe('OpenID Connect sign-in providers', () => {
     expectFailure(await api(sg.gw, 'POST', '/auth/oauth/2fa', { body: { ticket, code } }), 401, 'mfa_invalid');
   });
 
+  it('a JSON client of a provider sign-in held by two-step gets 401 mfa_required, the ticket in details', async () => {
+    const who = providerUser();
+    const signedUp = await providerSignIn(who.login);
+    const cookie = signedUp.browser.cookieHeader(sg.gw.url);
+    const inbox = sg.inbox(who.email);
+    await api(sg.gw, 'POST', '/auth/sensitive-code', { cookie, body: { action: 'two_factor' } });
+    await api(sg.gw, 'POST', '/auth/two-factor', { cookie, body: { enabled: true, code: await inbox.nextCode() } });
+
+    const json = await returnAsJson(`${sg.gw.url}/api/v1/auth/oauth/acme/authorize`, who.login);
+    expect(json.status).toBe(401);
+    expect(json.json).toMatchObject({
+      code: 401,
+      error_code: 'mfa_required',
+      param: 'code',
+      details: { provider: 'acme' },
+    });
+    const ticket = (json.json.details as { ticket: string }).ticket;
+    const done = await api(sg.gw, 'POST', '/auth/oauth/2fa', { body: { ticket, code: await inbox.nextCode() } });
+    expect(done.status, JSON.stringify(done.json)).toBe(200);
+    expect(done.json.data.user.email).toBe(who.email);
+  });
+
   it('links with password + code, refuses a second account of the provider and a third-party account of another user', async () => {
     const s = await userSession(sg.gw);
     const who = providerUser();

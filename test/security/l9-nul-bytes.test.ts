@@ -40,6 +40,7 @@ function expectConsole(reply: { status: number; headers: Headers; json: Json }, 
     code: 400,
     error_code: 'invalid_request',
     message: expect.stringContaining(`'${field}'`),
+    param: field,
     request_id: reply.headers.get('x-request-id'),
   });
 }

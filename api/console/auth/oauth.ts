@@ -63,8 +63,9 @@ export function authorize(services: GatewayServices): Middleware {
  * or a link, then redirects to the console's
  * `/oauth/callback?provider=…&result=signed_in|mfa_required|linked|error` (with `ticket` for
  * `mfa_required`, `error_code` and `message` for `error`: always our own words, never the query's).
- * A client that asks for JSON (`Accept: application/json`) gets `{data: {provider, result, ticket?}}`
- * or the error itself (e.g. 409 `identity_already_linked`) instead of the redirect.
+ * A client that asks for JSON (`Accept: application/json`) gets `{data: {provider, result}}` or the
+ * error itself instead of the redirect (e.g. 409 `identity_already_linked`), two-step included: 401
+ * `mfa_required` as the spec's error table says, with the ticket to finish with in `details`.
  */
 export function callback(services: GatewayServices): Middleware {
   const providers = new OidcProviders(services);
@@ -94,6 +95,7 @@ export function callback(services: GatewayServices): Middleware {
       );
       return;
     }
+    if (wantsJson && outcome.ticket !== undefined) throw heldForCode(provider!, outcome.ticket);
     if (wantsJson) sendData(ctx, { provider, ...outcome });
     else ctx.redirect(consoleReturn(services, ctx, { provider, ...outcome }));
   };
@@ -122,6 +124,14 @@ async function completeProviderReturn(
   await openSession(services, ctx, user);
   return { result: 'signed_in' };
 }
+
+const heldForCode = (provider: string, ticket: string) =>
+  new GatewayError(
+    'mfa_required',
+    401,
+    'two-step verification is on: the sign-in code was e-mailed; finish with POST /api/v1/auth/oauth/2fa {ticket, code}',
+    { param: 'code', details: { provider, ticket } },
+  );
 
 /** The console page the browser returns to: CONSOLE_ORIGIN's `/oauth/callback`, else the gateway's own. */
 function consoleReturn(services: GatewayServices, ctx: Context, query: Record<string, string | undefined>): string {
