@@ -5,8 +5,8 @@ import { acceptClientRequestId, newRequestId } from '../../shared/ids.js';
 /**
  * One HTTP call answered straight on node:http. The hottest route (chat completions) runs on this
  * rather than on Koa: its middleware chain, context objects and delegates cost more per call than
- * the whole bare proxy does (see bench/README.md). Everything else stays on Koa; the route is the
- * same code whichever way a request arrives (`fromKoa`).
+ * the whole bare proxy does (docs/decisions/0001-hot-path-on-node-http.md). Everything else stays on
+ * Koa; the route is the same code whichever way a request arrives (`fromKoa`).
  */
 export interface Exchange {
   readonly req: IncomingMessage;

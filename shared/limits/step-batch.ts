@@ -18,7 +18,7 @@ const MAX_OPS_PER_CALL = 256;
  *
  * Measured, and kept this way: sending at once when nothing was in flight (and gathering only while
  * a call was) sent nearly one script call per operation at moderate load, which cost more CPU in the
- * API and in Redis and added latency (bench/README.md).
+ * API and in Redis and added latency (docs/decisions/0002-one-step-script-call-per-turn.md).
  */
 export class StepBatch {
   private args: (string | number)[] = [];

@@ -17,7 +17,7 @@ const LOCK_TTL_MS = 30_000;
  * Returns the records handled; 0 when the queue is empty or another drainer holds the lock.
  *
  * The worker never parses a record: the queued JSON texts go to Postgres as they are, by COPY, and
- * Postgres reads their fields (bench/README.md, "Usage drain").
+ * Postgres reads their fields (docs/decisions/0007-usage-drain-by-copy.md).
  */
 export async function drainUsageBatch(
   db: Db,
