@@ -40,7 +40,7 @@ export async function sendWithFallback<R>(
   state: CallState,
 ): Promise<RoutedResponse> {
   // Objects are built whole here, never as `{ ...a, b }`: on Node 20 that form costs about a
-  // microsecond per added property and leaves a slow object behind (bench/README.md).
+  // microsecond per added property and leaves a slow object behind (docs/decisions/0001-hot-path-on-node-http.md).
   let failure: GatewayError | undefined;
   for (let i = 0; i < routes.length; i++) {
     const route = routes[i]!;
