@@ -30,6 +30,8 @@ export interface TaskRoute<R extends { model: string }> {
     key: ApiKeyContext,
     discount: Discount,
   ): { request: Record<string, unknown>; cost: number };
+  /** Checks that read the request's bytes (inline reference images), before anything is reserved. */
+  check?(request: R, model: CatalogModel): Promise<void>;
 }
 
 /** The creating call of every task surface: steps 1-4, validation and pricing, then an idempotent job. */
@@ -82,6 +84,7 @@ export async function createRouteTask<R extends { model: string }>(
   const model = plan.models[0]!;
   const [upstreamRoute] = await routesFor(services.routing, model, plan.preferences);
   const prepared = route.prepare(parsed, model, key, discountOf(services, key));
+  await route.check?.(parsed, model);
   const { cost } = prepared;
   // After pricing (which reads the request as the client wrote it): the upstream gets signed links.
   const links = {

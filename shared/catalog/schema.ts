@@ -92,6 +92,22 @@ const model = z.strictObject({
   /** Video models: the durations (seconds) and resolutions they offer. */
   durations: z.array(z.number().positive()).optional(),
   resolutions: z.array(z.string().min(1)).optional(),
+  /** Video models: the reference images one task may carry (https URLs, data URIs, assets). */
+  reference_limits: z
+    .strictObject({
+      max_count: z.number().int().min(0).default(4),
+      /** Bytes of one image given inline (a data URI); URLs are held to IMAGE_FETCH_MAX_BYTES when fetched. */
+      max_bytes: z
+        .number()
+        .int()
+        .positive()
+        .default(10 * 1024 * 1024),
+      types: z
+        .array(z.enum(['image/jpeg', 'image/png', 'image/webp', 'image/gif']))
+        .min(1)
+        .default(['image/jpeg', 'image/png', 'image/webp']),
+    })
+    .default({ max_count: 4, max_bytes: 10 * 1024 * 1024, types: ['image/jpeg', 'image/png', 'image/webp'] }),
 });
 
 /** Group limits are shared by every key of the group together; the discount applies to each call. */

@@ -11,6 +11,7 @@ import {
   VIDEO_MODEL,
   type TaskGateway,
 } from '../support/task-gateway.js';
+import { pngOfSize } from '../support/images.js';
 import { usersBalance } from '../support/money.js';
 
 let gw: TaskGateway;
@@ -27,6 +28,8 @@ afterAll(() => gw?.close());
 
 const text = { type: 'text', text: 'a lighthouse at dusk' };
 const image = (url: string, role?: string) => ({ type: 'image_url', ...(role ? { role } : {}), image_url: { url } });
+const dataUri = (type: string, bytes: Buffer) => `data:${type};base64,${bytes.toString('base64')}`;
+const png = dataUri('image/png', pngOfSize(120));
 
 const VIDEO_CASES: [string, unknown, number, string, string?][] = [
   ['missing model', { content: [text] }, 400, 'model'],
@@ -86,6 +89,32 @@ const VIDEO_CASES: [string, unknown, number, string, string?][] = [
   [
     'not a URL at all',
     { model: VIDEO_MODEL, content: [text, image('just words', 'reference_image')] },
+    400,
+    'content[1].image_url.url',
+  ],
+  [
+    'more reference images than the model takes (reference_limits.max_count, 4 by default)',
+    { model: VIDEO_MODEL, content: [text, ...Array.from({ length: 5 }, () => image(png, 'reference_image'))] },
+    400,
+    'content[5].image_url.url',
+  ],
+  [
+    'a data URI that is not an image',
+    { model: VIDEO_MODEL, content: [text, image(dataUri('image/png', Buffer.from('<html>')))] },
+    400,
+    'content[1].image_url.url',
+    'invalid_image',
+  ],
+  [
+    'a data URI labelled with another type than its bytes',
+    { model: VIDEO_MODEL, content: [text, image(dataUri('image/jpeg', pngOfSize(120)))] },
+    400,
+    'content[1].image_url.url',
+    'unsupported_media_type',
+  ],
+  [
+    'a data URI that is not base64',
+    { model: VIDEO_MODEL, content: [text, image('data:image/png,abc')] },
     400,
     'content[1].image_url.url',
   ],
@@ -197,3 +226,14 @@ function upstreamCreates(): number {
   const t = gw.sim.stats().tasks;
   return t['content-tasks'].taskCreateRequests + t['openai-videos'].taskCreateRequests;
 }
+
+// Last: an accepted task queues a job, which the refusals above count as not there.
+describe('POST /v1/videos with inline references', () => {
+  it("inline reference images within the model's reference_limits are accepted", async () => {
+    const other = await gw.account({ balance: FUNDS });
+    const refs = Array.from({ length: 4 }, () => image(png, 'reference_image'));
+    const res = await postJson(gw, '/v1/videos', other.key, { model: VIDEO_MODEL, content: [text, ...refs] });
+    expect(res.status, JSON.stringify(res.json)).toBeLessThan(300);
+    expect(await taskRows(gw, other.userId)).toHaveLength(1);
+  });
+});

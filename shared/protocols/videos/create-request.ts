@@ -1,16 +1,20 @@
 import { z } from 'zod';
 
 const ASSET = /^asset:\/\/[A-Za-z0-9_-]{1,128}$/;
+const DATA_URI = /^data:image\/[a-z0-9.+-]+;base64,/i;
 
-/** A reference: an `asset://<id>` of the account, or an external https URL. */
+/**
+ * A reference: an `asset://<id>` of the account, an external https URL, or an inline
+ * `data:image/…;base64` URI (checked against the model's reference_limits when the task is accepted).
+ */
 const referenceUrl = z.string().refine((url) => {
-  if (ASSET.test(url)) return true;
+  if (ASSET.test(url) || DATA_URI.test(url)) return true;
   try {
     return new URL(url).protocol === 'https:';
   } catch {
     return false;
   }
-}, 'must be an asset://<asset_id> reference or an https URL');
+}, 'must be an asset://<asset_id> reference, an https URL or a data:image/…;base64 URI');
 
 const part = z.discriminatedUnion(
   'type',
