@@ -20,19 +20,23 @@ export interface RehostContext {
 
 type Path = (string | number)[];
 
-// Where a request names an image by URL: `{url}` (chat-style parts, video references) or a plain
-// `image_url` string (JSON image edits).
-const URL_FIELDS = new Set(['url', 'image_url']);
+// A request for a media model names images by URL wherever its upstream reads them: `{url}` parts,
+// `image_url` strings, and the fields a model-specific body passes through (`image`,
+// `reference_images: [...]`, …). Every string that is a whole http(s) URL is one, except in the
+// fields that hold the client's words.
+const TEXT_FIELDS = new Set(['text', 'prompt', 'negative_prompt', 'model', 'user', 'instructions']);
+const WHOLE_URL = /^https?:\/\/\S+$/i;
 
 function urls(value: unknown, path: Path, found: Path[]): void {
-  if (Array.isArray(value)) value.forEach((v, i) => {
-    urls(v, [...path, i], found);
-  });
-  else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (URL_FIELDS.has(k) && typeof v === 'string' && /^https?:\/\//i.test(v)) found.push([...path, k]);
-      else urls(v, [...path, k], found);
-    }
+  if (typeof value === 'string') {
+    if (WHOLE_URL.test(value) && !TEXT_FIELDS.has(String(path.at(-1)))) found.push(path);
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => {
+      // An array's items are named by the array's field (`reference_images[0]` is an image, `stop[0]` is not text here).
+      if (typeof v !== 'string' || !TEXT_FIELDS.has(String(path.at(-1)))) urls(v, [...path, i], found);
+    });
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) urls(v, [...path, k], found);
   }
 }
 

@@ -144,6 +144,17 @@ describe('rehosting external images for a model that cannot fetch URLs', () => {
       const served = await fetch(link);
       expect(served.headers.get('content-type')).toBe('image/png');
       expect((await served.arrayBuffer()).byteLength).toBe(100);
+      // Every image field, not only `url`: model-specific fields that pass through, and lists of them;
+      // never the client's words, even when they are a URL.
+      const image = `http://127.0.0.2:${redirectorPort}/image`;
+      const loose = await rehostExternalImages(ctx, 'user-1', {
+        prompt: image,
+        image,
+        extra: { reference_images: [image, image] },
+      });
+      expect(loose.prompt).toBe(image);
+      for (const rehosted of [loose.image, ...loose.extra.reference_images])
+        expect(rehosted.startsWith(`${gw.url}/v1/files/`)).toBe(true);
       const before = victimConnections;
       await expect(
         rehostExternalImages(ctx, 'user-1', {
