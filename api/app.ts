@@ -2,31 +2,23 @@ import type { RequestListener } from 'node:http';
 import Koa from 'koa';
 import { GatewayError } from '../shared/errors.js';
 import type { GatewayServices } from '../shared/gateway/services.js';
-import { consoleRouter } from './console/router.js';
 import { consoleCors } from './console/origin-guard.js';
-import { siteRouter } from './site.js';
 import { errorBoundary } from './middleware/errors.js';
 import { rateLimitHeaders } from './middleware/rate-limit-headers.js';
 import { clientAddress, exchangeOf } from './http/exchange.js';
 import { refuseNulUrl } from './middleware/refuse-nul-url.js';
 import { requestId } from './middleware/request-id.js';
 import { FastHandlers, fastRouteTable } from './http/route-table.js';
-import { messagesRouter } from './messages/router.js';
-import { contentRouter } from './content/router.js';
+import { groupRouters } from './http/router.js';
+import { ROUTE_GROUPS, ROUTES } from './routes/index.js';
 import { notImplemented } from './middleware/not-implemented.js';
-import { privateRouter } from './private/router.js';
-import { openAiRouter } from './openai/router.js';
 import { queueDashboard } from './operator/queue-dashboard.js';
-import { GATEWAY_VERSION } from '../shared/version.js';
-import { openApiRouter } from './openapi/router.js';
-import { taskRouter } from './videos/router.js';
-import { assetRouter } from './assets/router.js';
 import type Router from '@koa/router';
 
 // Thrown so the error boundary renders it in the caller's protocol, like every other error.
 const methodNotAllowed = () => new GatewayError('method_not_allowed', 405, 'method not allowed for this route');
 
-export function createApp(services: GatewayServices): Koa {
+export function createApp(services: GatewayServices, fast: FastHandlers = new FastHandlers(services)): Koa {
   const hops = services.config.http.proxyHops;
   // `proxy` also makes Koa read X-Forwarded-Proto and -Host; the address is ours (clientAddress).
   const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
@@ -38,7 +30,7 @@ export function createApp(services: GatewayServices): Koa {
   app.use(rateLimitHeaders(services));
   app.use(consoleCors(services));
   for (const middleware of queueDashboard(services)) app.use(middleware);
-  for (const router of gatewayRouters(services)) {
+  for (const router of gatewayRouters(services, fast)) {
     app.use(router.routes());
     app.use(
       router.allowedMethods({ throw: true, methodNotAllowed: methodNotAllowed, notImplemented: methodNotAllowed }),
@@ -48,29 +40,20 @@ export function createApp(services: GatewayServices): Koa {
   return app;
 }
 
-/** Every router of the API, in the order they are tried (the OpenAPI test walks the same list). */
-export function gatewayRouters(services: GatewayServices): Router[] {
-  return [
-    siteRouter(services),
-    openApiRouter(GATEWAY_VERSION),
-    openAiRouter(services),
-    messagesRouter(services),
-    contentRouter(services),
-    taskRouter(services),
-    privateRouter(services),
-    assetRouter(services),
-    consoleRouter(services),
-  ];
+/** The Koa routers of the route list (api/routes), in the order they are tried. */
+export function gatewayRouters(services: GatewayServices, fast: FastHandlers = new FastHandlers(services)): Router[] {
+  return groupRouters(services, ROUTE_GROUPS, fast);
 }
 
 /**
  * The API's request listener: the generation and embeddings routes, the hot path, straight on
- * node:http through their route table (Koa's middleware costs more per call than a whole bare proxy does); every
- * other route through Koa.
+ * node:http through their route table (Koa's middleware costs more per call than a whole bare proxy
+ * does); every other route through Koa. Both are built from the one route list (api/routes).
  */
 export function createRequestListener(services: GatewayServices): RequestListener {
-  const koa = createApp(services).callback();
-  const generation = fastRouteTable(new FastHandlers(services));
+  const fast = new FastHandlers(services);
+  const koa = createApp(services, fast).callback();
+  const generation = fastRouteTable(fast, ROUTES);
   const hops = services.config.http.proxyHops;
   return (req, res) => {
     const route = generation(req.method, req.url);

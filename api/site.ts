@@ -1,16 +1,15 @@
-import type Router from '@koa/router';
-import { apiRouter } from './http/router.js';
+import type { Middleware } from 'koa';
 import { sql } from 'kysely';
 import type { GatewayServices } from '../shared/gateway/services.js';
-import { usageLookupPage, usageLookupScript, usageLookupStyle } from './usage/usage-lookup-page.js';
 
-/** Health probes and the pages served without an API prefix. Readiness: Postgres and Redis answer. */
-export function siteRouter(services: GatewayServices): Router {
-  const router = apiRouter();
-  router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
-  router.get('/readyz', async (ctx) => {
+/** Liveness: the process answers. */
+export const liveness: Middleware = (ctx) => {
+  ctx.body = { status: 'ok' };
+};
+
+/** Readiness: Postgres and Redis answer. */
+export function readiness(services: GatewayServices): Middleware {
+  return async (ctx) => {
     const [db, redis] = await Promise.all([
       sql`SELECT 1`.execute(services.db).then(
         () => true,
@@ -23,9 +22,5 @@ export function siteRouter(services: GatewayServices): Router {
     ]);
     ctx.status = db && redis ? 200 : 503;
     ctx.body = { status: db && redis ? 'ok' : 'unavailable', postgres: db, redis };
-  });
-  router.get('/usage-lookup', usageLookupPage);
-  router.get('/usage-lookup.js', usageLookupScript);
-  router.get('/usage-lookup.css', usageLookupStyle);
-  return router;
+  };
 }

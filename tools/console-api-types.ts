@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildOpenApiDocument } from '../api/openapi/document.js';
-import { documentedRoutes } from '../api/openapi/routes/index.js';
+import { ROUTES } from '../api/routes/index.js';
 
 /**
  * The console site's API types (web/src/api/schema.d.ts), generated from the gateway's OpenAPI
@@ -132,7 +132,7 @@ export function consoleApiTypes(document: { paths: Record<string, Record<string,
 }
 
 export function currentConsoleApiTypes(): string {
-  return consoleApiTypes(buildOpenApiDocument(documentedRoutes, 'console') as Parameters<typeof consoleApiTypes>[0]);
+  return consoleApiTypes(buildOpenApiDocument(ROUTES, 'console') as Parameters<typeof consoleApiTypes>[0]);
 }
 
 async function main(): Promise<void> {

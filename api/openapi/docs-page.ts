@@ -10,7 +10,7 @@ const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
 /** No scripts at all, and only this page's own inline style: nothing external can load. */
 export const DOCS_CSP = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 interface Operation {
   tags: string[];
@@ -30,16 +30,16 @@ export function renderDocsPage(document: {
     for (const [method, op] of Object.entries(methods)) {
       const auth = op.security?.length ? Object.keys(op.security[0] ?? {}).join(', ') : 'none';
       const params = (op.parameters ?? [])
-        .map((p) => `<code>${escape(p.name)}</code> (${p.in}${p.required ? ', required' : ''})`)
+        .map((p) => `<code>${escapeHtml(p.name)}</code> (${p.in}${p.required ? ', required' : ''})`)
         .join(', ');
       const body = op.requestBody
-        ? `<details><summary>request body schema</summary><pre>${escape(JSON.stringify(op.requestBody.content['application/json'].schema, null, 2))}</pre></details>`
+        ? `<details><summary>request body schema</summary><pre>${escapeHtml(JSON.stringify(op.requestBody.content['application/json'].schema, null, 2))}</pre></details>`
         : '';
-      const html = `<div class="op"><span class="m ${method}">${method}</span> <code>${escape(path)}</code> — ${escape(op.summary)}<div class="auth">credential: ${auth}${params ? ` · parameters: ${params}` : ''}</div>${body}</div>`;
+      const html = `<div class="op"><span class="m ${method}">${method}</span> <code>${escapeHtml(path)}</code> — ${escapeHtml(op.summary)}<div class="auth">credential: ${auth}${params ? ` · parameters: ${params}` : ''}</div>${body}</div>`;
       const tag = op.tags[0] ?? 'Other';
       byTag.set(tag, [...(byTag.get(tag) ?? []), html]);
     }
   }
-  const sections = [...byTag].map(([tag, ops]) => `<h2>${escape(tag)}</h2>${ops.join('')}`).join('');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escape(document.info.title)} API reference</title><style>${STYLE}</style></head><body><h1>${escape(document.info.title)} API reference <small>${escape(document.info.version)}</small></h1><p>The machine-readable document is at <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>${sections}</body></html>`;
+  const sections = [...byTag].map(([tag, ops]) => `<h2>${escapeHtml(tag)}</h2>${ops.join('')}`).join('');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(document.info.title)} API reference</title><style>${STYLE}</style></head><body><h1>${escapeHtml(document.info.title)} API reference <small>${escapeHtml(document.info.version)}</small></h1><p>The machine-readable document is at <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>${sections}</body></html>`;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RouteAuth, RouteDoc } from './route-doc.js';
+import { openApiPath, type RouteAuth, type RouteDoc } from '../routes/route.js';
 
 const SECURITY: Record<Exclude<RouteAuth, 'none'>, { name: string; scheme: Record<string, unknown> }> = {
   apiKey: {
@@ -52,7 +52,7 @@ function jsonSchema(schema: z.ZodType): Record<string, unknown> {
 }
 
 function parameters(route: RouteDoc): unknown[] {
-  const params: unknown[] = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+  const params: unknown[] = [...openApiPath(route.path).matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
     name,
     in: 'path',
     required: true,
@@ -89,10 +89,10 @@ function operation(route: RouteDoc): Record<string, unknown> {
   };
 }
 
-/** The OpenAPI 3.1 document of every route, built once from the route list. */
-export function buildOpenApiDocument(routes: RouteDoc[], version: string): Record<string, unknown> {
+/** The OpenAPI 3.1 document of every route, built once from the route list (api/routes). */
+export function buildOpenApiDocument(routes: readonly RouteDoc[], version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes) (paths[route.path] ??= {})[route.method] = operation(route);
+  for (const route of routes) (paths[openApiPath(route.path)] ??= {})[route.method] = operation(route);
   return {
     openapi: '3.1.0',
     info: {

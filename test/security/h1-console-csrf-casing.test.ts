@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayRouters } from '../../api/app.js';
-import { consoleRouter } from '../../api/console/router.js';
+import { consoleRoutes } from '../../api/console/routes/index.js';
 import { api, expectFailure, userSession, type Reply } from '../console/helpers.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -18,13 +18,13 @@ beforeAll(async () => {
 });
 afterAll(() => gw?.close());
 
-/** Every state-changing console route, read from the router itself, with its `:params` filled in. */
+/** Every state-changing console route, read from the route list the router is built from, with its `:params` filled in. */
 function stateChangingRoutes(): { method: string; path: string }[] {
   const routes: { method: string; path: string }[] = [];
-  for (const layer of consoleRouter(gw.services).stack as Array<{ methods: string[]; path: string | RegExp }>) {
-    if (typeof layer.path !== 'string') continue;
-    const path = layer.path.replace(/:(\w+)/g, (_, name: string) => (name === 'provider' ? 'acme' : randomUUID()));
-    for (const method of layer.methods) if (STATE_CHANGING.has(method)) routes.push({ method, path });
+  for (const route of consoleRoutes.routes) {
+    const path = route.path.replace(/:(\w+)/g, (_, name: string) => (name === 'provider' ? 'acme' : randomUUID()));
+    const method = route.method.toUpperCase();
+    if (STATE_CHANGING.has(method)) routes.push({ method, path });
   }
   return routes;
 }

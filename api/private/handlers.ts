@@ -1,39 +1,31 @@
 import type { CallEnded } from '../../shared/private/call-waiter.js';
-import type Router from '@koa/router';
-import { apiRouter } from '../http/router.js';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import type { PrivateCallRow, TaskKind } from '../../shared/db/schema.js';
 import { findOwnerPrivateCall } from '../../shared/db/private-calls.js';
-import { GatewayError, isGatewayError, type ErrorCode } from '../../shared/errors.js';
+import { GatewayError, type ErrorCode } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { requestHash } from '../../shared/idempotency/idempotency-key.js';
 import { privateCallSchema, privateLookupSchema } from '../../shared/private/call-request.js';
 import { ENDED_STATUSES } from '../../shared/private/call-view.js';
-import { chatRequestSchema } from '../../shared/protocols/openai/chat-request.js';
-import { planModels } from '../../shared/routing/plan.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { readJsonObject } from '../middleware/read-json.js';
 import { authenticateRequest } from '../http/credential.js';
 import { cancelOwnerTask } from '../videos/cancel-task.js';
 import { sendFailure, sendMiss, sendSuccess } from './envelope.js';
 import { streamPrivateChat } from './stream-call.js';
-import { acceptChatCall, acceptTaskCall, findCall, TASK_ROUTES, viewOf, type FoundCall } from './calls.js';
+import {
+  acceptChatCall,
+  acceptTaskCall,
+  findCall,
+  taskCallAfter,
+  TASK_ROUTES,
+  viewOf,
+  type FoundCall,
+} from './calls.js';
+import { readChatCall, withinInput } from './chat-call.js';
 
 const DEFAULT_CHAT_WAIT_MS = 30_000;
-
-/** The standard call's schema errors, named where the caller wrote the field (`input.messages`). */
-function withinInput<T>(parse: () => T): T {
-  try {
-    return parse();
-  } catch (err) {
-    if (isGatewayError(err) && err.param && !err.param.startsWith('input'))
-      throw new GatewayError(err.code, err.status, err.message.replace(`'${err.param}'`, `'input.${err.param}'`), {
-        param: `input.${err.param}`,
-      });
-    throw err;
-  }
-}
 
 /** Steps 1-3 with the key from the body (read and size-limited first): an `ak-` key, and only one. */
 async function authenticateBody(
@@ -55,16 +47,14 @@ function kindOf(services: GatewayServices, model: string): 'chat' | TaskKind {
 }
 
 /**
- * The private protocol under `/server` (README, "Private protocol"): the key in the body, every
+ * POST /server/v1/call, the private protocol (README, "Private protocol"): the key in the body, every
  * creating call a durable record keyed by the key's `clientRequestId` (24 hours; a replay answers
  * the first call's state and never runs or charges it again), chat calls run as jobs the API waits
  * for through Redis, task calls as the standard tasks.
  */
-export function privateRouter(services: GatewayServices): Router {
-  const router = apiRouter('/server/v1');
-  const log = (err: unknown) => services.log.error({ err }, 'unhandled error');
-
-  router.post('/call', async (ctx) => {
+export function privateCall(services: GatewayServices): Middleware {
+  const log = logError(services);
+  return async (ctx) => {
     let key: ApiKeyContext | undefined;
     try {
       const authed = await authenticateBody(ctx, services);
@@ -74,23 +64,13 @@ export function privateRouter(services: GatewayServices): Router {
       const hash = requestHash(identity);
       const kind = kindOf(services, req.model);
       if (kind === 'chat') {
-        const body = withinInput(() =>
-          parseOrThrow(
-            chatRequestSchema,
-            Object.assign({}, req.input, { model: req.model, stream: req.stream === true }),
-          ),
-        ) as Record<string, unknown>;
-        delete body.stream_options;
-        await planModels(services.routing, key, req.model, 'chat/completions'); // step 4, before anything is stored
-        if (req.stream === true && key.profile === 'standard_v1')
-          return await streamPrivateChat(services, ctx, key, req, body, hash);
-        // legacy_v1 streams are answered whole, at the end: the call runs as any other.
-        body.stream = false;
+        const chat = await readChatCall(services, key, req); // parsed and step 4 once, before anything is stored
+        if (chat.parsed.stream) return await streamPrivateChat(services, ctx, key, req, chat, hash);
         // The wait starts before the job can: its end is never missed.
         const waitMs = req.wait_ms ?? DEFAULT_CHAT_WAIT_MS;
         let waiter: ReturnType<typeof services.calls.until> | undefined;
         try {
-          const accepted = await acceptChatCall(services, ctx, key, req, body, hash, {
+          const accepted = await acceptChatCall(services, ctx, key, req, chat, hash, {
             beforeEnqueue: (id) => (waiter = waitMs > 0 ? services.calls.until(id, waitMs) : undefined),
           });
           if (accepted.replayed && waitMs > 0) waiter = services.calls.until(accepted.call.id, waitMs);
@@ -115,9 +95,8 @@ export function privateRouter(services: GatewayServices): Router {
           client_request_id: req.clientRequestId,
           status: accepted.status,
         });
-      // Task workers do not announce each end: a task call waited for is read once more at the end of the wait.
-      if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
-      const found = await findCall(services, key, { taskId: accepted.taskId });
+      // A task call waited for wakes when its task ends, or when the wait runs out.
+      const found = await taskCallAfter(services, key, accepted.taskId, waitMs);
       sendSuccess(
         ctx,
         key.profile,
@@ -128,42 +107,46 @@ export function privateRouter(services: GatewayServices): Router {
     } catch (err) {
       sendFailure(ctx, key?.profile, err, log);
     }
-  });
-
-  /** getResult and cancel: the key from the body, the call it names (a miss answers per profile), then `act`. */
-  const onFoundCall =
-    (act: (ctx: Context, key: ApiKeyContext, found: FoundCall) => Promise<void>) => async (ctx: Context) => {
-      let key: ApiKeyContext | undefined;
-      try {
-        const authed = await authenticateBody(ctx, services);
-        key = authed.key;
-        const found = await findCall(services, key, parseOrThrow(privateLookupSchema, authed.body));
-        if (!found) return sendMiss(ctx, key.profile);
-        await act(ctx, key, found);
-      } catch (err) {
-        sendFailure(ctx, key?.profile, err, log);
-      }
-    };
-
-  router.post(
-    '/getResult',
-    onFoundCall(async (ctx, key, found) => sendSuccess(ctx, key.profile, viewOf(services, ctx, found))),
-  );
-
-  router.post(
-    '/cancel',
-    onFoundCall(async (ctx, key, found) => {
-      if (found.kind === 'chat') throw new GatewayError('conflict', 409, 'only video and image calls can be cancelled');
-      const task = await cancelOwnerTask(services, key.userId, found.task.kind, found.task.id);
-      sendSuccess(
-        ctx,
-        key.profile,
-        viewOf(services, ctx, { kind: 'task', task, clientRequestId: found.clientRequestId }),
-      );
-    }),
-  );
-  return router;
+  };
 }
+
+const logError = (services: GatewayServices) => (err: unknown) => services.log.error({ err }, 'unhandled error');
+
+/** getResult and cancel: the key from the body, the call it names (a miss answers per profile), then `act`. */
+function onFoundCall(
+  services: GatewayServices,
+  act: (ctx: Context, key: ApiKeyContext, found: FoundCall) => Promise<void>,
+): Middleware {
+  const log = logError(services);
+  return async (ctx) => {
+    let key: ApiKeyContext | undefined;
+    try {
+      const authed = await authenticateBody(ctx, services);
+      key = authed.key;
+      const found = await findCall(services, key, parseOrThrow(privateLookupSchema, authed.body));
+      if (!found) return sendMiss(ctx, key.profile);
+      await act(ctx, key, found);
+    } catch (err) {
+      sendFailure(ctx, key?.profile, err, log);
+    }
+  };
+}
+
+/** POST /server/v1/getResult: the call's state. */
+export const privateGetResult = (services: GatewayServices): Middleware =>
+  onFoundCall(services, async (ctx, key, found) => sendSuccess(ctx, key.profile, viewOf(services, ctx, found)));
+
+/** POST /server/v1/cancel: a video or image call not finished upstream ends cancelled. */
+export const privateCancel = (services: GatewayServices): Middleware =>
+  onFoundCall(services, async (ctx, key, found) => {
+    if (found.kind === 'chat') throw new GatewayError('conflict', 409, 'only video and image calls can be cancelled');
+    const task = await cancelOwnerTask(services, key.userId, found.task.kind, found.task.id);
+    sendSuccess(
+      ctx,
+      key.profile,
+      viewOf(services, ctx, { kind: 'task', task, clientRequestId: found.clientRequestId }),
+    );
+  });
 
 /** The call once it ended, or as it is when the wait ran out: read once, after the wake (or at once when it already ended). */
 async function settledCall(

@@ -1,0 +1,82 @@
+import { exportRequestSchema } from '../../../shared/datasets/filters.js';
+import { logsQuerySchema, reportQuerySchema } from '../../../shared/usage/report-query.js';
+import { accountSettingsSchema, getAccountSettings, patchAccountSettings } from '../account/settings.js';
+import { createExport, getExport, listExports } from '../datasets/exports.js';
+import { pageQuerySchema } from '../envelope.js';
+import { consoleLedger, consoleUsageLogs, consoleUsageReport } from '../usage/console-usage.js';
+import type { Route } from '../../routes/route.js';
+
+/** Usage, the ledger, account settings and dataset exports. */
+export const accountRoutes: Route[] = [
+  {
+    method: 'get',
+    path: '/api/v1/usage/report',
+    tag: 'Console: usage',
+    summary: "The signed-in owner's usage report (as /v1/usage/report)",
+    auth: 'session',
+    query: reportQuerySchema,
+    handler: consoleUsageReport,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/usage/logs',
+    tag: 'Console: usage',
+    summary: "The signed-in owner's request records (as /v1/usage/logs)",
+    auth: 'session',
+    query: logsQuerySchema,
+    handler: consoleUsageLogs,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/ledger',
+    tag: 'Console: usage',
+    summary: "The account's ledger, newest first (paginated envelope)",
+    auth: 'session',
+    query: pageQuerySchema,
+    handler: consoleLedger,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/account/settings',
+    tag: 'Console: account',
+    summary: 'Account settings (`log_content`)',
+    auth: 'session',
+    handler: getAccountSettings,
+  },
+  {
+    method: 'patch',
+    path: '/api/v1/account/settings',
+    tag: 'Console: account',
+    summary: 'Turn content logging on or off (prompts and completions kept in object storage for dataset exports)',
+    auth: 'session',
+    body: accountSettingsSchema,
+    handler: patchAccountSettings,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/datasets/exports',
+    tag: 'Console: usage',
+    summary: "The account's dataset exports (paginated envelope)",
+    auth: 'session',
+    query: pageQuerySchema,
+    handler: listExports,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/datasets/exports',
+    tag: 'Console: usage',
+    summary: 'Export usage records with their scores (and content, when logged) as JSONL',
+    auth: 'session',
+    body: exportRequestSchema,
+    responses: { 202: 'the export, queued' },
+    handler: createExport,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/datasets/exports/:id',
+    tag: 'Console: usage',
+    summary: 'An export: its status and, once written, a short-lived download link',
+    auth: 'session',
+    handler: getExport,
+  },
+];

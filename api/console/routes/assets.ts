@@ -1,0 +1,59 @@
+import { consoleSurface } from '../../assets/asset-surface.js';
+import { completeUpload } from '../../assets/complete-upload.js';
+import { assetContent, deleteAsset, getAsset, listAssets } from '../../assets/read-assets.js';
+import { reserveSchema, reserveUpload } from '../../assets/reserve-upload.js';
+import type { Route } from '../../routes/route.js';
+
+/** The console's copy of the asset sequence: uploads here count as "uploaded in the console" (every key with `own` sees them). */
+export const consoleAssetRoutes: Route[] = [
+  {
+    method: 'post',
+    path: '/api/v1/assets',
+    tag: 'Console: assets',
+    summary: 'Reserve an upload from the console (the same sequence, the console envelope)',
+    auth: 'session',
+    body: reserveSchema,
+    handler: (services) => reserveUpload(services, consoleSurface),
+  },
+  {
+    method: 'post',
+    path: '/api/v1/assets/uploads/:uploadId/complete',
+    tag: 'Console: assets',
+    summary: 'Confirm a console upload',
+    auth: 'session',
+    handler: (services) => completeUpload(services, consoleSurface),
+  },
+  {
+    method: 'get',
+    path: '/api/v1/assets',
+    tag: 'Console: assets',
+    summary: 'Every asset of the account',
+    auth: 'session',
+    handler: (services) => listAssets(services, consoleSurface),
+  },
+  {
+    method: 'get',
+    path: '/api/v1/assets/:id',
+    tag: 'Console: assets',
+    summary: 'One asset',
+    auth: 'session',
+    handler: (services) => getAsset(services, consoleSurface),
+  },
+  {
+    method: 'get',
+    path: '/api/v1/assets/:id/content',
+    tag: 'Console: assets',
+    summary: 'A 15-minute download link',
+    auth: 'session',
+    handler: (services) => assetContent(services, consoleSurface),
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/assets/:id',
+    tag: 'Console: assets',
+    summary: 'Delete an asset',
+    auth: 'session',
+    responses: { 204: 'deleted' },
+    handler: (services) => deleteAsset(services, consoleSurface),
+  },
+];

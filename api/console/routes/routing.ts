@@ -1,0 +1,106 @@
+import { pageQuerySchema } from '../envelope.js';
+import { presetCreateSchema, presetUpdateSchema } from '../presets/preset-body.js';
+import { createPreset, getPreset, listPresetsRoute, patchPreset, removePreset } from '../presets/presets.js';
+import { templateCreateSchema, templateUpdateSchema } from '../prompt-templates/template-body.js';
+import {
+  createTemplate,
+  getTemplate,
+  listTemplatesRoute,
+  patchTemplate,
+  removeTemplate,
+} from '../prompt-templates/prompt-templates.js';
+import type { Route } from '../../routes/route.js';
+
+/** Routing presets and prompt templates. */
+export const routingRoutes: Route[] = [
+  {
+    method: 'get',
+    path: '/api/v1/presets',
+    tag: 'Console: routing',
+    summary: "The account's routing presets (paginated envelope)",
+    auth: 'session',
+    query: pageQuerySchema,
+    handler: listPresetsRoute,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/presets',
+    tag: 'Console: routing',
+    summary: 'Create a routing preset, called as `@preset/<slug>`',
+    auth: 'session',
+    body: presetCreateSchema,
+    responses: { 201: 'the preset', 409: 'the slug is taken' },
+    handler: createPreset,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/presets/:slug',
+    tag: 'Console: routing',
+    summary: 'One preset',
+    auth: 'session',
+    handler: getPreset,
+  },
+  {
+    method: 'patch',
+    path: '/api/v1/presets/:slug',
+    tag: 'Console: routing',
+    summary: 'Update the given fields of a preset',
+    auth: 'session',
+    body: presetUpdateSchema,
+    handler: patchPreset,
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/presets/:slug',
+    tag: 'Console: routing',
+    summary: 'Delete a preset',
+    auth: 'session',
+    responses: { 204: 'deleted' },
+    handler: removePreset,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/prompt-templates',
+    tag: 'Console: routing',
+    summary: "The account's prompt templates (paginated envelope)",
+    auth: 'session',
+    query: pageQuerySchema,
+    handler: listTemplatesRoute,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/prompt-templates',
+    tag: 'Console: routing',
+    summary: 'Create a prompt template with weighted versions, bound to keys',
+    auth: 'session',
+    body: templateCreateSchema,
+    responses: { 201: 'the template' },
+    handler: createTemplate,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/prompt-templates/:id',
+    tag: 'Console: routing',
+    summary: 'One prompt template',
+    auth: 'session',
+    handler: getTemplate,
+  },
+  {
+    method: 'patch',
+    path: '/api/v1/prompt-templates/:id',
+    tag: 'Console: routing',
+    summary: 'Update a template (versions and key_ids replace the lists)',
+    auth: 'session',
+    body: templateUpdateSchema,
+    handler: patchTemplate,
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/prompt-templates/:id',
+    tag: 'Console: routing',
+    summary: 'Delete a template and its bindings',
+    auth: 'session',
+    responses: { 204: 'deleted' },
+    handler: removeTemplate,
+  },
+];

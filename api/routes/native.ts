@@ -1,0 +1,115 @@
+import { countTokensRequestSchema, messagesRequestSchema } from '../../shared/protocols/anthropic/messages-request.js';
+import { embedContentSchema, batchEmbedContentsSchema } from '../../shared/protocols/embeddings/schemas.js';
+import { contentRequestSchema, countContentTokensSchema } from '../../shared/protocols/gemini/content-request.js';
+import { countContentTokens } from '../content/count-tokens.js';
+import { getContentModel, listContentModels } from '../content/models.js';
+import { generateContentSurface } from '../content/surface.js';
+import { batchEmbedContents, embedContent } from '../embeddings/surfaces.js';
+import { countMessageTokens } from '../messages/count-tokens.js';
+import { messagesSurface } from '../messages/surface.js';
+import type { Route, RouteGroup } from './route.js';
+
+// The native protocol surfaces under the spec's prefixes and under the older unprefixed routes, which stay.
+
+const messages = (prefix: string, older: boolean): Route[] => [
+  {
+    method: 'post',
+    path: `${prefix}/messages`,
+    tag: 'Messages',
+    summary: `Messages-style call (any chat model, translated where its upstream speaks another protocol), plain or streamed with \`stream: true\`${older ? ' — the older unprefixed route' : ''}`,
+    auth: 'messagesKey',
+    body: messagesRequestSchema,
+    streams: true,
+    fast: { generation: messagesSurface },
+  },
+  {
+    method: 'post',
+    path: `${prefix}/messages/count_tokens`,
+    tag: 'Messages',
+    summary:
+      "The prompt's input tokens, counted by the gateway with the model's tokenizer (`{input_tokens}`; nothing charged)",
+    auth: 'messagesKey',
+    body: countTokensRequestSchema,
+    handler: countMessageTokens,
+  },
+];
+
+/** The Messages-style surface. */
+export const messagesRoutes: RouteGroup = {
+  name: 'messages',
+  routes: [...messages('/native-messages/v1', false), ...messages('/v1', true)],
+};
+
+const TRANSLATED = 'any chat model, translated where its upstream speaks another protocol';
+
+// Any other `{model}:method` answers 501 in this protocol's format (api/http/router.ts).
+const content = (prefix: string, older: boolean): Route[] => [
+  {
+    method: 'get',
+    path: `${prefix}/models`,
+    tag: 'Generative content',
+    summary: `The chat models this key may call, as \`models/{id}\`${older ? ' (older unprefixed route)' : ''}`,
+    auth: 'contentKey',
+    handler: listContentModels,
+  },
+  {
+    method: 'get',
+    path: `${prefix}/models/*model`,
+    tag: 'Generative content',
+    summary: 'One model',
+    auth: 'contentKey',
+    handler: getContentModel,
+  },
+  {
+    method: 'post',
+    path: `${prefix}/models/*model:generateContent`,
+    tag: 'Generative content',
+    summary: `A generation (${TRANSLATED})`,
+    auth: 'contentKey',
+    body: contentRequestSchema,
+    fast: { generation: generateContentSurface, stream: false },
+  },
+  {
+    method: 'post',
+    path: `${prefix}/models/*model:streamGenerateContent`,
+    tag: 'Generative content',
+    summary: `A streamed generation, SSE with \`?alt=sse\` (${TRANSLATED})`,
+    auth: 'contentKey',
+    body: contentRequestSchema,
+    streams: true,
+    fast: { generation: generateContentSurface, stream: true },
+  },
+  {
+    method: 'post',
+    path: `${prefix}/models/*model:countTokens`,
+    tag: 'Generative content',
+    summary: "`{totalTokens}`, counted by the gateway with the model's tokenizer (nothing charged)",
+    auth: 'contentKey',
+    body: countContentTokensSchema,
+    handler: countContentTokens,
+  },
+  {
+    method: 'post',
+    path: `${prefix}/models/*model:embedContent`,
+    tag: 'Generative content',
+    summary: 'One embedding (embedding models): `{embedding: {values}}`',
+    auth: 'contentKey',
+    body: embedContentSchema,
+    fast: { embeddings: embedContent },
+  },
+  {
+    method: 'post',
+    path: `${prefix}/models/*model:batchEmbedContents`,
+    tag: 'Generative content',
+    summary: 'Several embeddings in one call (embedding models): `{embeddings: [{values}]}`',
+    auth: 'contentKey',
+    body: batchEmbedContentsSchema,
+    fast: { embeddings: batchEmbedContents },
+  },
+];
+
+/** The generateContent-style surface. */
+export const contentRoutes: RouteGroup = {
+  name: 'content',
+  routes: [...content('/native-content/v1beta', false), ...content('/v1beta', true)],
+};
