@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { RefreshingCache } from '../cache/refreshing-cache.js';
 import type { Db } from '../db/index.js';
 import { findKeyByHash, findKeyWithOwnerById } from '../db/api-keys.js';
 import { toKeyContext, type ApiKeyContext } from './api-key.js';
@@ -7,70 +8,66 @@ import { hashSecret } from './secret.js';
 const MAX_ENTRIES = 100_000;
 const NEGATIVE_TTL_MS = 5_000;
 
-interface Entry {
-  key: ApiKeyContext | null;
-  expiresAt: number;
-}
-
 /**
  * Keys are checked in memory. A change of a key is published on Redis and every process drops its
  * copy at once; the TTL only bounds staleness if a message is lost (the cache is also cleared
- * whenever the subscription reconnects, since messages may have been missed meanwhile).
+ * whenever the subscription reconnects, since messages may have been missed meanwhile). Concurrent
+ * first calls with one key share one query; a key past its TTL is served while one refresh runs,
+ * and while Postgres is away (shared/cache/refreshing-cache.ts).
  */
 export class KeyCache {
-  private readonly entries = new Map<string, Entry>();
-  private readonly pending = new Map<string, Promise<ApiKeyContext | null>>();
+  private readonly bySecret: RefreshingCache<string, ApiKeyContext | null>;
   /** Keys by id, for jobs that run a call for a key they were accepted with (no secret at hand). */
-  private readonly byId = new Map<string, Entry>();
+  private readonly byId: RefreshingCache<string, ApiKeyContext | null>;
 
-  constructor(
-    private readonly db: Db,
-    private readonly ttlMs: number,
-  ) {}
+  constructor(db: Db, ttlMs: number) {
+    const options = {
+      // An unknown key is asked again sooner, and never served past that: it may just have been created.
+      freshMs: (key: ApiKeyContext | null) => (key ? ttlMs : NEGATIVE_TTL_MS),
+      staleMs: (key: ApiKeyContext | null) => (key ? ttlMs : 0),
+      maxEntries: MAX_ENTRIES,
+      now: Date.now,
+    };
+    this.bySecret = RefreshingCache.of(async (secret: string) => {
+      const row = await findKeyByHash(db, hashSecret(secret));
+      return row ? toKeyContext(row) : null;
+    }, options);
+    this.byId = RefreshingCache.of(async (keyId: string) => {
+      const row = await findKeyWithOwnerById(db, keyId);
+      return row ? toKeyContext(row) : null;
+    }, options);
+  }
 
   /** The cached answer for this secret (null: no such key), or undefined when it must be loaded. */
   cached(secret: string, now: number): ApiKeyContext | null | undefined {
-    const hit = this.entries.get(secret);
-    return hit && hit.expiresAt > now ? hit.key : undefined;
+    return this.bySecret.peek(secret, now);
   }
 
   /** A key by its id (cached like `lookup`, dropped by the same invalidations), or null. */
-  async lookupById(keyId: string): Promise<ApiKeyContext | null> {
-    const hit = this.byId.get(keyId);
-    if (hit && hit.expiresAt > Date.now()) return hit.key;
-    const row = await findKeyWithOwnerById(this.db, keyId);
-    const key = row ? toKeyContext(row) : null;
-    if (this.byId.size >= MAX_ENTRIES) this.byId.clear();
-    this.byId.set(keyId, { key, expiresAt: Date.now() + (key ? this.ttlMs : NEGATIVE_TTL_MS) });
-    return key;
+  lookupById(keyId: string): Promise<ApiKeyContext | null> {
+    return this.byId.get(keyId);
   }
 
   /** The key's context, or null when no such key exists. */
-  async lookup(secret: string): Promise<ApiKeyContext | null> {
-    const hit = this.cached(secret, Date.now());
-    if (hit !== undefined) return hit;
-    // Concurrent first calls with one key share one query.
-    let loading = this.pending.get(secret);
-    if (!loading) {
-      loading = this.load(secret).finally(() => this.pending.delete(secret));
-      this.pending.set(secret, loading);
-    }
-    return loading;
+  lookup(secret: string): Promise<ApiKeyContext | null> {
+    return this.bySecret.get(secret);
   }
 
   /** A message is a key id, or `user:<id>` when an account's limits or discount changed. */
   invalidate(message: string): void {
     const userId = message.startsWith('user:') ? message.slice(5) : undefined;
-    for (const [secret, entry] of this.entries) {
-      if (userId ? entry.key?.userId === userId : entry.key?.id === message) this.entries.delete(secret);
-    }
-    for (const [id, entry] of this.byId) {
-      if (userId ? entry.key?.userId === userId : id === message) this.byId.delete(id);
+    if (userId) {
+      const ofAccount = (key: ApiKeyContext | null) => key?.userId === userId;
+      this.bySecret.deleteWhere(ofAccount);
+      this.byId.deleteWhere(ofAccount);
+    } else {
+      this.bySecret.deleteWhere((key) => key?.id === message);
+      this.byId.delete(message);
     }
   }
 
   clear(): void {
-    this.entries.clear();
+    this.bySecret.clear();
     this.byId.clear();
   }
 
@@ -81,17 +78,6 @@ export class KeyCache {
     });
     subscriber.on('ready', () => this.clear());
     await subscriber.subscribe(channel);
-  }
-
-  private async load(secret: string): Promise<ApiKeyContext | null> {
-    const row = await findKeyByHash(this.db, hashSecret(secret));
-    const key = row ? toKeyContext(row) : null;
-    if (this.entries.size >= MAX_ENTRIES) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
-    this.entries.set(secret, { key, expiresAt: Date.now() + (key ? this.ttlMs : NEGATIVE_TTL_MS) });
-    return key;
   }
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
+import { RefreshingCache } from '../cache/refreshing-cache.js';
 
 /**
  * Health of upstream routes (an account of a provider, for one upstream model: providers such as
@@ -32,7 +33,8 @@ export type AccountState = 'closed' | 'open' | 'half-open';
 const FAILURE = readFileSync(new URL('./lua/health-failure.lua', import.meta.url), 'utf8');
 
 export class AccountHealth {
-  private cache = new Map<string, { state: AccountState; at: number }>();
+  /** Per route: until when it rests (epoch ms), 0 when closed; the state follows from the clock at each read. */
+  private readonly restedUntil: RefreshingCache<string, number>;
   /** Accounts this process reported failures for since their last success: a success must clear the counter. */
   private failuresSeen = new Set<string>();
 
@@ -43,6 +45,14 @@ export class AccountHealth {
     private readonly options: HealthOptions = DEFAULT_HEALTH,
   ) {
     redis.defineCommand('gwHealthFailure', { numberOfKeys: 2, lua: FAILURE });
+    // One MGET for every route a call needs that is due; a busy route is refreshed while served.
+    this.restedUntil = new RefreshingCache(
+      async (accounts) => {
+        const values = await this.redis.mget(...accounts.map((a) => this.keys(a).open));
+        return values.map((v) => (v == null ? 0 : Number(v.split(' ')[0]) || 0));
+      },
+      { freshMs: options.cacheMs, now },
+    );
   }
 
   private keys(account: string) {
@@ -56,17 +66,9 @@ export class AccountHealth {
   /** The states of these accounts, read in one MGET at most every `cacheMs`. */
   async states(accounts: readonly string[]): Promise<Map<string, AccountState>> {
     if (this.options.threshold === 0) return new Map(accounts.map((a) => [a, 'closed']));
+    const until = await this.restedUntil.getMany(accounts);
     const now = this.now();
-    const stale = accounts.filter((a) => (this.cache.get(a)?.at ?? -Infinity) + this.options.cacheMs <= now);
-    if (stale.length) {
-      const values = await this.redis.mget(...stale.map((a) => this.keys(a).open));
-      stale.forEach((account, i) => {
-        const until = Number(values[i]?.split(' ')[0]);
-        const state: AccountState = values[i] == null ? 'closed' : until > now ? 'open' : 'half-open';
-        this.cache.set(account, { state, at: now });
-      });
-    }
-    return new Map(accounts.map((a) => [a, this.cache.get(a)!.state]));
+    return new Map(accounts.map((a, i) => [a, stateAt(until[i]!, now)]));
   }
 
   /** A half-open account may be tried by one process at a time (for up to 10 s). */
@@ -80,13 +82,14 @@ export class AccountHealth {
     const k = this.keys(account);
     const o = this.options;
     this.failuresSeen.add(account);
+    const now = this.now();
     const cooldown = Number(
       await (
         this.redis as unknown as { gwHealthFailure(...args: (string | number)[]): Promise<number> }
       ).gwHealthFailure(
         k.fails,
         k.open,
-        this.now(),
+        now,
         o.windowMs,
         o.threshold,
         o.cooldownMs,
@@ -95,7 +98,7 @@ export class AccountHealth {
       ),
     );
     if (cooldown > 0) {
-      this.cache.set(account, { state: 'open', at: this.now() });
+      this.restedUntil.set(account, now + cooldown);
       await this.redis.del(k.probe);
     }
     return cooldown;
@@ -104,11 +107,15 @@ export class AccountHealth {
   /** A success closes the account; it costs a Redis call only when the account was not known closed. */
   async success(account: string): Promise<void> {
     if (this.options.threshold === 0) return;
-    const cached = this.cache.get(account);
-    if (cached?.state === 'closed' && !this.failuresSeen.has(account)) return;
+    if (this.restedUntil.peek(account) === 0 && !this.failuresSeen.has(account)) return;
     const k = this.keys(account);
     await this.redis.del(k.fails, k.open, k.probe);
     this.failuresSeen.delete(account);
-    this.cache.set(account, { state: 'closed', at: this.now() });
+    this.restedUntil.set(account, 0);
   }
+}
+
+function stateAt(restedUntil: number, now: number): AccountState {
+  if (restedUntil === 0) return 'closed';
+  return restedUntil > now ? 'open' : 'half-open';
 }

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { RefreshingCache } from '../cache/refreshing-cache.js';
 
 const MINUTE = 60_000;
 const WINDOW_MINUTES = 60;
@@ -6,22 +7,25 @@ const WINDOW_MINUTES = 60;
 /**
  * Recent time to first token per model, for `auto:latency`: each process adds its samples to
  * per-minute Redis buckets (sum and count, kept just over an hour) once a second, and reads the
- * hour's average at most every `cacheMs` — no Redis call on a request's path.
+ * hour's average at most every `cacheMs`, one read at a time, served while it is refreshed — no
+ * Redis call on a request's path.
  */
 export class LatencyTracker {
   private pending = new Map<string, { sum: number; count: number }>();
-  private cached: { at: number; models: string; averages: Map<string, number> } | undefined;
+  /** Averages by the list of models asked (`\0`-joined): the same lists come back call after call. */
+  private readonly cached: RefreshingCache<string, Map<string, number>>;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly now: () => number = Date.now,
-    private readonly cacheMs = 5_000,
+    cacheMs = 5_000,
     flushEveryMs = 1_000,
   ) {
     this.timer = setInterval(() => void this.flush().catch(() => undefined), flushEveryMs);
     this.timer.unref();
+    this.cached = RefreshingCache.of((id) => this.read(id.split('\0')), { freshMs: cacheMs, maxEntries: 1_000, now });
   }
 
   private bucket(model: string, minute: number): string {
@@ -50,15 +54,15 @@ export class LatencyTracker {
         .pexpire(key, (WINDOW_MINUTES + 1) * MINUTE);
     }
     await pipeline.exec();
-    this.cached = undefined;
   }
 
   /** Average time to first token over the last hour, ms, for the models that have samples. */
-  async averages(models: readonly string[]): Promise<Map<string, number>> {
-    const now = this.now();
-    const id = models.join('\0');
-    if (this.cached && this.cached.models === id && now - this.cached.at < this.cacheMs) return this.cached.averages;
-    const minute = Math.floor(now / MINUTE);
+  averages(models: readonly string[]): Promise<Map<string, number>> {
+    return this.cached.get(models.join('\0'));
+  }
+
+  private async read(models: readonly string[]): Promise<Map<string, number>> {
+    const minute = Math.floor(this.now() / MINUTE);
     const pipeline = this.redis.pipeline();
     for (const model of models)
       for (let m = minute - WINDOW_MINUTES + 1; m <= minute; m++) pipeline.hmget(this.bucket(model, m), 'sum', 'count');
@@ -77,7 +81,6 @@ export class LatencyTracker {
       }
       if (count > 0) averages.set(model, sum / count);
     });
-    this.cached = { at: now, models: id, averages };
     return averages;
   }
 

@@ -1,3 +1,4 @@
+import { RefreshingCache } from '../cache/refreshing-cache.js';
 import type { Db } from '../db/index.js';
 import { findPreset } from '../db/presets.js';
 import { boundVersions } from '../db/prompt-templates.js';
@@ -5,40 +6,35 @@ import type { PresetRow, PromptTemplateVersionRow } from '../db/routing-schema.j
 
 /**
  * Presets and bound template versions as the generation path reads them: from Postgres at most
- * every `ttlMs` per preset or key (a change made in the console reaches every process within it;
- * the process that made it drops its copy at once).
+ * every `ttlMs` per preset or key, one query at a time however many calls ask, the old value served
+ * while it is refreshed and while Postgres is away (shared/cache/refreshing-cache.ts). A change made
+ * in the console reaches every process within about `ttlMs`; the process that made it drops its copy
+ * at once.
  */
 export class RoutingCache {
-  private presets = new Map<string, { at: number; row: PresetRow | undefined }>();
-  private templates = new Map<string, { at: number; versions: PromptTemplateVersionRow[] }>();
+  private readonly presets: RefreshingCache<string, PresetRow | null>;
+  private readonly templates: RefreshingCache<string, PromptTemplateVersionRow[]>;
 
   constructor(
-    private readonly db: Db,
-    private readonly ttlMs = 2_000,
-    /** Entries kept per map before it starts afresh (a process that saw many keys stays small). */
-    private readonly maxEntries = 50_000,
-  ) {}
-
-  private remember<V>(map: Map<string, V>, id: string, value: V): void {
-    if (map.size >= this.maxEntries) map.clear();
-    map.set(id, value);
+    db: Db,
+    ttlMs = 2_000,
+    /** Entries kept per kind before the oldest go (a process that saw many keys stays small). */
+    maxEntries = 50_000,
+  ) {
+    const options = { freshMs: ttlMs, maxEntries };
+    this.presets = RefreshingCache.of(async (id: string) => {
+      const [userId, slug] = id.split('\0') as [string, string];
+      return (await findPreset(db, userId, slug)) ?? null;
+    }, options);
+    this.templates = RefreshingCache.of((keyId: string) => boundVersions(db, keyId), options);
   }
 
   async preset(userId: string, slug: string): Promise<PresetRow | undefined> {
-    const id = `${userId}\0${slug}`;
-    const hit = this.presets.get(id);
-    if (hit && performance.now() - hit.at < this.ttlMs) return hit.row;
-    const row = await findPreset(this.db, userId, slug);
-    this.remember(this.presets, id, { at: performance.now(), row });
-    return row;
+    return (await this.presets.get(`${userId}\0${slug}`)) ?? undefined;
   }
 
-  async templateVersions(keyId: string): Promise<PromptTemplateVersionRow[]> {
-    const hit = this.templates.get(keyId);
-    if (hit && performance.now() - hit.at < this.ttlMs) return hit.versions;
-    const versions = await boundVersions(this.db, keyId);
-    this.remember(this.templates, keyId, { at: performance.now(), versions });
-    return versions;
+  templateVersions(keyId: string): Promise<PromptTemplateVersionRow[]> {
+    return this.templates.get(keyId);
   }
 
   /** Forget everything (a console change in this process). */
