@@ -22,9 +22,10 @@ export function NewKeySecret({ created, onDone }: { created: NewKey; onDone(): v
       <h2 id="new-key-title">Key “{created.name || created.prefix}” created</h2>
       <p>Copy the secret now: it is shown only this once. Store it like a password.</p>
       <div class="secret-row">
-        <code id="new-key-secret">
-          {created.key}
-        </code>
+        {/* The accessible name is the interface browser tests and screen readers use (DESIGN.md). */}
+        <output id="new-key-secret" aria-label="New key secret">
+          <code>{created.key}</code>
+        </output>
         <button type="button" onClick={copy}>
           Copy
         </button>
