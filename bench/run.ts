@@ -8,7 +8,16 @@ import { BenchRun } from './lib/bench-run.js';
 import { startGateway, type GatewayUnderTest } from './lib/gateway.js';
 import { LIMITED_GROUP, limitedAccount } from './lib/limited.js';
 import { runLoad } from './lib/load.js';
-import { CLOCK_TICKS_PER_SECOND, cpuMicros, hostJiffies, readUrl, snapshot, type Child } from './lib/processes.js';
+import { probeNodeArgs, readLoop } from './lib/loop-stats.js';
+import {
+  CLOCK_TICKS_PER_SECOND,
+  cpuMicros,
+  freePort,
+  hostJiffies,
+  readUrl,
+  snapshot,
+  type Child,
+} from './lib/processes.js';
 import {
   checks,
   NOISY,
@@ -106,10 +115,20 @@ async function main(): Promise<void> {
     if (!put.ok) throw new Error(`could not configure the paced simulator: ${put.status}`);
     const simChild: Record<Upstream, Child> = { instant: simInstant, paced: simPaced };
 
+    // The API and the bare proxies carry an event-loop probe (lib/loop-probe.ts), read around each phase.
+    const probeArgs = probeNodeArgs(path.join(here, 'lib'));
+    const probePorts = { api: await freePort(), instant: await freePort(), paced: await freePort() };
+    const probed = (port: number) => ({ nodeArgs: probeArgs, env: { ...process.env, BENCH_PROBE_PORT: String(port) } });
+
     // One bare proxy per upstream, so neither has to look inside the request to route it.
     const bareScript = path.join(here, 'bare-proxy.js');
-    const bareInstant = run.spawn('bare-instant', bareScript, ['--upstream', simUrls.instant]);
-    const barePaced = run.spawn('bare-paced', bareScript, ['--upstream', simUrls.paced]);
+    const bareInstant = run.spawn(
+      'bare-instant',
+      bareScript,
+      ['--upstream', simUrls.instant],
+      probed(probePorts.instant),
+    );
+    const barePaced = run.spawn('bare-paced', bareScript, ['--upstream', simUrls.paced], probed(probePorts.paced));
     const bareUrls: Record<Upstream, string> = { instant: await readUrl(bareInstant), paced: await readUrl(barePaced) };
     const bareChild: Record<Upstream, Child> = { instant: bareInstant, paced: barePaced };
 
@@ -124,9 +143,13 @@ async function main(): Promise<void> {
       redisUrl: REDIS_URL,
       catalogExtra: { groups: [LIMITED_GROUP] },
       // BENCH_PROFILE_DIR=/some/dir writes a V8 CPU profile of the API process there when it stops.
-      apiNodeArgs: process.env.BENCH_PROFILE_DIR
-        ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_PROFILE_DIR)]
-        : undefined,
+      apiNodeArgs: [
+        ...probeArgs,
+        ...(process.env.BENCH_PROFILE_DIR
+          ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_PROFILE_DIR)]
+          : []),
+      ],
+      env: { BENCH_PROBE_PORT: String(probePorts.api) },
     });
     run.onEnd(() => gw.close());
     const redisPid = await redisServerPid(gw);
@@ -197,9 +220,12 @@ async function main(): Promise<void> {
       const known = await ownPids();
       const before = snapshot(known);
       const hostBefore = hostJiffies();
+      const probe = target === 'gateway' ? probePorts.api : target === 'bare' ? probePorts[upstream] : undefined;
+      if (probe) await readLoop(probe); // its figures start afresh
       const loadgenBefore = process.cpuUsage();
       const load = await runLoad({ url, connections, durationS: DURATION_S, body, headers });
       const loadgen = process.cpuUsage(loadgenBefore);
+      const loop = probe ? await readLoop(probe) : undefined;
       // The worker drains this phase's usage records after the load stops: that is counted too.
       if (target === 'gateway' && !(await gw.usageDrained())) log('usage drain did not finish within 15 s');
       const after = snapshot(known);
@@ -229,9 +255,11 @@ async function main(): Promise<void> {
         foreignLoad: hostTotal > 0 ? Math.max(0, hostBusy - ownTicks) / hostTotal : Number.NaN,
         foreignBefore: quiet,
         attempts: 1,
+        ...(loop && { loop }),
       };
       log(
         `${upstream} ${mode} c=${connections} ${target}: ${Math.round(load.rps)} req/s p50 ${load.p50.toFixed(2)} p99 ${load.p99.toFixed(2)} ms ` +
+          `(steady p99 ${load.steadyP99.toFixed(2)} ms after a ${load.rampS.toFixed(2)} s ramp${loop ? `, loop delay max ${loop.maxMs.toFixed(1)} ms, GC ${Math.round((100 * loop.gcMs) / loop.elapsedMs)}%` : ''}) ` +
           `errors ${load.errors}+${load.timeouts} non2xx ${load.non2xx} cpu ${Math.round(cpuPerReq)} µs/req ` +
           `foreign ${Math.round(phase.foreignLoad * 100)}%`,
       );

@@ -1,5 +1,6 @@
 // Turns the measured phases into the markdown report (tables and target checks).
 import type { LoadResult } from './load.js';
+import type { LoopStats } from './loop-stats.js';
 import type { TtfbResult } from './ttfb.js';
 
 export type TargetName = 'sim' | 'bare' | 'gateway';
@@ -28,6 +29,8 @@ export interface Phase {
   foreignBefore: number;
   /** How many times the phase was measured (a disturbed one is measured again; the least disturbed is kept). */
   attempts: number;
+  /** The event loop of the target's front process (the API, the bare proxy) during the phase. */
+  loop?: LoopStats;
 }
 
 export interface Report {
@@ -66,6 +69,12 @@ function cpuDetail(phase: Phase): string {
   const pg = phase.cpuDetail.postgres;
   return parts.join(' + ') + (pg !== undefined ? ` [postgres ${f0(pg)}]` : '');
 }
+
+// Figures a saved run from before they existed lacks: shown as n/a.
+const steady = (l: LoadResult) =>
+  l.steadyP99 === undefined ? 'n/a' : `${f2(l.steadyP50)} / ${f2(l.steadyP99)} (${f2(l.rampS)})`;
+const loopDelay = (loop: LoopStats | undefined) => (loop ? `${f2(loop.p99Ms)} / ${f2(loop.maxMs)}` : '');
+const gcShare = (loop: LoopStats | undefined) => (loop ? `${Math.round((100 * loop.gcMs) / loop.elapsedMs)}%` : '');
 
 export interface Check {
   name: string;
@@ -130,6 +139,35 @@ export function checks(report: Report): Check[] {
       });
     }
   }
+  for (const mode of ['json', 'stream'] as const) {
+    for (const connections of report.settings.connections) {
+      const key = { upstream: 'instant' as const, mode, connections };
+      const gw = find(phases, key, 'gateway');
+      const bare = find(phases, key, 'bare');
+      if (!gw || !bare) continue;
+      const ratio = gw.cpuPerReq / bare.cpuPerReq;
+      out.push({
+        name: `CPU per call ≤ 1.6× bare proxy — instant ${mode}, ${connections} conns`,
+        measured: `${f2(ratio)}× (${f0(gw.cpuPerReq)} vs ${f0(bare.cpuPerReq)} µs)`,
+        pass: ratio <= 1.6,
+        disturbed: disturbed(gw, bare),
+      });
+    }
+  }
+  const most = Math.max(...report.settings.connections);
+  for (const mode of ['json', 'stream'] as const) {
+    const key = { upstream: 'instant' as const, mode, connections: most };
+    const gw = find(phases, key, 'gateway');
+    const bare = find(phases, key, 'bare');
+    if (!gw || !bare || gw.load.steadyP99 === undefined) continue;
+    const ratio = gw.load.steadyP99 / bare.load.steadyP99;
+    out.push({
+      name: `p99 ≤ 2× bare proxy once connections are up — instant ${mode}, ${most} conns`,
+      measured: `${f2(ratio)}× (${f2(gw.load.steadyP99)} vs ${f2(bare.load.steadyP99)} ms)`,
+      pass: ratio <= 2,
+      disturbed: disturbed(gw, bare),
+    });
+  }
   const added = report.ttfb.gateway.p50 - report.ttfb.bare.p50;
   out.push({
     name: 'sequential added time to first byte ≤ 1 ms (median, streaming)',
@@ -167,15 +205,16 @@ export function renderMarkdown(report: Report): string {
   lines.push('### Load (closed loop, autocannon)');
   lines.push('');
   lines.push(
-    '| scenario | conns | target | req/s | × bare | p50 ms | p99 ms | errors / non-2xx | CPU µs/req | × bare | CPU detail µs/req | host busy / foreign |',
+    '| scenario | conns | target | req/s | × bare | p50 ms | p99 ms | steady p50 / p99 ms (ramp s) | autocannon p99 ms | loop delay p99 / max ms | GC | errors / non-2xx | CPU µs/req | × bare | CPU detail µs/req | host busy / foreign |',
   );
-  lines.push('|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|');
+  lines.push('|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|');
   for (const p of phases) {
     const bare = find(phases, p, 'bare');
     const rpsRatio = bare && p.target !== 'bare' ? `${f2(p.load.rps / bare.load.rps)}×` : '';
     const cpuRatio = bare && p.target !== 'bare' ? `${f2(p.cpuPerReq / bare.cpuPerReq)}×` : '';
     lines.push(
       `| ${p.upstream} ${p.mode} | ${p.connections} | ${TARGET_LABEL[p.target]} | ${f0(p.load.rps)} | ${rpsRatio} | ${f2(p.load.p50)} | ${f2(p.load.p99)} | ` +
+        `${steady(p.load)} | ${f0(p.load.autocannonP99 ?? Number.NaN)} | ${loopDelay(p.loop)} | ${gcShare(p.loop)} | ` +
         `${p.load.errors + p.load.timeouts} / ${p.load.non2xx} | ${f0(p.cpuPerReq)} | ${cpuRatio} | ${cpuDetail(p)} | ${Math.round(p.hostBusy * 100)}% / ${Math.round(p.foreignLoad * 100)}%${p.foreignLoad > NOISY ? ' ⚠' : ''}${(p.attempts ?? 1) > 1 ? ` (best of ${p.attempts})` : ''} |`,
     );
   }
@@ -235,7 +274,7 @@ export function renderMarkdown(report: Report): string {
   lines.push(
     "CPU µs/req = (utime + stime from /proc/<pid>/stat, summed over the target's processes during the phase and the usage drain after it) ÷ 2xx responses. " +
       'Gateway = API + worker + Redis server; Postgres backends of the bench database are shown in brackets and not counted. ' +
-      'Bare proxy and simulator = their own process. "host busy" = share of both cores in use during the phase; "foreign" = the part of it used by processes outside the benchmark (other jobs on the machine); a phase with more than 10% foreign load is measured again while the run\'s retry budget lasts, keeping the least disturbed attempt.',
+      'Bare proxy and simulator = their own process. "steady" = the requests sent once every connection had its first answer (the ramp of connections left out; its length in brackets); p50 and p99 cover every request, autocannon p99 is its own histogram (whole ms). "loop delay" = how late a 5 ms timer fired in the API or bare proxy process (perf_hooks.monitorEventLoopDelay), GC = share of the phase spent in GC pauses there. "host busy" = share of both cores in use during the phase; "foreign" = the part of it used by processes outside the benchmark (other jobs on the machine); a phase with more than 10% foreign load is measured again while the run\'s retry budget lasts, keeping the least disturbed attempt.',
   );
   return `${lines.join('\n')}\n`;
 }
