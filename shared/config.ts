@@ -97,6 +97,7 @@ const envSchema = z
     WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(30_000),
     MAINTENANCE_EVERY_MS: z.coerce.number().int().min(100).default(30_000),
     TASK_RECONCILE_AFTER_MS: z.coerce.number().int().min(100).default(120_000),
+    TASK_FIRST_POLL_MS: z.coerce.number().int().min(50).default(2_000),
     ROUTING_BREAKER_THRESHOLD: int(5),
     ROUTING_BREAKER_WINDOW_MS: z.coerce.number().int().min(100).default(30_000),
     ROUTING_BREAKER_COOLDOWN_MS: z.coerce.number().int().min(100).default(15_000),
@@ -149,7 +150,12 @@ export interface Config {
     stalledIntervalMs: number;
   }>;
   readonly shutdownGraceMs: number;
-  readonly tasks: Readonly<{ deadlineMs: number; maintenanceEveryMs: number; reconcileAfterMs: number }>;
+  readonly tasks: Readonly<{
+    deadlineMs: number;
+    maintenanceEveryMs: number;
+    reconcileAfterMs: number;
+    firstPollMs: number;
+  }>;
   readonly storage: Readonly<StorageConfig>;
   /** Upstream-route health: failures within the window that rest a route (0 = never rested), cooldowns. */
   readonly routing: Readonly<{
@@ -213,6 +219,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
       deadlineMs: e.TASK_DEADLINE_MS,
       maintenanceEveryMs: e.MAINTENANCE_EVERY_MS,
       reconcileAfterMs: e.TASK_RECONCILE_AFTER_MS,
+      firstPollMs: e.TASK_FIRST_POLL_MS,
     },
     storage: storageConfig(e, e.DATA_DIR),
     routing: {

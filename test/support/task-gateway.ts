@@ -74,10 +74,15 @@ export function taskCatalog(simUrl: string) {
   };
 }
 
-/** Small intervals so recovery paths run within a test's time. */
+/**
+ * Small intervals so recovery paths run within a test's time, and a first poll 0.2 s after the
+ * submit (2 s in production): the simulator's tasks finish in 0.2 s, and each test waits on a
+ * handful of them.
+ */
 export const TASK_ENV: Record<string, string> = {
   MAINTENANCE_EVERY_MS: '300',
   TASK_RECONCILE_AFTER_MS: '2000',
+  TASK_FIRST_POLL_MS: '200',
   SHUTDOWN_GRACE_MS: '1000',
 };
 
@@ -300,6 +305,7 @@ export function workerEnv(gw: TestGateway, catalogFile: string): Record<string, 
     'TASK_DEADLINE_MS',
     'MAINTENANCE_EVERY_MS',
     'TASK_RECONCILE_AFTER_MS',
+    'TASK_FIRST_POLL_MS',
     'SHUTDOWN_GRACE_MS',
   ];
   const env: Record<string, string> = { CATALOG_FILE: catalogFile, DATABASE_POOL_SIZE: '4' };

@@ -67,7 +67,7 @@ export async function pollTask(s: TaskJobServices, job: Job<{ taskId: string }>)
     await s.jobs.enqueue(
       'task-poll',
       { taskId: task.id },
-      { jobId: jobId('task-poll', task.id, polls), delay: nextPollDelayMs(polls) },
+      { jobId: jobId('task-poll', task.id, polls), delay: nextPollDelayMs(polls, s.config.tasks.firstPollMs) },
     );
   return 'pending';
 }

@@ -53,7 +53,7 @@ export async function submitTask(s: TaskJobServices, job: Job<{ taskId: string }
   await s.jobs.enqueue(
     'task-poll',
     { taskId: task.id },
-    { jobId: jobId('task-poll', task.id, 0), delay: nextPollDelayMs(0) },
+    { jobId: jobId('task-poll', task.id, 0), delay: nextPollDelayMs(0, s.config.tasks.firstPollMs) },
   );
   return 'submitted';
 }

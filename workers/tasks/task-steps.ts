@@ -33,9 +33,12 @@ export async function endUnsuccessfully(
   if (moved) await s.jobs.enqueue('task-settle', { taskId: task.id }, { jobId: jobId('task-settle', task.id) });
 }
 
-/** Polls start after 2 s and back off to 30 s, with ±20 % jitter so many tasks never poll in step. */
-export function nextPollDelayMs(polls: number): number {
-  const base = Math.min(2_000 * 1.5 ** polls, 30_000);
+/**
+ * Polls start after `firstPollMs` (TASK_FIRST_POLL_MS, 2 s by default) and back off to 30 s, with
+ * ±20 % jitter so many tasks never poll in step.
+ */
+export function nextPollDelayMs(polls: number, firstPollMs: number): number {
+  const base = Math.min(firstPollMs * 1.5 ** polls, 30_000);
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
 
