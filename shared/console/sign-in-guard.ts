@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GatewayError } from '../errors.js';
+import { readLua } from '../redis/read-lua.js';
 import type { GatewayServices } from '../gateway/services.js';
 
 const WINDOW_15_MIN = 15 * 60 * 1000;
@@ -92,27 +93,10 @@ export class SignInGuard {
 
 const LOCKED = 1;
 
-/**
- * KEYS: failures, lock; ARGV: window ms, threshold. → {1, ms until retry} while locked or while
- * the tries in flight already reach the threshold; else {0, n}: this try is the n-th in the window.
- */
-export const SIGN_IN_ATTEMPT = `
-local ttl = redis.call('PTTL', KEYS[2])
-if ttl > 0 then return {1, ttl} end
-local n = redis.call('INCR', KEYS[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[1], 'NX')
-if n > tonumber(ARGV[2]) then
-  redis.call('DECR', KEYS[1])
-  return {1, 1000}
-end
-return {0, n}
-`;
-
-/** KEYS: failures. Gives back a try that was not a guess (never below zero: a success may have cleared the count meanwhile). */
-export const SIGN_IN_RELEASE = `
-if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end
-return 0
-`;
+/** A try counted before its check, atomically with the lock test (lua/sign-in-attempt.lua). */
+export const SIGN_IN_ATTEMPT = readLua(import.meta.url, 'sign-in-attempt');
+/** A try that was not a guess given back (lua/sign-in-release.lua). */
+export const SIGN_IN_RELEASE = readLua(import.meta.url, 'sign-in-release');
 
 const GUESS_FAILURES = new Set([
   'invalid_credentials',

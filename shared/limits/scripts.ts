@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readLua } from '../redis/read-lua.js';
 
 /**
  * The gateway's limit scripts, read once when the process starts from `lua/` beside this module
@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
  * Concurrency: a sorted set of call id → lease expiry per layer, and one of '<grant id>:<slots>' →
  * expiry (`<layer key>:g`) for the slots grants hold.
  */
-const lua = (name: string) => readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8');
+const lua = (name: string) => readLua(import.meta.url, name);
 
 /** Lua shared by the scripts that read a layer's rate state: the state, GCRA, the tightest layer. */
 export const RATE_STATE = lua('rate-state');

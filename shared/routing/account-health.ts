@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { RefreshingCache } from '../cache/refreshing-cache.js';
+import { readLua } from '../redis/read-lua.js';
 
 /**
  * Health of upstream routes (an account of a provider, for one upstream model: providers such as
@@ -30,7 +30,7 @@ export const DEFAULT_HEALTH: HealthOptions = {
 export type AccountState = 'closed' | 'open' | 'half-open';
 
 // Counts a failure and rests the route past the threshold (or at once on a 429's Retry-After).
-const FAILURE = readFileSync(new URL('./lua/health-failure.lua', import.meta.url), 'utf8');
+const FAILURE = readLua(import.meta.url, 'health-failure');
 
 export class AccountHealth {
   /** Per route: until when it rests (epoch ms), 0 when closed; the state follows from the clock at each read. */

@@ -1,16 +1,8 @@
 import type { Redis } from 'ioredis';
+import { readLua } from '../redis/read-lua.js';
 
-// Scans the usage queue (in pages of 1,000, at most ARGV[3] entries) for a record holding both needles.
-const FIND_QUEUED = `
-local limit = tonumber(ARGV[3])
-for from = 0, limit - 1, 1000 do
-  local items = redis.call('LRANGE', KEYS[1], from, from + 999)
-  if #items == 0 then return 0 end
-  for _, item in ipairs(items) do
-    if string.find(item, ARGV[1], 1, true) and string.find(item, ARGV[2], 1, true) then return 1 end
-  end
-end
-return 0`;
+// Scans the queue for a record holding both needles (lua/find-queued.lua).
+const FIND_QUEUED = readLua(import.meta.url, 'find-queued');
 
 /** The most queue entries one look scans: far more than a healthy drain ever leaves behind. */
 const SCAN_LIMIT = 20_000;
