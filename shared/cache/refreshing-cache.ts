@@ -72,12 +72,17 @@ export class RefreshingCache<K, V> {
     const now = this.now();
     const due: K[] = [];
     const values: (V | typeof WAIT)[] = [];
+    let waits = false;
     for (const key of keys) {
       const value = this.serve(key, now, due);
-      if (value === WAIT && !this.loading.has(key) && !due.includes(key)) due.push(key);
+      if (value === WAIT) {
+        waits = true;
+        if (!this.loading.has(key) && !due.includes(key)) due.push(key);
+      }
       values.push(value);
     }
     if (due.length > 0) this.load(due);
+    if (!waits) return Promise.resolve(values as V[]);
     return Promise.all(values.map((value, i) => (value === WAIT ? this.awaitLoad(keys[i]!) : value)));
   }
 
