@@ -9,7 +9,7 @@ import { createDb } from '../shared/db/index.js';
 import { migrate } from '../shared/db/migrate.js';
 import { createRedis, connectRedis } from '../shared/redis/client.js';
 import { redisKeys } from '../shared/redis/keys.js';
-import { defineScripts } from '../shared/redis/scripts.js';
+import { defineScripts } from '../shared/lifecycle/redis-scripts.js';
 import { drainUsageBatch } from '../shared/usage/drain.js';
 
 const ADMIN = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

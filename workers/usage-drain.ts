@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Db } from '../shared/db/index.js';
 import type { Logger } from '../shared/log.js';
 import { createRedis, connectRedis } from '../shared/redis/client.js';
-import { defineScripts } from '../shared/redis/scripts.js';
+import { defineScripts } from '../shared/lifecycle/redis-scripts.js';
 import type { RedisKeys } from '../shared/redis/keys.js';
 import { usageOverReservation, usageRecordsDrained } from './metrics.js';
 import { drainUsageBatch, moveLegacyUsage, usageDrained } from '../shared/usage/drain.js';

@@ -20,9 +20,9 @@ import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import type { PrivateCallRequest } from '../../shared/private/call-request.js';
 import { privateCallView, taskCallView } from '../../shared/private/call-view.js';
 import { callTags } from '../../shared/usage/tags.js';
-import { imageTaskRoute } from '../images/create-image-task.js';
-import { createRouteTask, type TaskRoute } from '../videos/accept-task.js';
-import { videoRoute } from '../videos/create-video-task.js';
+import { imageTaskRoute } from '../../shared/tasks/image-route.js';
+import { createRouteTask, type TaskRoute } from '../../shared/tasks/task-route.js';
+import { videoRoute } from '../../shared/tasks/video-route.js';
 import { baseUrl, viewWithLinks } from '../videos/task-responses.js';
 
 export const TASK_ROUTES: Record<TaskKind, TaskRoute<{ model: string }>> = {

@@ -1,38 +1,11 @@
-import type { GatewayServices } from '../../shared/gateway/services.js';
 import type { Context } from 'koa';
-import type { Discount } from '../../shared/billing/pricing.js';
-import type { CatalogModel, Endpoint } from '../../shared/catalog/index.js';
-import type { TaskKind } from '../../shared/db/schema.js';
-import { discountOf } from '../../shared/gateway/pipeline.js';
-import { withDefaultModel } from '../../shared/routing/default-model.js';
-import { planModels, routesFor } from '../../shared/routing/plan.js';
-import { parseProviderPreferences } from '../../shared/routing/provider-preferences.js';
+import type { GatewayServices } from '../../shared/gateway/services.js';
 import { parseIdempotencyKey } from '../../shared/idempotency/idempotency-key.js';
-import type { ApiKeyContext } from '../../shared/keys/api-key.js';
-import { createTask, type CreatedTask } from '../../shared/tasks/create-task.js';
+import { createRouteTask, type TaskRoute } from '../../shared/tasks/task-route.js';
 import { callTags } from '../../shared/usage/tags.js';
 import { readJsonObject } from '../middleware/read-json.js';
 import { authenticateRequest } from '../http/credential.js';
 import { answerCreated, baseUrl } from './task-responses.js';
-import { checkImageCount } from '../../shared/assets/fetch-images.js';
-import { externalImageUrls, rehostExternalImages } from '../../shared/assets/rehost.js';
-import { resolveAssetReferences } from '../../shared/assets/resolve-references.js';
-
-export interface TaskRoute<R extends { model: string }> {
-  kind: TaskKind;
-  endpoint: Endpoint;
-  /** Validates the body (400 naming the field). */
-  parse(body: unknown): R;
-  /** Checks what needs the model and the key, fills in defaults, and prices the call. */
-  prepare(
-    request: R,
-    model: CatalogModel,
-    key: ApiKeyContext,
-    discount: Discount,
-  ): { request: Record<string, unknown>; cost: number };
-  /** Checks that read the request's bytes (inline reference images), before anything is reserved. */
-  check?(request: R, model: CatalogModel): Promise<void>;
-}
 
 /** The creating call of every task surface: steps 1-4, validation and pricing, then an idempotent job. */
 export async function acceptTask<R extends { model: string }>(
@@ -51,69 +24,4 @@ export async function acceptTask<R extends { model: string }>(
     baseUrl: baseUrl(services, ctx),
   });
   answerCreated(ctx, created, model.id);
-}
-
-export interface TaskCallContext {
-  requestId: string;
-  tags: string[];
-  idempotencyKey: string | undefined;
-  /** The origin of the links the upstream fetches references from. */
-  baseUrl: string;
-}
-
-/** A task from a creating call's body (the task surfaces, and the private protocol's task calls). */
-export async function createRouteTask<R extends { model: string }>(
-  services: GatewayServices,
-  key: ApiKeyContext,
-  route: TaskRoute<R>,
-  bodyValue: Record<string, unknown>,
-  call: TaskCallContext,
-): Promise<{ created: CreatedTask; model: CatalogModel }> {
-  // `provider` (preferred providers) is the gateway's routing field, not part of the task request.
-  const { provider: providerField, ...fields } = withDefaultModel(bodyValue, key);
-  const parsed = route.parse(fields);
-  // The same plan as every surface: a plain id, auto or a preset picks the model, and the route
-  // is the first healthy upstream account by weight (the task is submitted later, by a worker).
-  const plan = await planModels(
-    services.routing,
-    key,
-    parsed.model,
-    route.endpoint,
-    parseProviderPreferences(providerField, services.catalog),
-  );
-  const model = plan.models[0]!;
-  const [upstreamRoute] = await routesFor(services.routing, model, plan.preferences);
-  const prepared = route.prepare(parsed, model, key, discountOf(services, key));
-  await route.check?.(parsed, model);
-  const { cost } = prepared;
-  // After pricing (which reads the request as the client wrote it): the upstream gets signed links.
-  const links = {
-    db: services.db,
-    storage: services.storage,
-    linkSecret: services.linkSecret,
-    baseUrl: call.baseUrl,
-    ttlMs: services.config.tasks.deadlineMs,
-    now: services.clock.now(),
-    limits: services.config.imageFetch,
-  };
-  if (!model.accepts_urls) checkImageCount(externalImageUrls(prepared.request), links.limits);
-  const created = await createTask(services, services.jobs, {
-    kind: route.kind,
-    key,
-    model,
-    route: upstreamRoute!,
-    // Once admitted: external image URLs first (for a model that cannot fetch them), then asset references.
-    request: async () =>
-      resolveAssetReferences(
-        links,
-        key,
-        model.accepts_urls ? prepared.request : await rehostExternalImages(links, key.userId, prepared.request),
-      ),
-    rawBody: bodyValue,
-    requestId: call.requestId,
-    tags: call.tags,
-    idempotencyKey: call.idempotencyKey,
-    cost,
-  });
-  return { created, model };
 }

@@ -2,13 +2,9 @@ import type { GatewayServices } from '../../shared/gateway/services.js';
 import { notFound } from '../../shared/errors.js';
 import type { Context } from 'koa';
 import type { TaskRow } from '../../shared/db/schema.js';
-import { linkUrl, signLink } from '../../shared/storage/signed-links.js';
 import type { CreatedTask } from '../../shared/tasks/create-task.js';
-import { taskView } from '../../shared/tasks/task-view.js';
+import { taskViewWithLinks } from '../../shared/tasks/task-links.js';
 import { baseUrl } from '../http/base-url.js';
-
-/** A stored_url works for this long; every read of the task makes a fresh one. */
-const LINK_TTL_MS = 60 * 60 * 1000;
 
 export function answerCreated(ctx: Context, created: CreatedTask, modelId: string): void {
   if (created.replayed) ctx.set('Idempotent-Replayed', 'true');
@@ -19,13 +15,9 @@ export function answerCreated(ctx: Context, created: CreatedTask, modelId: strin
 
 export { baseUrl };
 
+/** The task with fresh links to its stored results, on the origin this request reached. */
 export function viewWithLinks(services: GatewayServices, ctx: Context, task: TaskRow) {
-  const base = baseUrl(services, ctx);
-  const expiresAt = services.clock.now() + LINK_TTL_MS;
-  return taskView(task, (t, objectKey) => {
-    const filename = objectKey.slice(objectKey.lastIndexOf('/') + 1);
-    return linkUrl(base, signLink({ objectKey, userId: t.user_id, expiresAt, filename }, services.linkSecret));
-  });
+  return taskViewWithLinks(services, baseUrl(services, ctx), task);
 }
 
 // Task ids are `<kind>_<base36 time><base62>`; anything else (a NUL byte, a path of another shape)

@@ -1,12 +1,9 @@
 import type { CatalogModel } from '../catalog/index.js';
 import type { VariantPrice } from '../catalog/schema.js';
+import type { TokenUsage } from '../protocols/canonical/types.js';
 
-export interface TokenUsage {
-  inputTokens: number;
-  outputTokens: number;
-  /** Part of inputTokens that the upstream served from its prompt cache. */
-  cachedTokens: number;
-}
+// Declared beside the protocols' usage, which it is read from (billableUsage); priced here.
+export type { TokenUsage } from '../protocols/canonical/types.js';
 
 /** Percent off: the account's (set by the operator) and the key's group's (set in the catalog). */
 export interface Discount {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { BalanceStore } from '../billing/balance.js';
-import { defineScripts } from '../redis/scripts.js';
+import { defineScripts } from '../lifecycle/redis-scripts.js';
 import { loadCatalogFile, type Catalog } from '../catalog/index.js';
 import type { Config } from '../config.js';
 import { createDb, type Db } from '../db/index.js';

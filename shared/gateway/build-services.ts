@@ -4,7 +4,7 @@ import { QuotaStore } from '../billing/quota.js';
 import { systemClock, type Clock } from '../clock.js';
 import { Admissions } from '../limits/admission.js';
 import { Limiter } from '../limits/limiter.js';
-import { defineScripts } from '../redis/scripts.js';
+import { defineScripts } from '../lifecycle/redis-scripts.js';
 import { JobQueues, bullPrefix } from '../jobs/queues.js';
 import { createObjectStore, loadOrCreateLinkSecret } from '../storage/index.js';
 import type { Catalog } from '../catalog/index.js';

@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors.js';
 import { upstreamStatusError } from './upstream-errors.js';
-import { headerValue, type RoutedResponse } from '../routing/fallback.js';
+import type { UpstreamCall } from './upstream-call.js';
 
 // The client's own mistakes, as the upstream judged them: worth passing on (e.g. context too long).
 const CLIENT_FAULTS = new Set([400, 413, 422]);
@@ -9,11 +9,12 @@ const CLIENT_FAULTS = new Set([400, 413, 422]);
  * Turns a non-200 upstream answer into the gateway's error. Only a client-fault message is passed
  * on, and only its text: a 401/403 from the upstream is our credential's problem, not the caller's.
  */
-export async function passUpstreamError(routed: RoutedResponse): Promise<never> {
+export async function passUpstreamError(routed: { response: UpstreamCall }): Promise<never> {
   const { statusCode, headers } = routed.response;
   if (!CLIENT_FAULTS.has(statusCode)) {
     await routed.response.discard();
-    throw upstreamStatusError(statusCode, headerValue(headers['retry-after']));
+    const retryAfter = headers['retry-after'];
+    throw upstreamStatusError(statusCode, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
   }
   let message = `the upstream provider rejected the request (status ${statusCode})`;
   let param: string | undefined;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupOf } from '../../shared/gateway/pipeline.js';
 import { Admissions } from '../../shared/limits/admission.js';
 import { connectRedis, createStepRedis } from '../../shared/redis/client.js';
-import { defineScripts } from '../../shared/redis/scripts.js';
+import { defineScripts } from '../../shared/lifecycle/redis-scripts.js';
 import type { UsageEvent } from '../../shared/usage/record.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { waitUntil } from '../support/http.js';

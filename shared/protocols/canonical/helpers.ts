@@ -1,6 +1,12 @@
-import type { TokenUsage } from '../../billing/pricing.js';
 import { GatewayError } from '../../errors.js';
-import type { CanonicalPart, CanonicalRequest, CanonicalUsage, ChatProtocol, ImageSource } from './types.js';
+import type {
+  CanonicalPart,
+  CanonicalRequest,
+  CanonicalUsage,
+  ChatProtocol,
+  ImageSource,
+  TokenUsage,
+} from './types.js';
 
 export const PROTOCOL_NAMES: Record<ChatProtocol, string> = {
   openai: 'chat-completions',

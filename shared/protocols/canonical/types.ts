@@ -71,6 +71,14 @@ export interface CanonicalUsage {
   reasoning: number;
 }
 
+/** Token counts as billing reads them (shared/billing/pricing.ts): see billableUsage. */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  /** Part of inputTokens that the upstream served from its prompt cache. */
+  cachedTokens: number;
+}
+
 export interface CanonicalResponse {
   id: string;
   model: string;
