@@ -2,7 +2,7 @@ import { Worker, type Job, type Processor } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { JOB_NAMES, type JobData, type JobName } from '../shared/jobs/catalog.js';
 import { exportDataset } from './datasets/export-dataset.js';
-import { runPrivateChat } from '../shared/private/run-chat.js';
+import { runPrivateChat } from './private/run-chat.js';
 import { closeMailer, sendMail } from './mail.js';
 import { bullPrefix } from '../shared/jobs/queues.js';
 import { createRedis } from '../shared/redis/client.js';

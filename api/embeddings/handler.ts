@@ -1,15 +1,20 @@
 import { tokenCost } from '../../shared/billing/pricing.js';
 import { textTokens } from '../../shared/billing/prompt-tokens.js';
+import type { CatalogModel } from '../../shared/catalog/index.js';
 import { GatewayError, isGatewayError } from '../../shared/errors.js';
-import { CallMeter } from '../../shared/gateway/call-meter.js';
-import { tryModels, type MeterChain } from '../../shared/gateway/try-models.js';
 import { authenticate, authenticateCached, discountOf } from '../../shared/gateway/pipeline.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
+import { MeterChain } from '../../shared/generation/meter-chain.js';
+import { admitAndSend, tryModels, type AdmittedDispatch } from '../../shared/generation/route-loop.js';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import { sendEmbeddings } from '../../shared/providers/embeddings.js';
-import { embeddingsAnswer, type EmbeddingAnswer } from '../../shared/protocols/embeddings/codec.js';
+import {
+  embeddingsAnswer,
+  type EmbeddingAnswer,
+  type EmbeddingRequest,
+} from '../../shared/protocols/embeddings/codec.js';
 import type { ChatProtocol } from '../../shared/protocols/canonical/types.js';
-import { sendWithFallback, type CallState } from '../../shared/routing/fallback.js';
+import type { CallState } from '../../shared/routing/fallback.js';
 import { planModels, routesFor } from '../../shared/routing/plan.js';
 import { parseProviderPreferences } from '../../shared/routing/provider-preferences.js';
 import { withDefaultModel } from '../../shared/routing/default-model.js';
@@ -39,23 +44,14 @@ async function answer(
   params: RouteParams,
 ): Promise<void> {
   const { req, res } = ex;
-  const state: CallState = { upstream: undefined, clientGone: false };
   let key: ApiKeyContext | undefined;
   // The meter of the attempt running now (a fallback model's attempt has its own).
   let chain: MeterChain | undefined;
   try {
     const credential = { secret: surface.credential(req), ip: ex.ip };
     const owner = (key = authenticateCached(services, credential) ?? (await authenticate(services, credential)));
-    const meterFor = (requestId: string, callId: string, tags: string[]) => {
-      const meter = new CallMeter(services, owner, 'embeddings', requestId, callId, tags);
-      meter.surface = surface.id;
-      return meter;
-    };
-    chain = {
-      meter: meterFor(ex.requestId, ex.callId, callTags(headerOf(req, 'x-service-tags'), key.tags)),
-      nextMeter: (attempt, previous) =>
-        meterFor(`${ex.requestId}-fb${attempt}`, `${ex.callId}-fb${attempt}`, previous.tags),
-    };
+    const tags = callTags(headerOf(req, 'x-service-tags'), key.tags);
+    chain = new MeterChain(services, owner, 'embeddings', surface.id, ex.requestId, ex.callId, tags);
     const body = await readJsonBody(req, services.config.http.bodyLimitBytes);
     const { provider, ...fields } = surface.id === 'embeddings' ? withDefaultModel(body.value, key) : body.value;
     const call = surface.parse(fields, params.model);
@@ -66,23 +62,23 @@ async function answer(
       'embeddings',
       parseProviderPreferences(provider, services.catalog),
     );
+    const dispatch = embeddingsDispatch(res, call.request);
     let tokens = 0;
     const { routed, model, meter } = await tryModels(
       plan.models,
       chain,
-      state,
+      dispatch.state,
       async (model, attemptMeter) => {
         tokens = textTokens(call.request.inputs, model);
         const routes = await routesFor(services.routing, model, plan.preferences);
-        const headers = await attemptMeter.admit(
+        const cost = tokenCost(
           model,
-          tokenCost(model, { inputTokens: tokens, outputTokens: 0, cachedTokens: 0 }, discountOf(services, owner)),
-          tokens,
+          { inputTokens: tokens, outputTokens: 0, cachedTokens: 0 },
+          discountOf(services, owner),
         );
-        for (const name in headers) res.setHeader(name, headers[name]!);
-        return sendWithFallback(services.routing.health, routes, 'whole', sendEmbeddings, call.request, state);
+        return admitAndSend(services, attemptMeter, model, routes, cost, tokens, dispatch);
       },
-      (model) => res.setHeader('X-Service-Model', model.id),
+      dispatch,
     );
     let result: EmbeddingAnswer;
     try {
@@ -116,4 +112,22 @@ async function answer(
   } finally {
     await chain?.meter.close();
   }
+}
+
+/** How an embeddings call's attempts are sent: the whole answer decides, nothing waits for admission. */
+function embeddingsDispatch(
+  res: Exchange['res'],
+  request: EmbeddingRequest,
+): AdmittedDispatch<EmbeddingRequest> & { model(model: CatalogModel): void } {
+  const state: CallState = { upstream: undefined, clientGone: false };
+  return {
+    state,
+    until: 'whole',
+    send: sendEmbeddings,
+    limitHeaders: (headers) => {
+      for (const name in headers) res.setHeader(name, headers[name]!);
+    },
+    admitted: () => request,
+    model: (model) => res.setHeader('X-Service-Model', model.id),
+  };
 }

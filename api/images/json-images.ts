@@ -6,7 +6,6 @@ import { resolveAssetReferences } from '../../shared/assets/resolve-references.j
 import { finalizeCost } from '../../shared/billing/pricing.js';
 import { imagePrice } from '../../shared/billing/quote.js';
 import { GatewayError, isGatewayError } from '../../shared/errors.js';
-import { CallMeter } from '../../shared/gateway/call-meter.js';
 import { discountOf } from '../../shared/gateway/pipeline.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { sendImages, type ImageCall } from '../../shared/providers/openai/images.js';
@@ -16,9 +15,10 @@ import {
   jsonImageGenerationSchema,
   type JsonImageGeneration,
 } from '../../shared/protocols/images/json-images.js';
-import { sendWithFallback, type CallState, type RoutedResponse } from '../../shared/routing/fallback.js';
+import type { CallState, RoutedResponse } from '../../shared/routing/fallback.js';
 import type { CatalogModel } from '../../shared/catalog/index.js';
-import { tryModels, type MeterChain } from '../../shared/gateway/try-models.js';
+import { MeterChain } from '../../shared/generation/meter-chain.js';
+import { admitAndSend, tryModels, type AdmittedDispatch } from '../../shared/generation/route-loop.js';
 import { withDefaultModel } from '../../shared/routing/default-model.js';
 import { planModels, routesFor } from '../../shared/routing/plan.js';
 import { parseProviderPreferences } from '../../shared/routing/provider-preferences.js';
@@ -61,19 +61,16 @@ export function jsonImages(services: GatewayServices, operation: ImageCall['oper
       );
     const key = await authenticateRequest(ctx, services);
     const endpoint = operation === 'edits' ? 'images/edits' : 'images/generations';
-    const meterFor = (requestId: string, callId: string, tags: string[]) =>
-      new CallMeter(services, key, endpoint, requestId, callId, tags);
     // The meter of the attempt running now (a fallback model's attempt has its own).
-    const chain: MeterChain = {
-      meter: meterFor(
-        ctx.state.requestId as string,
-        ctx.state.callId as string,
-        callTags(ctx.get('x-service-tags') || undefined, key.tags),
-      ),
-      nextMeter: (attempt, previous) =>
-        meterFor(`${ctx.state.requestId}-fb${attempt}`, `${ctx.state.callId}-fb${attempt}`, previous.tags),
-    };
-    const state: CallState = { upstream: undefined, clientGone: false };
+    const chain = new MeterChain(
+      services,
+      key,
+      endpoint,
+      null,
+      ctx.state.requestId as string,
+      ctx.state.callId as string,
+      callTags(ctx.get('x-service-tags') || undefined, key.tags),
+    );
     try {
       const body = await readJsonObject(ctx, services.config.http.bodyLimitBytes);
       const { provider, ...fields } = withDefaultModel(body.value, key);
@@ -103,6 +100,25 @@ export function jsonImages(services: GatewayServices, operation: ImageCall['oper
           (imagePrice(model, request.size, request.quality) * images + model.pricing.per_request) * 1_000_000,
           discount,
         );
+      const state: CallState = { upstream: undefined, clientGone: false };
+      const dispatch: AdmittedDispatch<ImageCall> & { model(model: CatalogModel): void } = {
+        state,
+        until: 'whole',
+        send: sendImages,
+        limitHeaders: (headers) => ctx.set(headers),
+        // Admitted: the upstream gets signed links for asset references, and the gateway's copies of
+        // external URLs where it cannot fetch them (a refused fetch gives the reservation back).
+        async admitted(model) {
+          const external = model.accepts_urls ? request : await rehostExternalImages(links, key.userId, request);
+          const upstreamBody = await resolveAssetReferences(links, key, external);
+          // Images always come back to the gateway first (it keeps them and answers with its own links),
+          // so the client's response_format stays here: the upstream answers in its default form.
+          const forwarded: Record<string, unknown> = Object.assign({}, upstreamBody as Record<string, unknown>);
+          delete forwarded.response_format;
+          return { operation, body: forwarded };
+        },
+        model: (model) => ctx.set('X-Service-Model', model.id),
+      };
       const { routed, model, meter } = await tryModels(
         plan.models,
         chain,
@@ -110,19 +126,9 @@ export function jsonImages(services: GatewayServices, operation: ImageCall['oper
         async (model, attemptMeter) => {
           if (!model.accepts_urls) checkImageCount(externalImageUrls(request), links.limits);
           const routes = await routesFor(services.routing, model, plan.preferences);
-          ctx.set(await attemptMeter.admit(model, price(model, request.n), 0));
-          // Admitted: the upstream gets signed links for asset references, and the gateway's copies of
-          // external URLs where it cannot fetch them (a refused fetch gives the reservation back).
-          const external = model.accepts_urls ? request : await rehostExternalImages(links, key.userId, request);
-          const upstreamBody = await resolveAssetReferences(links, key, external);
-          // Images always come back to the gateway first (it keeps them and answers with its own links),
-          // so the client's response_format stays here: the upstream answers in its default form.
-          const forwarded: Record<string, unknown> = Object.assign({}, upstreamBody as Record<string, unknown>);
-          delete forwarded.response_format;
-          const call: ImageCall = { operation, body: forwarded };
-          return sendWithFallback(services.routing.health, routes, 'whole', sendImages, call, state);
+          return admitAndSend(services, attemptMeter, model, routes, price(model, request.n), 0, dispatch);
         },
-        (model) => ctx.set('X-Service-Model', model.id),
+        dispatch,
       );
       const images = await keepImages(services, routed, key.userId, meter.callId);
       await meter.finish({

@@ -18,12 +18,14 @@ import { randomBase62 } from '../../shared/ids.js';
 import { jobId } from '../../shared/jobs/catalog.js';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import type { PrivateCallRequest } from '../../shared/private/call-request.js';
-import { privateCallView, taskCallView } from '../../shared/private/call-view.js';
+import { ENDED_STATUSES, privateCallView, taskCallView } from '../../shared/private/call-view.js';
+import { plannedJob } from '../../shared/private/chat-job.js';
 import { callTags } from '../../shared/usage/tags.js';
 import { imageTaskRoute } from '../../shared/tasks/image-route.js';
 import { createRouteTask, type TaskRoute } from '../../shared/tasks/task-route.js';
 import { videoRoute } from '../../shared/tasks/video-route.js';
 import { baseUrl, viewWithLinks } from '../videos/task-responses.js';
+import type { PrivateChat } from './chat-call.js';
 
 export const TASK_ROUTES: Record<TaskKind, TaskRoute<{ model: string }>> = {
   video: videoRoute as TaskRoute<{ model: string }>,
@@ -69,16 +71,17 @@ export async function acceptTaskCall(
 
 /**
  * A chat call for this `clientRequestId`: a new one, stored with the id in one statement (the
- * idempotency row's primary key makes a concurrent duplicate wait for it and then find it) and
- * handed to its job; or the one the id already names (the same body is a replay, another answers
- * 422). `beforeEnqueue` runs before a new call's job can start (to start waiting for its end).
+ * idempotency row's primary key makes a concurrent duplicate wait for it and then find it) — the
+ * only place its body is kept — and handed to its job with step 4's plan; or the one the id already
+ * names (the same body is a replay, another answers 422). `beforeEnqueue` runs before a new call's
+ * job can start (to start waiting for its end).
  */
 export async function acceptChatCall(
   services: GatewayServices,
   ctx: Context,
   key: ApiKeyContext,
   req: PrivateCallRequest,
-  body: Record<string, unknown>,
+  chat: PrivateChat,
   hash: Buffer,
   options: { status?: 'queued' | 'running'; beforeEnqueue?: (id: string) => void } = {},
 ): Promise<{ call: PrivateCallRow; replayed: boolean }> {
@@ -93,8 +96,8 @@ export async function acceptChatCall(
     request_id: ctx.state.requestId as string,
     kind: 'chat',
     model: req.model,
-    stream: body.stream === true,
-    request: body,
+    stream: chat.parsed.stream,
+    request: chat.parsed.body,
     status,
     created_at: new Date(now).toISOString(),
   };
@@ -123,11 +126,7 @@ export async function acceptChatCall(
     options.beforeEnqueue?.(id);
     // If Redis is away the call waits in Postgres; the maintenance sweep enqueues it when Redis is back.
     await services.jobs
-      .enqueue(
-        'private-chat',
-        { callId: id, keyId: key.id, requestId: row.request_id, request: body },
-        { jobId: jobId('private-chat', id) },
-      )
+      .enqueue('private-chat', plannedJob(id, chat.plan, chat.bytes), { jobId: jobId('private-chat', id) })
       .catch((err: Error) =>
         services.log.warn({ err: err.message, callId: id }, 'private chat not enqueued; the sweep will'),
       );
@@ -158,6 +157,29 @@ export async function findCall(
   if (call) return { kind: 'chat', call };
   const task = await findTaskByIdempotencyKey(db, key, crid, services.clock.now());
   return task && { kind: 'task', task, clientRequestId: crid };
+}
+
+/**
+ * A task call's state once its task ended, or as it is when `waitMs` ran out: the wait wakes on the
+ * task's end (the settle job announces it on the same channel as chat calls: call-waiter.ts), and
+ * is registered before the task is read, so an end between the two is not missed.
+ */
+export async function taskCallAfter(
+  services: GatewayServices,
+  key: ApiKeyContext,
+  taskId: string,
+  waitMs: number,
+): Promise<FoundCall | undefined> {
+  if (waitMs <= 0) return findCall(services, key, { taskId });
+  const waiter = services.calls.until(taskId, waitMs);
+  try {
+    const found = await findCall(services, key, { taskId });
+    if (found?.kind !== 'task' || ENDED_STATUSES.has(found.task.status)) return found;
+    await waiter.done;
+    return await findCall(services, key, { taskId });
+  } finally {
+    waiter.cancel();
+  }
 }
 
 /** A call's state as `data`. */

@@ -3,35 +3,29 @@ import type { Context, Middleware } from 'koa';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import type { PrivateCallRow, TaskKind } from '../../shared/db/schema.js';
 import { findOwnerPrivateCall } from '../../shared/db/private-calls.js';
-import { GatewayError, isGatewayError, type ErrorCode } from '../../shared/errors.js';
+import { GatewayError, type ErrorCode } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { requestHash } from '../../shared/idempotency/idempotency-key.js';
 import { privateCallSchema, privateLookupSchema } from '../../shared/private/call-request.js';
 import { ENDED_STATUSES } from '../../shared/private/call-view.js';
-import { chatRequestSchema } from '../../shared/protocols/openai/chat-request.js';
-import { planModels } from '../../shared/routing/plan.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { readJsonObject } from '../middleware/read-json.js';
 import { authenticateRequest } from '../http/credential.js';
 import { cancelOwnerTask } from '../../shared/tasks/cancel-task.js';
 import { sendFailure, sendMiss, sendSuccess } from './envelope.js';
 import { streamPrivateChat } from './stream-call.js';
-import { acceptChatCall, acceptTaskCall, findCall, TASK_ROUTES, viewOf, type FoundCall } from './calls.js';
+import {
+  acceptChatCall,
+  acceptTaskCall,
+  findCall,
+  taskCallAfter,
+  TASK_ROUTES,
+  viewOf,
+  type FoundCall,
+} from './calls.js';
+import { readChatCall, withinInput } from './chat-call.js';
 
 const DEFAULT_CHAT_WAIT_MS = 30_000;
-
-/** The standard call's schema errors, named where the caller wrote the field (`input.messages`). */
-function withinInput<T>(parse: () => T): T {
-  try {
-    return parse();
-  } catch (err) {
-    if (isGatewayError(err) && err.param && !err.param.startsWith('input'))
-      throw new GatewayError(err.code, err.status, err.message.replace(`'${err.param}'`, `'input.${err.param}'`), {
-        param: `input.${err.param}`,
-      });
-    throw err;
-  }
-}
 
 /** Steps 1-3 with the key from the body (read and size-limited first): an `ak-` key, and only one. */
 async function authenticateBody(
@@ -70,23 +64,13 @@ export function privateCall(services: GatewayServices): Middleware {
       const hash = requestHash(identity);
       const kind = kindOf(services, req.model);
       if (kind === 'chat') {
-        const body = withinInput(() =>
-          parseOrThrow(
-            chatRequestSchema,
-            Object.assign({}, req.input, { model: req.model, stream: req.stream === true }),
-          ),
-        ) as Record<string, unknown>;
-        delete body.stream_options;
-        await planModels(services.routing, key, req.model, 'chat/completions'); // step 4, before anything is stored
-        if (req.stream === true && key.profile === 'standard_v1')
-          return await streamPrivateChat(services, ctx, key, req, body, hash);
-        // legacy_v1 streams are answered whole, at the end: the call runs as any other.
-        body.stream = false;
+        const chat = await readChatCall(services, key, req); // parsed and step 4 once, before anything is stored
+        if (chat.parsed.stream) return await streamPrivateChat(services, ctx, key, req, chat, hash);
         // The wait starts before the job can: its end is never missed.
         const waitMs = req.wait_ms ?? DEFAULT_CHAT_WAIT_MS;
         let waiter: ReturnType<typeof services.calls.until> | undefined;
         try {
-          const accepted = await acceptChatCall(services, ctx, key, req, body, hash, {
+          const accepted = await acceptChatCall(services, ctx, key, req, chat, hash, {
             beforeEnqueue: (id) => (waiter = waitMs > 0 ? services.calls.until(id, waitMs) : undefined),
           });
           if (accepted.replayed && waitMs > 0) waiter = services.calls.until(accepted.call.id, waitMs);
@@ -111,9 +95,8 @@ export function privateCall(services: GatewayServices): Middleware {
           client_request_id: req.clientRequestId,
           status: accepted.status,
         });
-      // Task workers do not announce each end: a task call waited for is read once more at the end of the wait.
-      if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
-      const found = await findCall(services, key, { taskId: accepted.taskId });
+      // A task call waited for wakes when its task ends, or when the wait runs out.
+      const found = await taskCallAfter(services, key, accepted.taskId, waitMs);
       sendSuccess(
         ctx,
         key.profile,

@@ -2,111 +2,104 @@ import type { Context } from 'koa';
 import { advancePrivateCall } from '../../shared/db/private-calls.js';
 import { isGatewayError } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
+import { setTextBody } from '../../shared/generation/read-text-call.js';
+import { runTextCall } from '../../shared/generation/run-text-call.js';
+import { chatCompletionsText } from '../../shared/generation/surfaces/chat-completions.js';
+import { TextCall } from '../../shared/generation/text-call.js';
+import { Transcript } from '../../shared/generation/transcript.js';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import type { PrivateCallRequest } from '../../shared/private/call-request.js';
 import { publishCallEnded } from '../../shared/private/call-waiter.js';
-import { SseSplitter } from '../../shared/protocols/canonical/sse.js';
-import type { CanonicalPart, StopReason } from '../../shared/protocols/canonical/types.js';
 import { openAiResponseFromCanonical } from '../../shared/protocols/openai/from-canonical.js';
-import { OpenAiStreamDecoder } from '../../shared/protocols/openai/stream-codec.js';
-import { serveGeneration } from '../generation/handler.js';
-import { exchangeFromKoa } from '../http/exchange.js';
-import { chatCompletionsSurface } from '../openai/chat-surface.js';
+import { RelaySink } from '../generation/relay-sink.js';
+import { exchangeFromKoa, type Exchange } from '../http/exchange.js';
 import { sendSuccess } from './envelope.js';
 import { acceptChatCall, viewOf } from './calls.js';
+import type { PrivateChat } from './chat-call.js';
+
+type CallError = { code: string; message: string; status: number };
 
 /**
  * `stream: true` under `standard_v1`: a real SSE stream (the chat-completions events), relayed as it
- * arrives by the same path as `/v1/chat/completions`; the completion it carried is kept on the call
- * for `getResult`. A replayed `clientRequestId` answers the call's state (JSON), not a second stream.
+ * arrives by the engine that serves `/v1/chat/completions`, run here in the API (not as a job); the
+ * completion it carried — read from the transcript of the upstream's events, not decoded again
+ * from the relayed stream — is kept on the call for `getResult`. A replayed `clientRequestId`
+ * answers the call's state (JSON), not a second stream.
  */
 export async function streamPrivateChat(
   services: GatewayServices,
   ctx: Context,
   key: ApiKeyContext,
   req: PrivateCallRequest,
-  body: Record<string, unknown>,
+  chat: PrivateChat,
   hash: Buffer,
 ): Promise<void> {
-  const { call, replayed } = await acceptChatCall(services, ctx, key, req, body, hash, { status: 'running' });
-  if (replayed) return sendSuccess(ctx, key.profile, viewOf(services, ctx, { kind: 'chat', call }));
-  const raw = Buffer.from(JSON.stringify(body));
-  const collected = new StreamCollector();
-  let failure: { code: string; message: string; status: number } | undefined;
-  let stored = false;
-  await serveGeneration(
+  const { call: row, replayed } = await acceptChatCall(services, ctx, key, req, chat, hash, { status: 'running' });
+  if (replayed) return sendSuccess(ctx, key.profile, viewOf(services, ctx, { kind: 'chat', call: row }));
+  const ex = exchangeFromKoa(ctx);
+  const call = new TextCall(
     services,
-    chatCompletionsSurface,
-    exchangeFromKoa(ctx),
     key,
-    { value: body, raw, bytes: raw.length },
-    {},
-    {
-      surfaceId: 'private',
-      capture: (chunk) => collected.push(chunk),
-      onFailure: (err) => {
-        failure = isGatewayError(err)
-          ? { code: err.code, message: err.message, status: err.status }
-          : { code: 'internal_error', message: 'internal error', status: 500 };
-      },
-      // The result is kept before the client sees the stream end: a getResult right after finds it.
-      beforeStreamEnd: async () => {
-        const result = collected.result(String(body.model));
-        if (result)
-          stored = await advancePrivateCall(services.db, call.id, ['running'], {
-            status: 'succeeded',
-            result,
-            finishedAt: new Date(services.clock.now()),
-          });
-      },
-    },
+    chatCompletionsText,
+    'private',
+    ex.requestId,
+    ex.callId,
+    [...key.tags],
+    null,
   );
-  if (!stored) {
-    const error = failure ?? {
+  call.plan = chat.plan;
+  setTextBody(call, chat.parsed, undefined, chat.bytes, undefined, undefined);
+  call.transcript = new Transcript();
+  const sink = new PrivateStreamSink(services, ex, call, row.id);
+  try {
+    await runTextCall(services, call, sink);
+  } finally {
+    sink.release();
+  }
+  if (!sink.stored) {
+    const error = sink.failure ?? {
       code: 'upstream_stream_interrupted',
       message: 'the stream ended before it was complete',
       status: 502,
     };
-    await advancePrivateCall(services.db, call.id, ['running'], {
+    await advancePrivateCall(services.db, row.id, ['running'], {
       status: 'failed',
       error,
       finishedAt: new Date(services.clock.now()),
     });
   }
-  await publishCallEnded(services.redis, services.redisKeys.callEnded, call.id).catch(() => undefined);
+  await publishCallEnded(services.redis, services.redisKeys.callEnded, row.id).catch(() => undefined);
 }
 
-/** Reads the relayed chat-completions events back into the completion they carried. */
-class StreamCollector {
-  private readonly splitter = new SseSplitter();
-  private readonly decoder = new OpenAiStreamDecoder();
-  private text = '';
-  private readonly calls = new Map<number, { id: string; name: string; args: string }>();
-  private stop: StopReason | undefined;
-  private id = '';
+/** The relay, keeping the completion on the call before the client sees the stream end (a getResult right after finds it). */
+class PrivateStreamSink extends RelaySink {
+  stored = false;
+  failure: CallError | undefined;
 
-  push(chunk: Buffer): void {
-    for (const frame of this.splitter.push(chunk)) {
-      for (const event of this.decoder.frame(frame)) {
-        if (event.type === 'start') this.id = event.id;
-        else if (event.type === 'text') this.text += event.text;
-        else if (event.type === 'tool_call_start')
-          this.calls.set(event.index, { id: event.id, name: event.name, args: '' });
-        else if (event.type === 'tool_call_args') {
-          const call = this.calls.get(event.index);
-          if (call) call.args += event.fragment;
-        } else if (event.type === 'finish') this.stop = event.stopReason;
-      }
-    }
+  constructor(
+    services: GatewayServices,
+    ex: Exchange,
+    call: TextCall,
+    private readonly callId: string,
+  ) {
+    super(services, ex, call);
   }
 
-  /** The completion, once the stream said how it finished; undefined for a stream cut short. */
-  result(model: string): unknown {
-    if (this.stop === undefined) return undefined;
-    const parts: CanonicalPart[] = [];
-    if (this.text) parts.push({ type: 'text', text: this.text });
-    for (const call of this.calls.values())
-      parts.push({ type: 'tool_call', id: call.id, name: call.name, arguments: call.args });
-    return openAiResponseFromCanonical({ id: this.id, model, parts, stopReason: this.stop, usage: undefined }, model);
+  async beforeEnd(): Promise<void> {
+    const model = String(this.call.parsed.model);
+    const response = this.call.transcript!.response(model);
+    if (!response) return;
+    this.stored = await advancePrivateCall(this.services.db, this.callId, ['running'], {
+      status: 'succeeded',
+      result: openAiResponseFromCanonical(response, model),
+      finishedAt: new Date(this.services.clock.now()),
+    });
+  }
+
+  override fail(err: unknown): Promise<void> {
+    this.failure = isGatewayError(err)
+      ? { code: err.code, message: err.message, status: err.status }
+      : { code: 'internal_error', message: 'internal error', status: 500 };
+    return super.fail(err);
   }
 }

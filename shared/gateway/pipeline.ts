@@ -1,6 +1,5 @@
 import type { Discount } from '../billing/pricing.js';
-import type { CatalogModel, Endpoint, Group } from '../catalog/index.js';
-import { groupAllows } from '../catalog/index.js';
+import type { Group } from '../catalog/index.js';
 import { GatewayError, isGatewayError, serviceUnavailable } from '../errors.js';
 import { ipAllowed, type ApiKeyContext } from '../keys/api-key.js';
 import type { AdmissionInput, Admitted } from '../limits/admission.js';
@@ -82,26 +81,8 @@ function checkKey(key: ApiKeyContext | null, credential: Credential, now: number
   return key as ApiKeyContext;
 }
 
-/** Step 4: the model exists, serves this endpoint, and the key's group allows it. */
-export function authorizeModel(
-  services: GatewayServices,
-  key: ApiKeyContext,
-  modelId: string,
-  endpoint: Endpoint,
-): CatalogModel {
-  const model = services.catalog.models.get(modelId);
-  if (!model || !model.endpoints.includes(endpoint)) {
-    throw new GatewayError('model_not_found', 404, `model '${modelId}' does not exist or does not serve ${endpoint}`, {
-      param: 'model',
-    });
-  }
-  if (!groupAllows(services.catalog, key.groupId, modelId)) {
-    throw new GatewayError('model_not_allowed', 403, `this key's group does not allow model '${modelId}'`, {
-      param: 'model',
-    });
-  }
-  return model;
-}
+// Step 4 lives with the plan it starts (shared/routing/plan.ts); the estimates reach it from here too.
+export { authorizeModel } from '../routing/plan.js';
 
 /** The key's group as the catalog defines it now (a group removed from the catalog has no limits). */
 export function groupOf(services: GatewayServices, key: ApiKeyContext): Group {

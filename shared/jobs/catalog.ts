@@ -13,15 +13,21 @@ export const JOBS = {
   'task-poll': { schema: taskJob, options: { attempts: 6, backoff: { type: 'exponential', delay: 2_000 } } },
   'task-mirror': { schema: taskJob, options: { attempts: 5, backoff: { type: 'exponential', delay: 2_000 } } },
   'task-settle': { schema: taskJob, options: { attempts: 25, backoff: { type: 'exponential', delay: 1_000 } } },
-  /** A private-protocol chat call (shared/private/run-chat.ts): a retry after a crash runs it again, charged once (the usage record is unique by call id). */
-  // The job carries what running the call needs (no read before the upstream call); a re-drive by the
-  // maintenance sweep carries only the id, and the call is read then.
+  /** A private-protocol chat call (workers/private/run-chat.ts): a retry after a crash runs it again, charged once (the usage record is unique by call id). */
+  // The body is on the call (read as the worker claims it); the job carries step 4's plan (shared/private/chat-job.ts).
+  // A re-drive by the maintenance sweep carries only the id, and the worker plans the call then.
   'private-chat': {
     schema: z.strictObject({
       callId: z.string().min(1),
-      keyId: z.string().optional(),
-      requestId: z.string().optional(),
-      request: z.record(z.string(), z.unknown()).optional(),
+      models: z.array(z.string()).optional(),
+      preferences: z
+        .strictObject({
+          order: z.array(z.string()).readonly().optional(),
+          only: z.array(z.string()).readonly().optional(),
+          allowFallbacks: z.boolean().optional(),
+        })
+        .optional(),
+      bytes: z.number().int().nonnegative().optional(),
     }),
     options: { attempts: 3, backoff: { type: 'exponential', delay: 1_000 } },
   },

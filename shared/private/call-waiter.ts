@@ -1,11 +1,5 @@
 import type { Redis } from 'ioredis';
 
-/**
- * Waits for private-protocol calls to end, through Redis pub/sub (never by polling Postgres): the
- * worker that ends a call publishes its id on one channel; every API process listens on its
- * subscriber connection and wakes whoever waits for that id, who then reads the call once. After a
- * reconnect every waiter is woken (a message may have been missed while disconnected).
- */
 /** How a call ended, as its job announces it (so the waiting API needs no read). */
 export interface CallEnded {
   status: 'succeeded' | 'failed';
@@ -13,6 +7,14 @@ export interface CallEnded {
   error?: { code: string; message: string; status: number };
 }
 
+/**
+ * Waits for calls to end, through Redis pub/sub (never by polling Postgres): the worker that ends a
+ * call publishes its id on one channel — a private chat call's job (workers/private/run-chat.ts),
+ * the stream that ran one, and the settle job of every task (a private task call waits for it) —
+ * and every API process listens on its subscriber connection and wakes whoever waits for that id,
+ * who then reads the call once. After a reconnect every waiter is woken (a message may have been
+ * missed while disconnected).
+ */
 export class CallWaiter {
   private readonly waiters = new Map<string, Set<(ended: CallEnded | undefined) => void>>();
 

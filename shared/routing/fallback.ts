@@ -22,29 +22,37 @@ export interface CallState {
   clientGone: boolean;
 }
 
+/** How a call's attempts are sent: built once per call, its `send` called once per route tried. */
+export interface Dispatch<R> {
+  readonly state: CallState;
+  /** How much of an attempt's answer decides whether it stands (a stream: its headers). */
+  readonly until: AwaitUntil;
+  /** Starts one attempt on one upstream account. */
+  send(upstream: Upstream, upstreamModel: string, request: R): UpstreamCall;
+}
+
 /**
  * Tries one model's routes (upstream accounts) in the plan's order. A route that cannot be
  * reached, or answers 5xx or 429 before any byte reached the client, hands over to the next; the
  * last route's answer stands (the caller decides whether a failing one moves to the next model).
  * Each outcome is reported to the shared account health, without waiting for Redis.
- * `send(upstream, upstreamModel, request)` starts one attempt, which `state.upstream` then names (so
- * a client that leaves can abort it). A stream is judged by its headers; a JSON answer is awaited
- * whole, so a body cut short is a failed route too.
+ * `dispatch.send` starts one attempt, which `state.upstream` then names (so a client that leaves can
+ * abort it). A stream is judged by its headers; a JSON answer is awaited whole, so a body cut short
+ * is a failed route too.
  */
 export async function sendWithFallback<R>(
   health: AccountHealth,
   routes: readonly RouteChoice[],
-  until: AwaitUntil,
-  send: (upstream: Upstream, upstreamModel: string, request: R) => UpstreamCall,
+  dispatch: Dispatch<R>,
   request: R,
-  state: CallState,
 ): Promise<RoutedResponse> {
+  const { state, until } = dispatch;
   // Objects are built whole here, never as `{ ...a, b }`: on Node 20 that form costs about a
   // microsecond per added property and leaves a slow object behind (docs/decisions/0001-hot-path-on-node-http.md).
   let failure: GatewayError | undefined;
   for (let i = 0; i < routes.length; i++) {
     const route = routes[i]!;
-    const call = send(route.upstream, route.upstreamModel, request);
+    const call = dispatch.send(route.upstream, route.upstreamModel, request);
     state.upstream = call;
     if (state.clientGone) call.abort(new Error('the client closed the connection'));
     try {

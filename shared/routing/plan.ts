@@ -51,7 +51,28 @@ function eligible(
 }
 
 /**
- * Resolves the request's `model` into the models to try: a plain id (steps 4's own checks), an
+ * Step 4 for a model named by its id: it exists, serves this endpoint, and the key's group allows
+ * it (written here only: planModels runs it for a plain id, the estimates for theirs).
+ */
+export function authorizeModel(
+  services: { readonly catalog: Catalog },
+  key: ApiKeyContext,
+  modelId: string,
+  endpoint: Endpoint,
+): CatalogModel {
+  const { catalog } = services;
+  const model = catalog.models.get(modelId);
+  if (!model || !model.endpoints.includes(endpoint))
+    throw notFound(`model '${modelId}' does not exist or does not serve ${endpoint}`);
+  if (!groupAllows(catalog, key.groupId, model.id))
+    throw new GatewayError('model_not_allowed', 403, `this key's group does not allow model '${model.id}'`, {
+      param: 'model',
+    });
+  return model;
+}
+
+/**
+ * Resolves the request's `model` into the models to try: a plain id (step 4: authorizeModel), an
  * automatic choice among the models the operator made eligible, or the key account's preset (one
  * of another account answers exactly like an unknown one).
  */
@@ -64,16 +85,8 @@ export async function planModels(
 ): Promise<RoutingPlan> {
   const spec = parseModelSpec(requested);
   const { catalog } = services;
-  if (spec.kind === 'model') {
-    const model = catalog.models.get(spec.id);
-    if (!model || !model.endpoints.includes(endpoint))
-      throw notFound(`model '${spec.id}' does not exist or does not serve ${endpoint}`);
-    if (!groupAllows(catalog, key.groupId, model.id))
-      throw new GatewayError('model_not_allowed', 403, `this key's group does not allow model '${model.id}'`, {
-        param: 'model',
-      });
-    return { models: [model], preferences: request };
-  }
+  if (spec.kind === 'model')
+    return { models: [authorizeModel(services, key, spec.id, endpoint)], preferences: request };
   if (spec.kind === 'auto') {
     // The ranking depends only on the group, the endpoint and (for latency) the samples: kept a second.
     const memoKey = `${key.groupId}\0${endpoint}\0${spec.strategy}`;

@@ -2,8 +2,9 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { GenerationRequest } from '../../shared/providers/generation-request.js';
-import { TranslatingScanner } from '../../shared/providers/translating-scanner.js';
+import { passageOf } from '../../shared/generation/passage.js';
+import { GenerationRequest } from '../../shared/generation/request-body.js';
+import { TranslatingScanner } from '../../shared/generation/translating-scanner.js';
 import { CLIENT_CODECS, CODECS } from '../../shared/protocols/codecs.js';
 import type { ChatProtocol, ClientProtocol } from '../../shared/protocols/canonical/types.js';
 import { answerViolations, streamViolations } from '../support/wire-schemas/index.js';
@@ -41,7 +42,7 @@ function normalise(value: unknown): unknown {
 function translate(golden: Golden, from: ClientProtocol, to: ClientProtocol): unknown {
   if (golden.kind === 'request') {
     const request = new GenerationRequest(from, golden.input as Record<string, unknown>, undefined, false, undefined);
-    return JSON.parse(request.bodyFor(to as ChatProtocol, 'upstream-model', 1000) as string);
+    return JSON.parse(request.bodyFor(passageOf(from, to), 'upstream-model', 1000) as string);
   }
   const upstream = CODECS[from as ChatProtocol];
   if (golden.kind === 'response')

@@ -6,7 +6,7 @@ import { MessagesStreamScanner } from '../../shared/providers/anthropic/stream-s
 import { ContentStreamScanner } from '../../shared/providers/gemini/stream-scanner.js';
 import { ChatStreamScanner } from '../../shared/providers/openai/stream-scanner.js';
 import type { StreamScanner } from '../../shared/providers/stream-scanner.js';
-import { TranslatingScanner } from '../../shared/providers/translating-scanner.js';
+import { TranslatingScanner } from '../../shared/generation/translating-scanner.js';
 import { CLIENT_CODECS, CODECS } from '../../shared/protocols/codecs.js';
 
 const ev = (name: string, data: object) => `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;

@@ -1,6 +1,7 @@
 import type { Job } from 'bullmq';
 import type { TaskRow } from '../../shared/db/schema.js';
 import { advanceTask, findTask } from '../../shared/db/tasks.js';
+import { publishCallEnded } from '../../shared/private/call-waiter.js';
 import { TASK_ENDPOINT } from '../../shared/tasks/create-task.js';
 import type { UsageEvent } from '../../shared/usage/record.js';
 import type { TaskJobServices } from './task-steps.js';
@@ -29,6 +30,8 @@ export async function settleTask(s: TaskJobServices, job: Job<{ taskId: string }
     once: true,
   });
   await advanceTask(s.db, task.id, ['settle'], { stage: 'done', charged_micro_usd: Math.max(0, charged) });
+  // Every task ends here: a private-protocol call waiting for it wakes now (shared/private/call-waiter.ts).
+  await publishCallEnded(s.redis, s.redisKeys.callEnded, task.id).catch(() => undefined);
   return `charged ${charged}`;
 }
 

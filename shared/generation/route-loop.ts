@@ -1,9 +1,14 @@
 import type { CatalogModel } from '../catalog/index.js';
 import { isGatewayError, type GatewayError } from '../errors.js';
+import type { GatewayServices } from '../gateway/services.js';
 import { passUpstreamError } from '../providers/pass-upstream-error.js';
 import { isRetryableStatus } from '../providers/upstream-errors.js';
-import type { CallState, RoutedResponse } from '../routing/fallback.js';
+import { sendWithFallback, type CallState, type Dispatch, type RoutedResponse } from '../routing/fallback.js';
+import type { RouteChoice } from '../routing/plan.js';
 import type { CallMeter } from './call-meter.js';
+import type { MeterChain } from './meter-chain.js';
+
+export type { Dispatch };
 
 // The next model is tried when this one could not be served at all: no available account, its
 // upstreams unreachable, timing out, failing or rate-limited (spec behaviours 2-3).
@@ -12,16 +17,20 @@ export function movesToNextModel(err: unknown): boolean {
   return isGatewayError(err) && FALLBACK_CODES.has(err.code);
 }
 
-/** The meter of the attempt running now, and how a fallback attempt gets its own (`<id>-fb1`, …). */
-export interface MeterChain {
-  meter: CallMeter;
-  nextMeter(attempt: number, previous: CallMeter): CallMeter;
-}
-
 export interface ModelAnswer {
   routed: RoutedResponse;
   model: CatalogModel;
   meter: CallMeter;
+}
+
+/** What an admitted model attempt sends, and how: built once per call, used by every attempt. */
+export interface AdmittedDispatch<R> extends Dispatch<R> {
+  /** The rate-limit headers of each admission, for the answer. */
+  limitHeaders(headers: Record<string, string>): void;
+  /** Rewrites the admission's refusal (text calls say what output the balance still covers). */
+  refused?(err: unknown, model: CatalogModel): unknown;
+  /** What goes upstream, made once the attempt is admitted: only an admitted call fetches anything. */
+  admitted(model: CatalogModel): R | Promise<R>;
 }
 
 /**
@@ -29,21 +38,21 @@ export interface ModelAnswer {
  * (with route fallback) for one model. The next model is tried when one could not be served at all
  * (a failure of FALLBACK_CODES, or a retryable upstream status while others remain), the finished
  * attempt recorded. Resolves with the first 200 answer; throws the last failure, an upstream's
- * refusal passed on. `chain.meter` is always the meter of the attempt that ran last (the caller
- * finishes it on failure). Every surface's model loop: generation, embeddings, images.
+ * refusal passed on; `answer.model` hears of the model whose answer stands. `chain.meter` is always
+ * the meter of the attempt that ran last (the caller finishes it on failure). Every metered call's
+ * model loop: text, embeddings, images.
  */
 export async function tryModels(
   models: readonly CatalogModel[],
   chain: MeterChain,
   state: CallState,
   run: (model: CatalogModel, meter: CallMeter) => Promise<RoutedResponse>,
-  onModel?: (model: CatalogModel) => void,
+  answer: { model(model: CatalogModel): void },
 ): Promise<ModelAnswer> {
   for (let attempt = 0; ; attempt++) {
     const model = models[attempt]!;
     const last = attempt === models.length - 1;
-    if (attempt > 0) chain.meter = chain.nextMeter(attempt, chain.meter);
-    const meter = chain.meter;
+    const meter = attempt > 0 ? chain.next(attempt) : chain.meter;
     let routed: RoutedResponse;
     try {
       routed = await run(model, meter);
@@ -63,8 +72,33 @@ export async function tryModels(
       });
       continue;
     }
-    onModel?.(model);
+    answer.model(model);
     if (status !== 200) await passUpstreamError(routed);
     return { routed, model, meter };
   }
+}
+
+/**
+ * One model attempt once its price is known: the reservation (steps 5-6) for `maxCost` and
+ * `tokens`, its rate-limit headers to the answer, what only an admitted call may do (fetch images,
+ * re-host references: a refusal there gives the reservation back), then the model's routes in turn.
+ */
+export async function admitAndSend<R>(
+  services: GatewayServices,
+  meter: CallMeter,
+  model: CatalogModel,
+  routes: readonly RouteChoice[],
+  maxCost: number,
+  tokens: number,
+  dispatch: AdmittedDispatch<R>,
+): Promise<RoutedResponse> {
+  let headers: Record<string, string>;
+  try {
+    headers = await meter.admit(model, maxCost, tokens);
+  } catch (err) {
+    throw dispatch.refused ? dispatch.refused(err, model) : err;
+  }
+  dispatch.limitHeaders(headers);
+  const request = await dispatch.admitted(model);
+  return sendWithFallback(services.routing.health, routes, dispatch, request);
 }

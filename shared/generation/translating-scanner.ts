@@ -3,13 +3,15 @@ import type { StreamDecoder, StreamEncoder } from '../protocols/canonical/codec.
 import { billableUsage, mergeUsage } from '../protocols/canonical/helpers.js';
 import { SseSplitter, type SseFrame } from '../protocols/canonical/sse.js';
 import { NO_USAGE, type CanonicalUsage, type StopReason } from '../protocols/canonical/types.js';
-import type { StreamScanner } from './stream-scanner.js';
+import type { StreamScanner } from '../providers/stream-scanner.js';
+import type { Transcript } from './transcript.js';
 
 /**
  * An upstream's stream in another protocol than the client's: each chunk is decoded into canonical
  * events as it arrives and re-encoded for the client at once (nothing waits for the end except what
  * the client's protocol wants whole: generateContent tool calls). The closing frames (finish reason,
- * usage, terminal marker) are the end marker, written by the relay once the call is settled.
+ * usage, terminal marker) are the end marker, written by the relay once the call is settled. A
+ * transcript, when the call keeps its answer, sees the same events (nothing is decoded twice).
  */
 export class TranslatingScanner implements StreamScanner {
   done = false;
@@ -23,6 +25,7 @@ export class TranslatingScanner implements StreamScanner {
   constructor(
     private readonly decoder: StreamDecoder,
     private readonly encoder: StreamEncoder,
+    private readonly transcript?: Transcript,
   ) {}
 
   get usage(): TokenUsage | undefined {
@@ -73,6 +76,7 @@ export class TranslatingScanner implements StreamScanner {
           default:
             break;
         }
+        this.transcript?.event(event);
         out += this.encoder.event(event);
       }
     }

@@ -2,11 +2,25 @@ import type { TokenUsage } from '../billing/pricing.js';
 import { tokenCost } from '../billing/pricing.js';
 import type { CatalogModel, Endpoint } from '../catalog/index.js';
 import type { GatewayError } from '../errors.js';
+import { admit, discountOf } from '../gateway/pipeline.js';
+import type { GatewayServices } from '../gateway/services.js';
 import type { ApiKeyContext } from '../keys/api-key.js';
 import type { Admitted } from '../limits/admission.js';
 import { usageFields, type UsageEvent } from '../usage/record.js';
-import { admit, discountOf } from './pipeline.js';
-import type { GatewayServices } from './services.js';
+
+/** Who made a call and how its usage records name it: the same on the record of every attempt. */
+export interface CallIdentity {
+  readonly key: ApiKeyContext;
+  /** The catalog endpoint the model serves (`chat/completions` for every text surface): reports and estimates key on it. */
+  readonly endpoint: Endpoint;
+  /** What the client called (`chat-completions`, `messages`, `generate-content`, `responses`, `private`, `embeddings`…). */
+  readonly surface: string | null;
+  readonly tags: string[];
+  /** The client's session (`X-Session-Id`), for scores and logs. */
+  readonly sessionId: string | null;
+  /** The prompt-template version the call ran. */
+  readonly templateVersionId: string | null;
+}
 
 export interface CallOutcome {
   statusCode: number;
@@ -32,21 +46,17 @@ export class CallMeter {
   private admitted: Admitted | undefined;
   private finished = false;
   model: CatalogModel | undefined;
-  /** The prompt-template version the call ran, recorded on its usage record. */
-  templateVersionId: string | null = null;
-  /** The client's session (`X-Session-Id`), for scores and logs. */
-  sessionId: string | null = null;
-  /** The protocol surface the call came in through (text calls). */
-  surface: string | null = null;
+  private readonly key: ApiKeyContext;
 
   constructor(
     private readonly services: GatewayServices,
-    readonly key: ApiKeyContext,
-    readonly endpoint: Endpoint,
+    /** The call this attempt belongs to (see MeterChain): read when the record is written. */
+    private readonly call: CallIdentity,
     readonly requestId: string,
     readonly callId: string,
-    readonly tags: string[],
-  ) {}
+  ) {
+    this.key = call.key;
+  }
 
   /** Milliseconds since the call arrived. */
   elapsedMs(): number {
@@ -78,6 +88,7 @@ export class CallMeter {
     const cost =
       outcome.fixedCost ??
       (this.model && outcome.usage ? tokenCost(this.model, outcome.usage, discountOf(this.services, this.key)) : 0);
+    const call = this.call;
     const event: UsageEvent = {
       id: this.callId,
       request_id: this.requestId,
@@ -85,7 +96,7 @@ export class CallMeter {
       api_key_id: this.key.id,
       model: this.model?.id ?? '',
       provider: outcome.provider ?? null,
-      endpoint: this.endpoint,
+      endpoint: call.endpoint,
       status_code: outcome.statusCode,
       error_code: outcome.errorCode ?? null,
       stream: outcome.stream ?? false,
@@ -93,13 +104,13 @@ export class CallMeter {
       usage_estimated: outcome.usageEstimated ?? false,
       // The upstream delivered more than was reserved: charged from the balance beyond it (STEP's finish).
       over_reservation: this.admitted !== undefined && cost > this.admitted.reserved,
-      tags: this.tags,
+      tags: call.tags,
       latency_ms: this.elapsedMs(),
       ttft_ms: outcome.ttftMs ?? null,
       upstream_account: outcome.account ?? null,
-      template_version_id: this.templateVersionId,
-      session_id: this.sessionId,
-      surface: this.surface,
+      template_version_id: call.templateVersionId,
+      session_id: call.sessionId,
+      surface: call.surface,
       created_at: new Date(this.services.clock.now()).toISOString(),
     };
     const actualTokens = outcome.usage ? outcome.usage.inputTokens + outcome.usage.outputTokens : 0;

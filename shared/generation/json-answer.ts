@@ -3,9 +3,10 @@ import type { TokenUsage } from '../billing/pricing.js';
 import { GatewayError } from '../errors.js';
 import { CLIENT_CODECS, CODECS } from '../protocols/codecs.js';
 import { billableUsage, textOf } from '../protocols/canonical/helpers.js';
-import type { ChatProtocol, ClientProtocol } from '../protocols/canonical/types.js';
+import type { CanonicalResponse } from '../protocols/canonical/types.js';
+import { CHAT_ADAPTERS } from '../providers/chat-adapters.js';
 import type { RoutedResponse } from '../routing/fallback.js';
-import { CHAT_ADAPTERS } from './chat-adapters.js';
+import type { Passage } from './passage.js';
 
 export interface JsonAnswer {
   /** The answer in the client's protocol: the upstream's own bytes when it speaks it. */
@@ -19,17 +20,12 @@ export interface JsonAnswer {
 const invalidAnswer = () => new GatewayError('upstream_error', 502, 'the upstream provider sent an invalid response');
 
 /**
- * A whole upstream answer, received, for a client of `protocol`: passed through from an upstream of
- * the same protocol, translated through the canonical form from any other; with the usage to charge.
+ * A whole upstream answer, received, for the client: passed through on a same-protocol passage,
+ * translated through the canonical form on any other; with the usage to charge.
  */
-export function jsonAnswer(
-  routed: RoutedResponse,
-  protocol: ClientProtocol,
-  promptBytes: number,
-  modelId: string,
-): JsonAnswer {
+export function jsonAnswer(routed: RoutedResponse, passage: Passage, promptBytes: number, modelId: string): JsonAnswer {
   const raw = routed.response.received();
-  const upstreamProtocol = routed.upstream.provider.protocol as ChatProtocol;
+  const upstreamProtocol = passage.upstream;
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw.toString('utf8'));
@@ -39,7 +35,7 @@ export function jsonAnswer(
   let body: Buffer | string = raw;
   let usage: TokenUsage | undefined;
   let outputBytes: () => number;
-  if (upstreamProtocol === protocol) {
+  if (passage.same) {
     usage = CHAT_ADAPTERS[upstreamProtocol].usageOf(parsed);
     outputBytes = () => {
       try {
@@ -49,14 +45,14 @@ export function jsonAnswer(
       }
     };
   } else {
-    let canonical;
+    let canonical: CanonicalResponse;
     try {
       canonical = CODECS[upstreamProtocol].responseToCanonical(parsed);
     } catch {
       throw invalidAnswer();
     }
     usage = canonical.usage && billableUsage(canonical.usage);
-    const translated = CLIENT_CODECS[protocol].responseFromCanonical(canonical, modelId);
+    const translated = CLIENT_CODECS[passage.client].responseFromCanonical(canonical, modelId);
     body = JSON.stringify(translated);
     parsed = translated;
     outputBytes = () => Buffer.byteLength(textOf(canonical.parts));

@@ -3,18 +3,19 @@ import { CLIENT_CODECS, CODECS } from '../protocols/codecs.js';
 import type { CanonicalPart, CanonicalRequest, ChatProtocol, ClientProtocol } from '../protocols/canonical/types.js';
 import { isRecord } from '../protocols/canonical/helpers.js';
 import { field } from '../protocols/gemini/to-canonical.js';
-import { messagesPassthroughBody } from './anthropic/passthrough.js';
-import type { ForwardedHeaders } from './chat-adapter.js';
-import { contentPassthroughBody } from './gemini/passthrough.js';
-import { openAiPassthroughBody, type OutputCapField } from './openai/chat.js';
-import { refuseUnpricedOptions } from './unpriced-options.js';
+import { messagesPassthroughBody } from '../providers/anthropic/passthrough.js';
+import type { ForwardedHeaders } from '../providers/chat-adapter.js';
+import { contentPassthroughBody } from '../providers/gemini/passthrough.js';
+import { openAiPassthroughBody, type OutputCapField } from '../providers/openai/chat.js';
+import { refuseUnpricedOptions } from '../providers/unpriced-options.js';
+import type { Passage } from './passage.js';
 
 /**
- * One client call as every upstream of its plan needs it: the client's own bytes for an upstream of
- * the same protocol (passed through untouched where nothing has to change), and the canonical form,
- * encoded for the upstream's protocol, for any other. The canonical form is built once, on first
- * need, and `prepare` builds it before the call is admitted, so a request that cannot be translated
- * is refused before anything is reserved.
+ * One client call as every upstream of its plan needs it: on a same-protocol passage the client's
+ * own bytes (passed through untouched where nothing has to change: each protocol's
+ * `*PassthroughBody` is the one check), on any other the canonical form encoded for the upstream's
+ * protocol. The canonical form is built once, on first need, and `prepare` builds it before the
+ * call is admitted, so a request that cannot be translated is refused before anything is reserved.
  */
 export class GenerationRequest {
   private canonicalForm: CanonicalRequest | undefined;
@@ -62,14 +63,14 @@ export class GenerationRequest {
   }
 
   /**
-   * Readies the request for upstreams of these protocols, before anything is reserved: throws a 400
-   * naming the field when it cannot be expressed in one of them, or when it has more image URLs
-   * than the gateway fetches for a generateContent upstream. Fetches nothing (see fetchImages).
+   * Readies the request for translations into these protocols (passage.ts `translationsOf`), before
+   * anything is reserved: throws a 400 naming the field when it cannot be expressed in one of them,
+   * or when it has more image URLs than the gateway fetches for a generateContent upstream. Fetches
+   * nothing (see fetchImages).
    */
-  prepare(protocols: Iterable<ChatProtocol>, maxOutput: number, images: ImageFetchLimits): void {
-    for (const protocol of protocols) {
-      if (protocol === this.protocol) continue;
-      this.bodyFor(protocol, 'model', maxOutput); // encoding is where inexpressible fields are refused
+  prepare(translations: readonly ChatProtocol[], maxOutput: number, images: ImageFetchLimits): void {
+    for (const protocol of translations) {
+      this.encode(protocol, maxOutput, undefined); // encoding is where inexpressible fields are refused
       if (protocol === 'gemini' && !this.inlinedForm) checkImageCount(imageUrls(this.canonical(protocol)), images);
     }
   }
@@ -79,22 +80,31 @@ export class GenerationRequest {
    * which read only inline images: run once the call is admitted, so that a call that may not run
    * fetches nothing.
    */
-  async fetchImages(protocols: Iterable<ChatProtocol>, images: ImageFetchLimits): Promise<void> {
-    for (const protocol of protocols) {
-      if (protocol !== 'gemini' || protocol === this.protocol || this.inlinedForm) continue;
+  async fetchImages(translations: readonly ChatProtocol[], images: ImageFetchLimits): Promise<void> {
+    for (const protocol of translations) {
+      if (protocol !== 'gemini' || this.inlinedForm) continue;
       this.inlinedForm = await inlineImages(this.canonical(protocol), images);
       for (const memo of [...this.encoded.keys()]) if (memo.startsWith('gemini:')) this.encoded.delete(memo);
     }
   }
 
   /** The body for one upstream route, held to `maxOutput` tokens an answer (in `capField` for an OpenAI upstream that names one). */
-  bodyFor(
+  bodyFor(passage: Passage, upstreamModel: string, maxOutput: number, capField?: OutputCapField): Buffer | string {
+    if (passage.same) return this.passthrough(upstreamModel, maxOutput, capField);
+    const protocol = passage.upstream;
+    const body = this.encode(protocol, maxOutput, capField);
+    // generateContent names the model in its path, the others in the body (first, as they write it).
+    return JSON.stringify(
+      protocol === 'gemini' ? body : Object.assign({ model: upstreamModel }, body, { model: upstreamModel }),
+    );
+  }
+
+  /** The canonical form encoded for `protocol`, memoised by protocol and output cap (the model is set per route). */
+  private encode(
     protocol: ChatProtocol,
-    upstreamModel: string,
     maxOutput: number,
-    capField?: OutputCapField,
-  ): Buffer | string {
-    if (protocol === this.protocol) return this.passthrough(upstreamModel, maxOutput, capField);
+    capField: OutputCapField | undefined,
+  ): Record<string, unknown> {
     const memo = `${protocol}:${maxOutput}:${capField ?? ''}`;
     let body = this.encoded.get(memo);
     if (!body) {
@@ -110,10 +120,7 @@ export class GenerationRequest {
       }
       this.encoded.set(memo, body);
     }
-    // generateContent names the model in its path, the others in the body (first, as they write it).
-    return JSON.stringify(
-      protocol === 'gemini' ? body : Object.assign({ model: upstreamModel }, body, { model: upstreamModel }),
-    );
+    return body;
   }
 
   private passthrough(upstreamModel: string, maxOutput: number, capField: OutputCapField | undefined): Buffer | string {
@@ -127,12 +134,12 @@ export class GenerationRequest {
 /** The image URLs of a request, each with the field a refusal names. */
 function imageUrls(request: CanonicalRequest): ImageRef[] {
   const refs: ImageRef[] = [];
-  request.messages.forEach((message, i) =>
+  request.messages.forEach((message, i) => {
     message.parts.forEach((part, j) => {
       if (part.type === 'image' && part.source.kind === 'url')
         refs.push({ url: part.source.url, field: `messages[${i}].content[${j}]` });
-    }),
-  );
+    });
+  });
   return refs;
 }
 

@@ -1,0 +1,84 @@
+import { logContent } from '../datasets/content-log.js';
+import { isGatewayError } from '../errors.js';
+import type { GatewayServices } from '../gateway/services.js';
+import { jsonAnswer } from './json-answer.js';
+import { readTextCall, type TextInput } from './read-text-call.js';
+import { relayStream } from './relay-stream.js';
+import { routeTextCall } from './route-text-call.js';
+import type { TextCall } from './text-call.js';
+import type { TextSink } from './text-sink.js';
+import { Transcript } from './transcript.js';
+
+/**
+ * Runs a text call whose key is authenticated (steps 1-3) to its end: its body read (`input`, for a
+ * call not read yet: readTextCall), the route loop (steps 4-6, routing, fallback, the upstream:
+ * routeTextCall), then the answer to `sink` — relayed as it streams (relayStream) or whole — with
+ * its charge, and the content log when the account keeps one. A failure is recorded and handed to
+ * the sink (recordFailure); never rejects (except with a failure the sink `retries`).
+ * The hottest path of the gateway: it waits only where it must (the admission, the upstream, the
+ * settlement), and builds no object as `{ ...a, b }` (docs/decisions/0001-hot-path-on-node-http.md).
+ */
+export async function runTextCall(
+  services: GatewayServices,
+  call: TextCall,
+  sink: TextSink,
+  input?: TextInput,
+): Promise<void> {
+  try {
+    if (input) await readTextCall(services, call, input);
+    const { routed, model, meter } = await routeTextCall(services, call, sink);
+    const logging = call.key.owner.logContent;
+    let answered: unknown;
+    if (call.parsed.stream) {
+      services.routing.latency.record(model.id, meter.elapsedMs());
+      if (logging) call.transcript ??= new Transcript();
+      await relayStream(call, meter, routed, model, sink);
+      answered = logging ? call.transcript!.logged() : undefined;
+    } else {
+      // The answer goes out once its settlement is written to Redis, without waiting for the reply
+      // (docs/decisions/0003-settlement-before-the-answer.md).
+      const answer = jsonAnswer(routed, call.passage!, call.bodyBytes, model.id);
+      const settled = meter.finish({
+        statusCode: 200,
+        provider: routed.upstream.provider.id,
+        account: routed.account,
+        usage: answer.usage,
+        usageEstimated: answer.estimated,
+        ttftMs: meter.elapsedMs(),
+      });
+      await meter.sent();
+      const delivered = sink.answer(answer);
+      if (delivered) await delivered;
+      answered = answer.parsed;
+      await settled;
+    }
+    // Content logging (account settings): prompt and completion kept in object storage, after the answer.
+    if (logging)
+      logContent(services.storage, call.key.userId, meter.requestId, call.request.body, answered, (err) =>
+        services.log.warn({ err: err.message }, 'content log not written'),
+      );
+  } catch (err) {
+    await recordFailure(call, sink, err);
+  } finally {
+    await call.meter.close();
+  }
+}
+
+/**
+ * A call that failed before its answer: recorded on the attempt that ran last and handed to the
+ * sink to answer or keep. A failure the sink `retries` is thrown instead, unrecorded.
+ */
+export async function recordFailure(call: TextCall, sink: TextSink, err: unknown): Promise<void> {
+  const meter = call.meter;
+  if (call.state.clientGone) {
+    // Nothing was relayed, so nothing is charged; the record says who ended the call.
+    await meter.finish({ statusCode: 499, errorCode: 'client_closed' });
+    return;
+  }
+  if (sink.retries?.(err)) throw err;
+  await meter.finish({
+    statusCode: isGatewayError(err) ? err.status : 500,
+    errorCode: isGatewayError(err) ? err.code : 'internal_error',
+  });
+  await sink.fail(err);
+}
