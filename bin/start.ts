@@ -12,9 +12,7 @@ import { probeServicesOrExit } from '../shared/lifecycle/local/probe.js';
 import { provideLocalServicesOrExit } from '../shared/lifecycle/local/provide.js';
 import { installShutdown } from '../shared/lifecycle/shutdown.js';
 import { createLogger } from '../shared/log.js';
-import { demoCatalog } from '../tools/demo/catalog.js';
-import { DEMO_EMAIL, DEMO_PASSWORD, ensureDemoAccount } from '../tools/demo/account.js';
-import { startUpstreamSim, type UpstreamSim } from '../tools/upstream-sim/index.js';
+import type { LocalServices } from '../shared/lifecycle/local/provide.js';
 import { startWorkers } from '../workers/index.js';
 
 // API and workers in one process, after migrating. Without CATALOG_FILE it is a self-contained
@@ -23,25 +21,27 @@ import { startWorkers } from '../workers/index.js';
 const local = await provideLocalServicesOrExit({ auto: true });
 const consoleSetting = consoleSiteSettingOrExit(); // CONSOLE_PORT; CONSOLE_ORIGIN defaults to the site
 const config = loadConfigOrExit();
+const demoParts = config.catalog.file ? undefined : await loadDemoOrExit(local);
 const log = createLogger(config.log.level);
 await probeServicesOrExit(config);
 const migration = await migrate(config.db.url);
 if (migration.applied.length) log.info({ applied: migration.applied }, 'migrations applied');
 
-let sim: UpstreamSim | undefined;
-let catalog: Catalog;
-if (config.catalog.file) {
-  catalog = await loadCatalogOrExit(config);
-} else {
-  sim = await startUpstreamSim({ defaults: { latencyMs: 20, chunkDelayMs: 15, prose: true } });
-  catalog = buildCatalog(demoCatalog(sim.url), process.env, 'demo catalog');
-}
+const sim =
+  demoParts && (await demoParts.startUpstreamSim({ defaults: { latencyMs: 20, chunkDelayMs: 15, prose: true } }));
+const catalog: Catalog = demoParts
+  ? buildCatalog(demoParts.demoCatalog(sim!.url), process.env, 'demo catalog')
+  : await loadCatalogOrExit(config);
 
 const services = await buildServices(config, catalog, log);
 const workers = await startWorkers(services, false);
 const api = await startApiServer(services);
 log.info({ url: api.url }, 'gateway listening');
-const demo = sim ? { key: await ensureDemoAccount(services), email: DEMO_EMAIL, password: DEMO_PASSWORD } : undefined;
+const demo = demoParts && {
+  key: await demoParts.ensureDemoAccount(services),
+  email: demoParts.DEMO_EMAIL,
+  password: demoParts.DEMO_PASSWORD,
+};
 process.stdout.write(startBanner({ url: api.url, config, local, ...(demo && { demo }) }));
 const site = await startConsoleSiteOrWarn(consoleSetting, api, {
   host: config.http.host,
@@ -64,3 +64,26 @@ installShutdown(log, [
   },
   { name: 'stop embedded Postgres and Redis', run: () => local.stop(), timeoutMs: 15_000 },
 ]);
+
+/**
+ * The demo's parts (the upstream simulator, the demo catalog and account), loaded only in demo mode:
+ * production builds such as the Docker image leave tools/ out, and there demo mode stops in one line.
+ */
+async function loadDemoOrExit(local: LocalServices) {
+  try {
+    const [sim, catalog, account] = await Promise.all([
+      import('../tools/upstream-sim/index.js'),
+      import('../tools/demo/catalog.js'),
+      import('../tools/demo/account.js'),
+    ]);
+    return { ...sim, ...catalog, ...account };
+  } catch (err) {
+    const { code, message } = err as NodeJS.ErrnoException;
+    if (code !== 'ERR_MODULE_NOT_FOUND' || !/[\\/]tools[\\/]/.test(message)) throw err;
+    await local.stop();
+    process.stderr.write(
+      'error: demo mode (no CATALOG_FILE) needs the upstream simulator, which this build leaves out (tools/): set CATALOG_FILE to your catalog, or run the demo from a checkout with `npm start`\n',
+    );
+    process.exit(1);
+  }
+}

