@@ -223,6 +223,24 @@ describe('the private protocol', () => {
     });
   });
 
+  it('wakes a task call that waits when its task ends, not when its wait_ms runs out', async () => {
+    const acct = await privateAccount();
+    const started = performance.now();
+    const waited = await post('call', {
+      apiKey: acct.key,
+      clientRequestId: 'clip-wait',
+      model: VIDEO_MODEL,
+      wait_ms: 100_000,
+      input: { content: [{ type: 'text', text: 'a heron' }] },
+    });
+    const elapsedMs = performance.now() - started;
+    expect(waited.status, waited.text).toBe(200);
+    expect(waited.json.data).toMatchObject({ client_request_id: 'clip-wait', status: 'succeeded' });
+    expect(waited.json.data.result.stored_url).toContain('/v1/files/');
+    // The simulated task takes a few seconds; the call answers then, far within its 100 s wait.
+    expect(elapsedMs).toBeLessThan(20_000);
+  });
+
   it('takes only ak- keys, from the body, after reading it; and refuses bad input by name without charging', async () => {
     const acct = await privateAccount();
     const standard = await gw.account({ balance: 1_000_000 });
