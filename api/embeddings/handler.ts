@@ -15,7 +15,9 @@ import {
 } from '../../shared/protocols/embeddings/codec.js';
 import type { ChatProtocol } from '../../shared/protocols/canonical/types.js';
 import type { CallState } from '../../shared/routing/fallback.js';
-import { planModels, routesFor } from '../../shared/routing/plan.js';
+import { planModels } from '../../shared/routing/plan.js';
+import type { Upstream } from '../../shared/providers/registry.js';
+import type { UpstreamCall } from '../../shared/providers/upstream-call.js';
 import { parseProviderPreferences } from '../../shared/routing/provider-preferences.js';
 import { withDefaultModel } from '../../shared/routing/default-model.js';
 import { callTags } from '../../shared/usage/tags.js';
@@ -62,22 +64,12 @@ async function answer(
       'embeddings',
       parseProviderPreferences(provider, services.catalog),
     );
-    const dispatch = embeddingsDispatch(res, call.request);
-    let tokens = 0;
+    const dispatch = new EmbeddingsDispatch(services, owner, res, call.request);
     const { routed, model, meter } = await tryModels(
       plan.models,
       chain,
       dispatch.state,
-      async (model, attemptMeter) => {
-        tokens = textTokens(call.request.inputs, model);
-        const routes = await routesFor(services.routing, model, plan.preferences);
-        const cost = tokenCost(
-          model,
-          { inputTokens: tokens, outputTokens: 0, cachedTokens: 0 },
-          discountOf(services, owner),
-        );
-        return admitAndSend(services, attemptMeter, model, routes, cost, tokens, dispatch);
-      },
+      (model, attemptMeter) => admitAndSend(services, attemptMeter, model, plan.preferences, dispatch),
       dispatch,
     );
     let result: EmbeddingAnswer;
@@ -92,7 +84,7 @@ async function answer(
         ? err
         : new GatewayError('upstream_error', 502, 'the upstream provider sent an invalid embeddings response');
     }
-    const inputTokens = result.inputTokens ?? tokens;
+    const inputTokens = result.inputTokens ?? dispatch.tokens;
     const settled = meter.finish({
       statusCode: 200,
       provider: routed.upstream.provider.id,
@@ -114,20 +106,39 @@ async function answer(
   }
 }
 
-/** How an embeddings call's attempts are sent: the whole answer decides, nothing waits for admission. */
-function embeddingsDispatch(
-  res: Exchange['res'],
-  request: EmbeddingRequest,
-): AdmittedDispatch<EmbeddingRequest> & { model(model: CatalogModel): void } {
-  const state: CallState = { upstream: undefined, clientGone: false };
-  return {
-    state,
-    until: 'whole',
-    send: sendEmbeddings,
-    limitHeaders: (headers) => {
-      for (const name in headers) res.setHeader(name, headers[name]!);
-    },
-    admitted: () => request,
-    model: (model) => res.setHeader('X-Service-Model', model.id),
-  };
+/** How an embeddings call's attempts are sent: reserved for the input's tokens at the model's input price, the whole answer decides. */
+class EmbeddingsDispatch implements AdmittedDispatch<EmbeddingRequest> {
+  readonly state: CallState = { upstream: undefined, clientGone: false };
+  readonly until = 'whole';
+  /** The input's tokens by the tokenizer of the model priced last (the charge when the upstream reports none). */
+  tokens = 0;
+
+  constructor(
+    private readonly services: GatewayServices,
+    private readonly key: ApiKeyContext,
+    private readonly res: Exchange['res'],
+    private readonly request: EmbeddingRequest,
+  ) {}
+
+  price(model: CatalogModel): number {
+    this.tokens = textTokens(this.request.inputs, model);
+    const usage = { inputTokens: this.tokens, outputTokens: 0, cachedTokens: 0 };
+    return tokenCost(model, usage, discountOf(this.services, this.key));
+  }
+
+  limitHeaders(headers: Record<string, string>): void {
+    for (const name in headers) this.res.setHeader(name, headers[name]!);
+  }
+
+  admitted(): EmbeddingRequest {
+    return this.request;
+  }
+
+  send(upstream: Upstream, upstreamModel: string, request: EmbeddingRequest): UpstreamCall {
+    return sendEmbeddings(upstream, upstreamModel, request);
+  }
+
+  model(model: CatalogModel): void {
+    this.res.setHeader('X-Service-Model', model.id);
+  }
 }

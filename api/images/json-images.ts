@@ -20,7 +20,7 @@ import type { CatalogModel } from '../../shared/catalog/index.js';
 import { MeterChain } from '../../shared/generation/meter-chain.js';
 import { admitAndSend, tryModels, type AdmittedDispatch } from '../../shared/generation/route-loop.js';
 import { withDefaultModel } from '../../shared/routing/default-model.js';
-import { planModels, routesFor } from '../../shared/routing/plan.js';
+import { planModels } from '../../shared/routing/plan.js';
 import { parseProviderPreferences } from '../../shared/routing/provider-preferences.js';
 import { linkUrl, signLink } from '../../shared/storage/signed-links.js';
 import { callTags } from '../../shared/usage/tags.js';
@@ -105,6 +105,11 @@ export function jsonImages(services: GatewayServices, operation: ImageCall['oper
         state,
         until: 'whole',
         send: sendImages,
+        tokens: 0,
+        price(model) {
+          if (!model.accepts_urls) checkImageCount(externalImageUrls(request), links.limits);
+          return price(model, request.n);
+        },
         limitHeaders: (headers) => ctx.set(headers),
         // Admitted: the upstream gets signed links for asset references, and the gateway's copies of
         // external URLs where it cannot fetch them (a refused fetch gives the reservation back).
@@ -123,11 +128,7 @@ export function jsonImages(services: GatewayServices, operation: ImageCall['oper
         plan.models,
         chain,
         state,
-        async (model, attemptMeter) => {
-          if (!model.accepts_urls) checkImageCount(externalImageUrls(request), links.limits);
-          const routes = await routesFor(services.routing, model, plan.preferences);
-          return admitAndSend(services, attemptMeter, model, routes, price(model, request.n), 0, dispatch);
-        },
+        (model, attemptMeter) => admitAndSend(services, attemptMeter, model, plan.preferences, dispatch),
         dispatch,
       );
       const images = await keepImages(services, routed, key.userId, meter.callId);

@@ -3,13 +3,13 @@ import type { ApiKeyContext } from '../keys/api-key.js';
 import type { ForwardedHeaders } from '../providers/chat-adapter.js';
 import { withDefaultModel } from '../routing/default-model.js';
 import { planModels, type RoutingPlan } from '../routing/plan.js';
-import { chooseTemplate } from '../routing/prompt-template.js';
+import { chooseTemplate, type ChosenTemplate } from '../routing/prompt-template.js';
 import { parseProviderPreferences } from '../routing/provider-preferences.js';
 import { GenerationRequest } from './request-body.js';
 import type { TextCall } from './text-call.js';
 import type { RouteParams, SurfaceCall } from './text-surface.js';
 
-/** What a client sent over HTTP, read by readTextCall. */
+/** What a client sent over HTTP, read as runTextCall begins. */
 export interface TextInput {
   readonly body: { value: Record<string, unknown>; raw: Buffer | undefined; bytes: number };
   readonly params: RouteParams;
@@ -20,24 +20,30 @@ export interface TextInput {
 }
 
 /**
- * Reads a text call's body: the key's default model where the body names none, the protocol's
- * schema, step 4 (planTextCall), the prompt template bound to the key, and the body per upstream
- * protocol (setTextBody).
+ * A text call's body as its surface reads it: the key's default model where the body names none,
+ * then the protocol's schema (400 naming the field). runTextCall then runs step 4 (planTextCall),
+ * picks the key's prompt template (templateFor) and sets the body per protocol (setTextBody).
  */
-export async function readTextCall(services: GatewayServices, call: TextCall, input: TextInput): Promise<void> {
-  const { key, textSurface } = call;
+export function parseTextBody(call: TextCall, input: TextInput): SurfaceCall {
+  const { textSurface } = call;
   const body = input.body;
-  if (textSurface.modelInBody) body.value = withDefaultModel(body.value, key);
-  const parsed = textSurface.parse(body.value, input.params);
-  call.plan = await planTextCall(services, key, parsed);
-  const template = await chooseTemplate(services.routing, key, {
+  if (textSurface.modelInBody) body.value = withDefaultModel(body.value, call.key);
+  return textSurface.parse(body.value, input.params);
+}
+
+/** The prompt template version bound to the call's key, rendered (none when the key has none bound). */
+export function templateFor(
+  services: GatewayServices,
+  call: TextCall,
+  parsed: SurfaceCall,
+  input: TextInput,
+): Promise<ChosenTemplate | undefined> {
+  return chooseTemplate(services.routing, call.key, {
     model: parsed.model,
     sessionId: call.sessionId ?? undefined,
     varsHeader: input.templateVars,
     now: services.clock.now(),
   });
-  call.templateVersionId = template?.versionId ?? null;
-  setTextBody(call, parsed, body.raw, body.bytes, input.forwarded, template?.text);
 }
 
 /** Step 4 of a text call (model, endpoint, the key's group: shared/routing/plan.ts), with its provider preferences. */

@@ -4,7 +4,8 @@ import type { GatewayServices } from '../gateway/services.js';
 import { passUpstreamError } from '../providers/pass-upstream-error.js';
 import { isRetryableStatus } from '../providers/upstream-errors.js';
 import { sendWithFallback, type CallState, type Dispatch, type RoutedResponse } from '../routing/fallback.js';
-import type { RouteChoice } from '../routing/plan.js';
+import { routesFor, type RouteChoice } from '../routing/plan.js';
+import type { ProviderPreferences } from '../routing/provider-preferences.js';
 import type { CallMeter } from './call-meter.js';
 import type { MeterChain } from './meter-chain.js';
 
@@ -25,6 +26,13 @@ export interface ModelAnswer {
 
 /** What an admitted model attempt sends, and how: built once per call, used by every attempt. */
 export interface AdmittedDispatch<R> extends Dispatch<R> {
+  /**
+   * Readies the attempt for the model's routes before anything is reserved (a request they cannot
+   * carry is refused here) and prices it: the reservation's cost, `tokens` set for the limits.
+   */
+  price(model: CatalogModel, routes: readonly RouteChoice[]): number;
+  /** The tokens the attempt priced last is reserved for (TPM). */
+  readonly tokens: number;
   /** The rate-limit headers of each admission, for the answer. */
   limitHeaders(headers: Record<string, string>): void;
   /** Rewrites the admission's refusal (text calls say what output the balance still covers). */
@@ -79,22 +87,22 @@ export async function tryModels(
 }
 
 /**
- * One model attempt once its price is known: the reservation (steps 5-6) for `maxCost` and
- * `tokens`, its rate-limit headers to the answer, what only an admitted call may do (fetch images,
- * re-host references: a refusal there gives the reservation back), then the model's routes in turn.
+ * One model attempt: its routes (shared/routing/plan.ts), its price, the reservation (steps 5-6),
+ * its rate-limit headers to the answer, what only an admitted call may do (fetch images, re-host
+ * references: a refusal there gives the reservation back), then the routes in turn.
  */
 export async function admitAndSend<R>(
   services: GatewayServices,
   meter: CallMeter,
   model: CatalogModel,
-  routes: readonly RouteChoice[],
-  maxCost: number,
-  tokens: number,
+  preferences: ProviderPreferences | undefined,
   dispatch: AdmittedDispatch<R>,
 ): Promise<RoutedResponse> {
+  const routes = await routesFor(services.routing, model, preferences);
+  const maxCost = dispatch.price(model, routes);
   let headers: Record<string, string>;
   try {
-    headers = await meter.admit(model, maxCost, tokens);
+    headers = await meter.admit(model, maxCost, dispatch.tokens);
   } catch (err) {
     throw dispatch.refused ? dispatch.refused(err, model) : err;
   }

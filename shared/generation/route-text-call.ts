@@ -9,7 +9,7 @@ import { CHAT_ADAPTERS } from '../providers/chat-adapters.js';
 import type { Upstream } from '../providers/registry.js';
 import type { UpstreamCall } from '../providers/upstream-call.js';
 import type { AwaitUntil, CallState } from '../routing/fallback.js';
-import { routesFor } from '../routing/plan.js';
+import type { RouteChoice } from '../routing/plan.js';
 import { passageOf, translationsOf } from './passage.js';
 import type { GenerationRequest } from './request-body.js';
 import { admitAndSend, tryModels, type AdmittedDispatch, type ModelAnswer } from './route-loop.js';
@@ -25,30 +25,12 @@ import type { TextSink } from './text-sink.js';
  */
 export function routeTextCall(services: GatewayServices, call: TextCall, sink: TextSink): Promise<ModelAnswer> {
   const dispatch = new TextDispatch(services, call, sink);
-  const { plan, request, parsed } = call;
+  const plan = call.plan;
   return tryModels(
     plan.models,
     call,
     call.state,
-    async (model, meter) => {
-      const maxOutput = parsed.maxTokens ?? model.max_output_tokens;
-      const allOutput = maxOutput * request.choices;
-      const routes = await routesFor(services.routing, model, plan.preferences);
-      const translations = translationsOf(call.protocol, routes);
-      // A request an upstream's protocol cannot express is refused before anything is reserved.
-      request.prepare(translations, maxOutput, dispatch.images);
-      // The prompt counted by the model's tokenizer bounds money and TPM alike (see prompt-tokens.ts).
-      const promptTokens = parsed.promptTokens(model, call.bodyBytes);
-      const maxCost = tokenCost(
-        model,
-        { inputTokens: promptTokens, outputTokens: allOutput, cachedTokens: 0 },
-        discountOf(services, call.key),
-      );
-      dispatch.maxOutput = maxOutput;
-      dispatch.promptTokens = promptTokens;
-      dispatch.translations = translations;
-      return admitAndSend(services, meter, model, routes, maxCost, promptTokens + allOutput, dispatch);
-    },
+    (model, meter) => admitAndSend(services, meter, model, plan.preferences, dispatch),
     sink,
   );
 }
@@ -61,7 +43,8 @@ class TextDispatch implements AdmittedDispatch<GenerationRequest> {
   /** The output cap each upstream of this model is held to (the client's, else the model's). */
   maxOutput = 0;
   promptTokens = 0;
-  translations: ChatProtocol[] = [];
+  tokens = 0;
+  translations: readonly ChatProtocol[] = [];
 
   constructor(
     private readonly services: GatewayServices,
@@ -71,6 +54,24 @@ class TextDispatch implements AdmittedDispatch<GenerationRequest> {
     this.state = call.state;
     this.until = call.parsed.stream ? 'headers' : 'whole';
     this.images = services.config.imageFetch;
+  }
+
+  price(model: CatalogModel, routes: readonly RouteChoice[]): number {
+    const { call } = this;
+    const request = call.request;
+    const maxOutput = call.parsed.maxTokens ?? model.max_output_tokens;
+    const allOutput = maxOutput * request.choices;
+    const translations = translationsOf(call.protocol, routes);
+    // A request an upstream's protocol cannot express is refused before anything is reserved.
+    request.prepare(translations, maxOutput, this.images);
+    // The prompt counted by the model's tokenizer bounds money and TPM alike (see prompt-tokens.ts).
+    const promptTokens = call.parsed.promptTokens(model, call.bodyBytes);
+    this.maxOutput = maxOutput;
+    this.promptTokens = promptTokens;
+    this.tokens = promptTokens + allOutput;
+    this.translations = translations;
+    const usage = { inputTokens: promptTokens, outputTokens: allOutput, cachedTokens: 0 };
+    return tokenCost(model, usage, discountOf(this.services, call.key));
   }
 
   limitHeaders(headers: Record<string, string>): void {

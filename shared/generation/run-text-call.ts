@@ -2,7 +2,7 @@ import { logContent } from '../datasets/content-log.js';
 import { isGatewayError } from '../errors.js';
 import type { GatewayServices } from '../gateway/services.js';
 import { jsonAnswer } from './json-answer.js';
-import { readTextCall, type TextInput } from './read-text-call.js';
+import { parseTextBody, planTextCall, setTextBody, templateFor, type TextInput } from './read-text-call.js';
 import { relayStream } from './relay-stream.js';
 import { routeTextCall } from './route-text-call.js';
 import type { TextCall } from './text-call.js';
@@ -11,7 +11,7 @@ import { Transcript } from './transcript.js';
 
 /**
  * Runs a text call whose key is authenticated (steps 1-3) to its end: its body read (`input`, for a
- * call not read yet: readTextCall), the route loop (steps 4-6, routing, fallback, the upstream:
+ * call not read yet), the route loop (steps 4-6, routing, fallback, the upstream:
  * routeTextCall), then the answer to `sink` — relayed as it streams (relayStream) or whole — with
  * its charge, and the content log when the account keeps one. A failure is recorded and handed to
  * the sink (recordFailure); never rejects (except with a failure the sink `retries`).
@@ -25,7 +25,14 @@ export async function runTextCall(
   input?: TextInput,
 ): Promise<void> {
   try {
-    if (input) await readTextCall(services, call, input);
+    if (input) {
+      // The body read once: its schema, step 4, the key's prompt template (read-text-call.ts).
+      const parsed = parseTextBody(call, input);
+      call.plan = await planTextCall(services, call.key, parsed);
+      const template = await templateFor(services, call, parsed, input);
+      call.templateVersionId = template?.versionId ?? null;
+      setTextBody(call, parsed, input.body.raw, input.body.bytes, input.forwarded, template?.text);
+    }
     const { routed, model, meter } = await routeTextCall(services, call, sink);
     const logging = call.key.owner.logContent;
     let answered: unknown;

@@ -14,7 +14,7 @@ import type { Transcript } from './transcript.js';
  * chat — from its key to its answer: who made it and how its records name it (the meter chain it
  * is), its body parsed per protocol, the models it may try (step 4's plan), the body per upstream
  * protocol, and as it runs the passage of the route attempt. runTextCall drives it; the fields
- * after `state` are set by readTextCall (an HTTP call), or given whole (a stored private call).
+ * after `state` are set as runTextCall reads an HTTP call's body, or given whole (a stored private call).
  */
 export class TextCall extends MeterChain {
   /** The attempt now running, and whether the client left (the answer path sets it). */
