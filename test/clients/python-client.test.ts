@@ -61,7 +61,9 @@ describe('the Python client (unittest, standard library only)', () => {
       .replace('"http://127.0.0.1:8080"', JSON.stringify(gw.url))
       .replaceAll('"demo-large"', '"gpt-sim"')
       .replace('"demo-video"', JSON.stringify(VIDEO_MODEL))
-      .replace('duration=5)', 'duration=5, resolution="720p")');
+      .replace('duration=5)', 'duration=5, resolution="720p")')
+      // The test gateway's tasks end in a fraction of a second: no need to poll every 5 s.
+      .replace('timeout=600)', 'timeout=600, interval=0.2)');
     for (const archive of ['gateway_client-0.1.6-py3-none-any.whl', 'gateway_client-0.1.6.tar.gz']) {
       const target = path.join(scratch, archive.replace(/\W/g, '_'));
       await run(

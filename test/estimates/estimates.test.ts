@@ -7,7 +7,8 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chatRequest, postChat, waitUntil } from '../support/http.js';
 import { estimate, keySeen, postJson, rateTrio } from '../support/limits.js';
 import { drained, simPromptTokens, usageRecords } from '../support/money.js';
-import { cliJson, runCli } from '../support/processes.js';
+import { cliInProcess } from '../support/cli-in-process.js';
+import { cliJson } from '../support/processes.js';
 
 // Independent arithmetic: exact scaled micro-USD (× 10^6), both discounts compounded in basis
 // points, rounded up once.
@@ -272,7 +273,7 @@ describe('the effective discount', () => {
     // Group only: 1001 × 0.9 = 900.9 → 901.
     expect((await img()).json.estimated_micro_usd).toBe(901);
 
-    const out = cliJson(await runCli(['user:discount', '--email', acct.email, '--percent', '12.5'], gw.env));
+    const out = cliJson(await cliInProcess(['user:discount', '--email', acct.email, '--percent', '12.5'], gw.env));
     expect(out).toMatchObject({ email: acct.email, discount_percent: 12.5 });
     // 1001 × 0.875 × 0.9 = 788.2875 → 789 (adding the percents, 22.5 %, would give 776).
     await waitUntil(async () => (await img()).json.estimated_micro_usd !== 901, 2_000);
@@ -300,7 +301,7 @@ describe('the effective discount', () => {
 
   it('two-decimal percents compound exactly', async () => {
     const acct = await gw.account({ key: { group: 'disc-odd' } });
-    const out = cliJson(await runCli(['user:discount', '--email', acct.email, '--percent', '0.01'], gw.env));
+    const out = cliJson(await cliInProcess(['user:discount', '--email', acct.email, '--percent', '0.01'], gw.env));
     expect(out.discount_percent).toBe(0.01);
     const r = await estimate(gw, acct.key, 'images/generations', { model: 'img-flat', prompt: 'x', n: 7 });
     // 280000 × 0.9999 × 0.6667 = 186,657.33... → 186,658
@@ -311,7 +312,7 @@ describe('the effective discount', () => {
   it('user:discount refuses a percent outside 0-100 or with more than two decimals, naming the flag', async () => {
     const acct = await gw.account();
     for (const bad of ['-1', '100.5', '12.345', 'ten']) {
-      const r = await runCli(['user:discount', '--email', acct.email, '--percent', bad], gw.env);
+      const r = await cliInProcess(['user:discount', '--email', acct.email, '--percent', bad], gw.env);
       expect(r.code, `${bad}: ${r.stdout}`).not.toBe(0);
       expect(r.stderr).toMatch(/percent/);
     }

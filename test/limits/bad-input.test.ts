@@ -3,7 +3,8 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chatRequest, postChat } from '../support/http.js';
 import { errorOf, type Json } from '../support/limits.js';
 import { usageRecords } from '../support/money.js';
-import { runCli } from '../support/processes.js';
+import { cliInProcess } from '../support/cli-in-process.js';
+import type { CliResult } from '../support/processes.js';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -137,7 +138,9 @@ describe('limits in the CLI', () => {
       [['key:create', '--email', acct.email, '--total-micro-usd', '2.5'], /total-micro-usd|total_micro_usd/],
       [['key:create', '--email', acct.email, '--daily-micro-usd', '-1'], /daily/],
     ];
-    const results = await Promise.all(cases.map(([args]) => runCli(args, gw.env)));
+    // One after another: each run captures this process's stdout and stderr.
+    const results: CliResult[] = [];
+    for (const [args] of cases) results.push(await cliInProcess(args, gw.env));
     results.forEach((r, i) => {
       const [args, field] = cases[i]!;
       expect(r.code, `${args.join(' ')}: ${r.stdout}`).not.toBe(0);

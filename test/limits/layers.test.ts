@@ -16,7 +16,8 @@ import {
   retryAfter,
   whenUpstreamReached,
 } from '../support/limits.js';
-import { cliJson, runCli } from '../support/processes.js';
+import { cliInProcess } from '../support/cli-in-process.js';
+import { cliJson } from '../support/processes.js';
 
 const clock = controlClock();
 let gw: TestGateway;
@@ -81,7 +82,7 @@ describe('the user layer', () => {
     const acct = await gw.account({ balance: FUNDS });
     // Warm the key cache first: the CLI's change must reach an already cached key.
     expect((await call(acct.key)).status).toBe(200);
-    const out = cliJson(await runCli(['user:limits', '--email', acct.email, '--rpm', '3'], gw.env));
+    const out = cliJson(await cliInProcess(['user:limits', '--email', acct.email, '--rpm', '3'], gw.env));
     expect(out).toMatchObject({ email: acct.email, rpm_limit: 3, tpm_limit: null, concurrency_limit: null });
     await keySeen(gw, acct.key, (k) => k.owner.limits.rpm === 3);
 
@@ -100,7 +101,7 @@ describe('the user layer', () => {
     expect(retryAfter(refused)).toBe(20);
 
     // `none` removes the limit again.
-    cliJson(await runCli(['user:limits', '--email', acct.email, '--rpm', 'none'], gw.env));
+    cliJson(await cliInProcess(['user:limits', '--email', acct.email, '--rpm', 'none'], gw.env));
     await keySeen(gw, acct.key, (k) => k.owner.limits.rpm === null);
     const free = await call(acct.key);
     expect(free.status).toBe(200);

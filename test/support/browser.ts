@@ -18,15 +18,22 @@ const QUIET = [
  * needs no browser installed by hand.
  */
 export async function launchChromium(): Promise<Browser> {
+  // The page's locale comes from LANG: under C.UTF-8 (a container's usual) Chromium reports
+  // `en-US@posix`, which Intl refuses, and the tests read en-US formatting anyway.
+  const env = { ...process.env, LANG: 'en_US.UTF-8' };
   if (existsSync(DEBIAN_CHROMIUM)) {
     return chromium.launch({
       executablePath: DEBIAN_CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', ...QUIET],
+      env,
     });
   }
   const packaged = (await import('@sparticuz/chromium')).default;
+  // Not `--single-process` (the package's advice for AWS Lambda): in that mode the browser dies
+  // when a test closes its page, and every later page of the file fails.
   return chromium.launch({
     executablePath: await packaged.executablePath(),
-    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-zygote', '--single-process', ...QUIET],
+    args: ['--headless=new', '--no-sandbox', '--disable-gpu', ...QUIET],
+    env,
   });
 }
