@@ -339,7 +339,9 @@ describe('the packed archive', () => {
         .replace("'http://127.0.0.1:8080'", JSON.stringify(gw.url))
         .replaceAll("'demo-large'", "'gpt-sim'")
         .replace("'demo-video'", JSON.stringify(VIDEO_MODEL))
-        .replace('duration: 5 }', "duration: 5, resolution: '720p' }");
+        .replace('duration: 5 }', "duration: 5, resolution: '720p' }")
+        // The test gateway's tasks end in a fraction of a second: no need to poll every 5 s.
+        .replace('{ timeout: 600_000 }', '{ timeout: 600_000, interval: 200 }');
       await writeFile(path.join(scratch, 'quick-start.mjs'), script);
       const { stdout } = await run('node', ['quick-start.mjs'], { cwd: scratch, timeout: 60_000 });
       expect(stdout).toContain('succeeded');
