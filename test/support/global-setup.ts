@@ -13,7 +13,8 @@ export default async function setup({ provide }: { provide: (key: 'templateDb' |
   const services = await provideTestServices();
   // Read after the services are known: the admin URL may be an embedded Postgres of this run.
   const { ADMIN_URL, databaseUrl } = await import('./databases.js');
-  buildDist();
+  // `npm test` has just built dist/ (its pretest step is `npm run build`); `npx vitest run <file>` has not.
+  if (process.env.npm_lifecycle_event !== 'test') buildDist();
   await migrate(databaseUrl(template));
   provide('templateDb', template);
   provide('runId', runId);
