@@ -24,6 +24,8 @@ export interface AssetSurface {
   owner(ctx: Context): Promise<AssetOwner>;
   body<S extends z.ZodType>(ctx: Context, schema: S): Promise<z.infer<S>>;
   send(ctx: Context, data: unknown, status?: number): void;
+  /** Lists answer the console's paginated envelope (`page`, `page_size`) rather than a cursor list. */
+  readonly paged: boolean;
 }
 
 export function keySurface(services: GatewayServices): AssetSurface {
@@ -39,6 +41,7 @@ export function keySurface(services: GatewayServices): AssetSurface {
       ctx.status = status;
       ctx.body = data;
     },
+    paged: false,
   };
 }
 
@@ -48,6 +51,7 @@ export const consoleSurface: AssetSurface = {
   },
   body: (ctx, schema) => readConsoleBody(ctx, schema),
   send: (ctx, data, status) => sendData(ctx, data, status),
+  paged: true,
 };
 
 export function refuseNoAccess(owner: AssetOwner): void {

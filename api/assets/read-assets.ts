@@ -8,6 +8,7 @@ import { linkUrl, signLink } from '../../shared/storage/signed-links.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import type { AssetSurface } from './asset-surface.js';
 import { baseUrl } from '../videos/task-responses.js';
+import { readPageQuery, sendPage } from '../console/envelope.js';
 
 const DOWNLOAD_TTL_MS = 15 * 60_000;
 const ASSET_ID = /^asset_[A-Za-z0-9]{20}$/;
@@ -22,10 +23,30 @@ function assetId(value: unknown): string {
   return id;
 }
 
-/** GET /v1/assets: the assets in the key's scope, newest first; `cursor` = the previous page's `next_cursor`. */
+/**
+ * GET /v1/assets: the assets in the key's scope, newest first; `cursor` = the previous page's
+ * `next_cursor`. GET /api/v1/assets: the account's assets in the console's paginated envelope.
+ */
 export function listAssets(services: GatewayServices, surface: AssetSurface): Middleware {
   return async (ctx) => {
     const { key, userId } = await surface.owner(ctx);
+    if (surface.paged) {
+      const page = readPageQuery(ctx);
+      const [rows, count] = await Promise.all([
+        scoped(services.db, key, userId)
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(page.pageSize)
+          .offset((page.page - 1) * page.pageSize)
+          .execute(),
+        scoped(services.db, key, userId)
+          .clearSelect()
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow(),
+      ]);
+      sendPage(ctx, page, rows.map(assetView), Number(count.n));
+      return;
+    }
     const q = parseOrThrow(listQuery, ctx.query);
     let query = scoped(services.db, key, userId)
       .orderBy('created_at', 'desc')

@@ -28,7 +28,8 @@ const CLIENT_TOOL_PREFIXES = ['bash_', 'text_editor_', 'computer_', 'memory_'];
 const CONTENT_TOOL_KEYS = new Set(['functionDeclarations', 'function_declarations']);
 
 function eachTool(body: Record<string, unknown>, check: (tool: Record<string, unknown>, i: number) => void): void {
-  if (Array.isArray(body.tools)) body.tools.forEach((tool, i) => {
+  if (Array.isArray(body.tools))
+    body.tools.forEach((tool, i) => {
       if (isRecord(tool)) check(tool, i);
     });
 }

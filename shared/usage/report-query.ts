@@ -79,18 +79,21 @@ export function readLogsQuery(query: unknown): { filters: LogFilters; limit: num
     if (!/^\d{1,19}$/.test(beforeSeq))
       throw badRequest("invalid value for 'cursor': must be the next_cursor of a previous page", 'cursor');
   }
+  return { limit: q.limit ?? 20, filters: { ...logFiltersOf(q), ...(beforeSeq && { beforeSeq }) } };
+}
+
+/** The logs' filters without their paging (the console pages by `page` and `page_size`). */
+export const logFiltersSchema = logsQuerySchema.omit({ limit: true, cursor: true });
+
+export function logFiltersOf(q: z.infer<typeof logFiltersSchema>): LogFilters {
   return {
-    limit: q.limit ?? 20,
-    filters: {
-      ...(q.start && { start: readInstant(q.start, 'start') }),
-      ...(q.end && { end: readInstant(q.end, 'end') }),
-      ...(q.model && { model: q.model }),
-      ...(q.key_id && { keyId: q.key_id }),
-      ...(q.status !== undefined && { status: q.status }),
-      ...(q.tag && { tag: q.tag }),
-      ...(q.session_id && { sessionId: q.session_id }),
-      ...(beforeSeq && { beforeSeq }),
-    },
+    ...(q.start && { start: readInstant(q.start, 'start') }),
+    ...(q.end && { end: readInstant(q.end, 'end') }),
+    ...(q.model && { model: q.model }),
+    ...(q.key_id && { keyId: q.key_id }),
+    ...(q.status !== undefined && { status: q.status }),
+    ...(q.tag && { tag: q.tag }),
+    ...(q.session_id && { sessionId: q.session_id }),
   };
 }
 

@@ -39,6 +39,12 @@ export async function reportAnswer(db: Db, userId: string, query: unknown): Prom
   return { json: { group_by: q.groupBy, start: q.start.toISOString(), end: q.end.toISOString(), rows, total } };
 }
 
+/** A request record as the logs show it. */
+export const logView = ({ seq: _, created_at, ...r }: Awaited<ReturnType<typeof usageLogs>>[number]) => ({
+  ...r,
+  created_at: created_at.toISOString(),
+});
+
 /** A page of one account's request records, newest first, with the cursor of the next page. */
 export async function logsAnswer(db: Db, userId: string, query: unknown) {
   const { filters, limit } = readLogsQuery(query);
@@ -47,7 +53,7 @@ export async function logsAnswer(db: Db, userId: string, query: unknown) {
   const last = page.at(-1);
   return {
     object: 'list',
-    data: page.map(({ seq: _, created_at, ...r }) => ({ ...r, created_at: created_at.toISOString() })),
+    data: page.map(logView),
     has_more: found.length > limit,
     next_cursor: found.length > limit && last?.seq !== undefined ? cursorOf(String(last.seq)) : null,
   };

@@ -183,9 +183,14 @@ describe('console uploads', () => {
     );
     // The account's own key (asset_access own) sees the console upload.
     expect((await call(local, acct.key, 'GET', `/v1/assets/${done.json.data.id}`)).status).toBe(200);
-    expect((await api(local, 'GET', '/assets', { token })).json.data.data.map((a: Json) => a.id)).toContain(
-      done.json.data.id,
-    );
+    // The console's list: its paginated envelope, like every console list.
+    const listed = (await api(local, 'GET', '/assets', { token })).json;
+    expect(listed).toMatchObject({ total: 1, page: 1, page_size: 20 });
+    expect(listed.list.map((a: Json) => a.id)).toEqual([done.json.data.id]);
+    expect((await api(local, 'GET', '/assets?page=2&page_size=1', { token })).json).toMatchObject({
+      list: [],
+      total: 1,
+    });
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { daysBetween, formatMoney, microUsdToDecimal, parseUsd } from '../../web/src/format.js';
+import { daysBetween, formatMoney, microUsdToDecimal, parseUsd, usableLocale } from '../../web/src/format.js';
 
 // The console shows money from integer micro-USD exactly: no float on the way.
 describe('console money formatting', () => {
@@ -32,5 +32,14 @@ describe('console money formatting', () => {
 
   it('lists the days of a report range', () => {
     expect(daysBetween('2026-11-29', '2026-12-02T00:00:00.000Z')).toEqual(['2026-11-29', '2026-11-30', '2026-12-01']);
+  });
+});
+
+describe('usableLocale', () => {
+  it('keeps a valid tag, repairs what a POSIX environment reports, and falls back to en-US', () => {
+    expect(usableLocale('de-DE', 'en-GB')).toBe('de-DE');
+    expect(usableLocale(undefined, 'en-US@posix')).toBe('en-US');
+    expect(usableLocale(null, 'fr_FR')).toBe('fr-FR');
+    expect(usableLocale('', '!!')).toBe('en-US');
   });
 });

@@ -222,8 +222,16 @@ describe('the console side', () => {
     const rep = await api(gw, 'GET', `/usage/report?group_by=model&start=${start}&end=${end}`, { token });
     expect(rep.status).toBe(200);
     expect(rep.json.data.total.requests).toBeGreaterThanOrEqual(4);
-    const page = await api(gw, 'GET', '/usage/logs?limit=1', { token });
-    expect(page.json.data.data).toHaveLength(1);
+    // The logs in the console's paginated envelope, with /v1/usage/logs's filters.
+    const page = await api(gw, 'GET', '/usage/logs?page_size=1', { token });
+    expect(page.json.list).toHaveLength(1);
+    expect(page.json.total).toBeGreaterThanOrEqual(4);
+    expect(page.json).toMatchObject({ page: 1, page_size: 1 });
+    const second = await api(gw, 'GET', '/usage/logs?page=2&page_size=1', { token });
+    expect(second.json.list[0].request_id).not.toBe(page.json.list[0].request_id);
+    const filtered = await api(gw, 'GET', `/usage/logs?status=200&model=${page.json.list[0].model}`, { token });
+    expect(filtered.json.list.every((r: { status_code: number }) => r.status_code === 200)).toBe(true);
+    expect((await api(gw, 'GET', '/usage/logs?limit=1', { token })).status).toBe(400); // the console pages by page
     const ledger = await api(gw, 'GET', '/ledger?page_size=50', { token });
     expect(ledger.status).toBe(200);
     expect(ledger.json.list.map((e: { kind: string }) => e.kind)).toContain('credit');

@@ -1,3 +1,4 @@
+import { usableLocale } from './format';
 import { ErrorBoundary, LocationProvider, Route, Router, lazy, useLocation } from 'preact-iso';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, unwrap, type Api } from './api/client';
@@ -110,7 +111,7 @@ function SignedIn({
       api,
       config,
       user,
-      locale: user.locale ?? navigator.language,
+      locale: usableLocale(user.locale, navigator.language),
       setUser,
       async signOut() {
         await unwrap(api.POST('/api/v1/auth/logout')).catch(() => undefined);

@@ -5,6 +5,25 @@
  */
 const MICRO = 1_000_000n;
 
+/**
+ * A locale Intl accepts: the profile's, else the browser's. Browsers started from a POSIX
+ * environment report tags such as `en-US@posix`, which Intl refuses with a RangeError (every
+ * formatted number on the page would throw): the `@…` part is dropped, and `en-US` is the last resort.
+ */
+export function usableLocale(...candidates: (string | null | undefined)[]): string {
+  for (const candidate of candidates) {
+    if (!candidate) continue;
+    for (const tag of [candidate, candidate.split('@')[0]!.replace(/_/g, '-')]) {
+      try {
+        return Intl.getCanonicalLocales(tag)[0] ?? 'en-US';
+      } catch {
+        // not a BCP 47 tag: try the next form
+      }
+    }
+  }
+  return 'en-US';
+}
+
 /** `1234500` → `"1.2345"`: the exact decimal USD amount of a micro-USD integer. */
 export function microUsdToDecimal(micro: number | bigint | string): string {
   const value = BigInt(micro);

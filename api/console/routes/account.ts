@@ -1,9 +1,9 @@
 import { exportRequestSchema } from '../../../shared/datasets/filters.js';
-import { logsQuerySchema, reportQuerySchema } from '../../../shared/usage/report-query.js';
+import { reportQuerySchema } from '../../../shared/usage/report-query.js';
 import { accountSettingsSchema, getAccountSettings, patchAccountSettings } from '../account/settings.js';
 import { createExport, getExport, listExports } from '../datasets/exports.js';
 import { pageQuerySchema } from '../envelope.js';
-import { consoleLedger, consoleUsageLogs, consoleUsageReport } from '../usage/console-usage.js';
+import { consoleLedger, consoleLogsQuerySchema, consoleUsageLogs, consoleUsageReport } from '../usage/console-usage.js';
 import type { Route } from '../../routes/route.js';
 
 /** Usage, the ledger, account settings and dataset exports. */
@@ -21,9 +21,9 @@ export const accountRoutes: Route[] = [
     method: 'get',
     path: '/api/v1/usage/logs',
     tag: 'Console: usage',
-    summary: "The signed-in owner's request records (as /v1/usage/logs)",
+    summary: "The signed-in owner's request records, with /v1/usage/logs's filters (paginated envelope)",
     auth: 'session',
-    query: logsQuerySchema,
+    query: consoleLogsQuerySchema,
     handler: consoleUsageLogs,
   },
   {

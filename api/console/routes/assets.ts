@@ -3,6 +3,7 @@ import { completeUpload } from '../../assets/complete-upload.js';
 import { assetContent, deleteAsset, getAsset, listAssets } from '../../assets/read-assets.js';
 import { reserveSchema, reserveUpload } from '../../assets/reserve-upload.js';
 import type { Route } from '../../routes/route.js';
+import { pageQuerySchema } from '../envelope.js';
 
 /** The console's copy of the asset sequence: uploads here count as "uploaded in the console" (every key with `own` sees them). */
 export const consoleAssetRoutes: Route[] = [
@@ -27,7 +28,8 @@ export const consoleAssetRoutes: Route[] = [
     method: 'get',
     path: '/api/v1/assets',
     tag: 'Console: assets',
-    summary: 'Every asset of the account',
+    summary: 'Every asset of the account, newest first (paginated envelope)',
+    query: pageQuerySchema,
     auth: 'session',
     handler: (services) => listAssets(services, consoleSurface),
   },

@@ -1,8 +1,11 @@
 import type { Middleware } from 'koa';
 import type { GatewayServices } from '../../../shared/gateway/services.js';
-import { logsAnswer, reportAnswer } from '../../../shared/usage/usage-answers.js';
+import { countUsageLogs, usageLogs } from '../../../shared/db/usage-reports.js';
+import { logFiltersOf, logFiltersSchema } from '../../../shared/usage/report-query.js';
+import { logView, reportAnswer } from '../../../shared/usage/usage-answers.js';
+import { parseOrThrow } from '../../../shared/validation.js';
 import { sendReport } from '../../usage/usage-reports.js';
-import { readPageQuery, sendData, sendPage } from '../envelope.js';
+import { pageQuerySchema, readPageQuery, sendPage } from '../envelope.js';
 import { signedIn } from '../session.js';
 
 /** GET /api/v1/usage/report: the signed-in owner's report (no usage-access switch: the owner is signed in). */
@@ -13,10 +16,23 @@ export function consoleUsageReport(services: GatewayServices): Middleware {
   };
 }
 
-/** GET /api/v1/usage/logs: the same pages as /v1/usage/logs, in the success envelope. */
+/** The console's logs query: the filters of /v1/usage/logs, paged like every console list. */
+export const consoleLogsQuerySchema = logFiltersSchema.extend(pageQuerySchema.shape);
+
+/**
+ * GET /api/v1/usage/logs: the records /v1/usage/logs shows, with its filters, in the console's
+ * paginated envelope (`page`, `page_size`, `total`) like every console list.
+ */
 export function consoleUsageLogs(services: GatewayServices): Middleware {
   return async (ctx) => {
-    sendData(ctx, await logsAnswer(services.db, signedIn(ctx).user.id, ctx.query));
+    const { page, page_size: pageSize, ...filters } = parseOrThrow(consoleLogsQuerySchema, ctx.query);
+    const where = logFiltersOf(filters);
+    const userId = signedIn(ctx).user.id;
+    const [rows, total] = await Promise.all([
+      usageLogs(services.db, userId, where, pageSize, (page - 1) * pageSize),
+      countUsageLogs(services.db, userId, where),
+    ]);
+    sendPage(ctx, { page, pageSize }, rows.slice(0, pageSize).map(logView), total);
   };
 }
 

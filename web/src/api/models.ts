@@ -82,12 +82,6 @@ export interface LogRecord {
   [field: string]: unknown;
 }
 
-export interface Logs {
-  data: LogRecord[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
-
 export interface LedgerEntry {
   id: string;
   kind: 'charge' | 'credit' | 'refund' | 'adjustment';

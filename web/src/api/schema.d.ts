@@ -11,7 +11,10 @@ export interface paths {
         };
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    page?: string;
+                    page_size?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -2062,8 +2065,6 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    limit?: string;
-                    cursor?: string;
                     start?: string;
                     end?: string;
                     model?: string;
@@ -2071,6 +2072,8 @@ export interface paths {
                     status?: string;
                     tag?: string;
                     session_id?: string;
+                    page?: string;
+                    page_size?: string;
                 };
                 header?: never;
                 path?: never;

@@ -1,11 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
 import { unwrap } from '../api/client';
+import type { Page } from '../api/models';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { Pager } from '../components/Pager';
 import { Empty, LoadError, Loading } from '../components/States';
 import { messageOf, useLoad } from '../components/use-load';
 import { useConsole } from '../context';
 import { formatDateTime, formatNumber } from '../format';
 import { ASSET_TYPES, uploadAsset } from './assets/upload';
+
+const PAGE_SIZE = 24;
 
 interface Asset {
   id: string;
@@ -21,7 +25,14 @@ interface Asset {
 /** Assets: upload images (with progress) for `asset://` references, see them as thumbnails, delete them. */
 export function AssetsPage() {
   const { api, locale } = useConsole();
-  const assets = useLoad(() => unwrap<{ data: Asset[] }>(api.GET('/api/v1/assets')), []);
+  const [page, setPage] = useState(1);
+  const assets = useLoad(
+    () =>
+      unwrap<Page<Asset>>(
+        api.GET('/api/v1/assets', { params: { query: { page: String(page), page_size: String(PAGE_SIZE) } } }),
+      ),
+    [page],
+  );
   const [progress, setProgress] = useState<{ name: string; fraction: number } | null>(null);
   const [error, setError] = useState<string>();
   const [deleting, setDeleting] = useState<Asset | null>(null);
@@ -89,10 +100,10 @@ export function AssetsPage() {
       </div>
       {assets.state === 'loading' && <Loading what="assets" />}
       {assets.state === 'error' && <LoadError error={assets.error} retry={assets.reload} />}
-      {assets.state === 'ready' && assets.value.data.length === 0 && <Empty>No assets yet.</Empty>}
-      {assets.state === 'ready' && assets.value.data.length > 0 && (
+      {assets.state === 'ready' && assets.value.list.length === 0 && <Empty>No assets yet.</Empty>}
+      {assets.state === 'ready' && assets.value.list.length > 0 && (
         <ul class="plain thumbs">
-          {assets.value.data.map((a) => (
+          {assets.value.list.map((a) => (
             <li key={a.id}>
               <Thumbnail asset={a} />
               <div>
@@ -109,6 +120,9 @@ export function AssetsPage() {
             </li>
           ))}
         </ul>
+      )}
+      {assets.state === 'ready' && (
+        <Pager page={page} total={assets.value.total} pageSize={PAGE_SIZE} onPage={setPage} />
       )}
       {deleting && (
         <ConfirmDialog

@@ -1,5 +1,5 @@
 import { unwrap } from '../api/client';
-import type { LedgerEntry, Logs, Page, Report } from '../api/models';
+import type { LedgerEntry, LogRecord, Page, Report } from '../api/models';
 import { Empty, LoadError, Loading } from '../components/States';
 import { useLoad } from '../components/use-load';
 import { useConsole } from '../context';
@@ -16,13 +16,13 @@ export function DashboardPage() {
       unwrap<Page<LedgerEntry>>(api.GET('/api/v1/ledger', { params: { query: { page: '1', page_size: '1' } } })),
       unwrap<Report>(api.GET('/api/v1/usage/report', { params: { query: { group_by: 'day', ...range } } })),
       unwrap<Report>(api.GET('/api/v1/usage/report', { params: { query: { group_by: 'model', ...range } } })),
-      unwrap<Logs>(api.GET('/api/v1/usage/logs', { params: { query: { limit: '100' } } })),
+      unwrap<Page<LogRecord>>(api.GET('/api/v1/usage/logs', { params: { query: { page: '1', page_size: '100' } } })),
     ]);
     return {
       balance: ledger.list[0]?.balance_after_micro_usd ?? 0,
       byDay,
       byModel,
-      errors: logs.data.filter((r) => r.status_code >= 400).slice(0, 5),
+      errors: logs.list.filter((r) => r.status_code >= 400).slice(0, 5),
     };
   }, []);
 

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { unwrap } from '../api/client';
 import type { Group, Key, NewKey, Page, Preset } from '../api/models';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { Pager } from '../components/Pager';
 import { Empty, LoadError, Loading } from '../components/States';
 import { messageOf, useLoad } from '../components/use-load';
 import { useConsole } from '../context';
@@ -214,32 +215,4 @@ function caps(key: Key, locale: string): string {
     key.monthly_micro_usd !== null && `${formatMoney(key.monthly_micro_usd, locale)}/month`,
   ].filter(Boolean);
   return parts.length ? parts.join(', ') : '—';
-}
-
-export function Pager({
-  page,
-  total,
-  pageSize,
-  onPage,
-}: {
-  page: number;
-  total: number;
-  pageSize: number;
-  onPage(page: number): void;
-}) {
-  const pages = Math.max(1, Math.ceil(total / pageSize));
-  if (pages === 1) return null;
-  return (
-    <nav class="pager" aria-label="Pages">
-      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
-        Previous
-      </button>
-      <span>
-        Page {page} of {pages}
-      </span>
-      <button type="button" disabled={page >= pages} onClick={() => onPage(page + 1)}>
-        Next
-      </button>
-    </nav>
-  );
 }

@@ -5,7 +5,7 @@ import { Empty, LoadError, Loading } from '../components/States';
 import { useLoad } from '../components/use-load';
 import { useConsole } from '../context';
 import { formatDateTime, formatMoney } from '../format';
-import { Pager } from './KeysPage';
+import { Pager } from '../components/Pager';
 
 const PAGE_SIZE = 50;
 

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { unwrap } from '../api/client';
-import type { Key, LogRecord, Logs, Page } from '../api/models';
+import type { Key, LogRecord, Page } from '../api/models';
 import { Field } from '../components/Field';
+import { Pager } from '../components/Pager';
 import { Empty, LoadError, Loading } from '../components/States';
 import { useLoad } from '../components/use-load';
 import { useConsole } from '../context';
@@ -9,7 +10,9 @@ import { formatDateTime, formatMoney, formatNumber } from '../format';
 
 type Filters = { model: string; status: string; tag: string; key_id: string; start: string; end: string };
 
-/** Logs: the request records, newest first, filtered, paged by cursor; a record's details. */
+const PAGE_SIZE = 50;
+
+/** Logs: the request records, newest first, filtered, paged; a record's details. */
 export function LogsPage() {
   const { api, locale } = useConsole();
   const [draft, setDraft] = useState<Filters>({ model: '', status: '', tag: '', key_id: '', start: '', end: '' });
@@ -18,17 +21,16 @@ export function LogsPage() {
     [],
   );
   const [filters, setFilters] = useState<Filters>(draft);
-  const [cursors, setCursors] = useState<string[]>([]);
+  const [page, setPage] = useState(1);
   const [open, setOpen] = useState<LogRecord | null>(null);
-  const cursor = cursors.at(-1);
   const logs = useLoad(() => {
     const query = {
-      limit: '50',
-      ...(cursor && { cursor }),
+      page: String(page),
+      page_size: String(PAGE_SIZE),
       ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== '')),
     };
-    return unwrap<Logs>(api.GET('/api/v1/usage/logs', { params: { query } }));
-  }, [filters, cursor]);
+    return unwrap<Page<LogRecord>>(api.GET('/api/v1/usage/logs', { params: { query } }));
+  }, [filters, page]);
 
   return (
     <section aria-labelledby="logs-title">
@@ -37,7 +39,7 @@ export function LogsPage() {
         class="filters"
         onSubmit={(e) => {
           e.preventDefault();
-          setCursors([]);
+          setPage(1);
           setFilters(draft);
         }}
       >
@@ -103,8 +105,8 @@ export function LogsPage() {
       </form>
       {logs.state === 'loading' && <Loading what="request records" />}
       {logs.state === 'error' && <LoadError error={logs.error} retry={logs.reload} />}
-      {logs.state === 'ready' && logs.value.data.length === 0 && <Empty>No request records match.</Empty>}
-      {logs.state === 'ready' && logs.value.data.length > 0 && (
+      {logs.state === 'ready' && logs.value.list.length === 0 && <Empty>No request records match.</Empty>}
+      {logs.state === 'ready' && logs.value.list.length > 0 && (
         <div class="table-wrap">
           <table>
             <caption class="sr-only">Request records, newest first</caption>
@@ -131,7 +133,7 @@ export function LogsPage() {
               </tr>
             </thead>
             <tbody>
-              {logs.value.data.map((r) => (
+              {logs.value.list.map((r) => (
                 <tr key={r.request_id}>
                   <td>{formatDateTime(r.created_at, locale)}</td>
                   <td>{r.model}</td>
@@ -153,20 +155,7 @@ export function LogsPage() {
           </table>
         </div>
       )}
-      <nav class="pager" aria-label="Pages">
-        <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
-          Newer
-        </button>
-        <button
-          type="button"
-          disabled={logs.state !== 'ready' || !logs.value.next_cursor}
-          onClick={() =>
-            logs.state === 'ready' && logs.value.next_cursor && setCursors([...cursors, logs.value.next_cursor])
-          }
-        >
-          Older
-        </button>
-      </nav>
+      {logs.state === 'ready' && <Pager page={page} total={logs.value.total} pageSize={PAGE_SIZE} onPage={setPage} />}
       {open && (
         <section class="card" aria-labelledby="record-title">
           <h2 id="record-title">Request {open.request_id}</h2>

@@ -6,7 +6,7 @@ import { Field, FormError } from '../../components/Field';
 import { Empty, LoadError, Loading } from '../../components/States';
 import { useLoad } from '../../components/use-load';
 import { useConsole } from '../../context';
-import { formatDateTime } from '../../format';
+import { formatDateTime, usableLocale } from '../../format';
 import { SendCode } from './SendCode';
 
 interface Passkey {
@@ -77,9 +77,9 @@ export function PasskeyList() {
               <div>
                 <strong>{p.name ?? 'Passkey'}</strong>
                 <div class="muted">
-                  added {formatDateTime(p.created_at, user.locale ?? navigator.language)}
+                  added {formatDateTime(p.created_at, usableLocale(user.locale, navigator.language))}
                   {p.last_used_at &&
-                    ` · last used ${formatDateTime(p.last_used_at, user.locale ?? navigator.language)}`}
+                    ` · last used ${formatDateTime(p.last_used_at, usableLocale(user.locale, navigator.language))}`}
                 </div>
               </div>
               <button
