@@ -1,4 +1,4 @@
-"""Builds gateway_client-0.1.6-py3-none-any.whl and gateway_client-0.1.6.tar.gz with the standard
+"""Builds gateway_client-0.1.7-py3-none-any.whl and gateway_client-0.1.7.tar.gz with the standard
 library alone. It is also the package's PEP 517 build backend (pyproject.toml), so pip installs the
 source archive offline, with no setuptools or wheel to download."""
 from __future__ import annotations

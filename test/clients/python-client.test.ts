@@ -50,7 +50,7 @@ describe('the Python client (unittest, standard library only)', () => {
     expect(Number(/Ran (\d+) tests?/.exec(output)?.[1])).toBeGreaterThanOrEqual(15);
   }, 150_000);
 
-  it('builds the 0.1.6 wheel and source archive, installs each offline and runs the README quick start', async () => {
+  it('builds the 0.1.7 wheel and source archive, installs each offline and runs the README quick start', async () => {
     const out = path.join(scratch, 'dist');
     await run('python3', [path.join(PYTHON_DIR, 'build.py'), out]);
     const readme = await readFile(path.join(PYTHON_DIR, 'README.md'), 'utf8');
@@ -64,7 +64,7 @@ describe('the Python client (unittest, standard library only)', () => {
       .replace('duration=5)', 'duration=5, resolution="720p")')
       // The test gateway's tasks end in a fraction of a second: no need to poll every 5 s.
       .replace('timeout=600)', 'timeout=600, interval=0.2)');
-    for (const archive of ['gateway_client-0.1.6-py3-none-any.whl', 'gateway_client-0.1.6.tar.gz']) {
+    for (const archive of ['gateway_client-0.1.7-py3-none-any.whl', 'gateway_client-0.1.7.tar.gz']) {
       const target = path.join(scratch, archive.replace(/\W/g, '_'));
       await run(
         'python3',

@@ -316,7 +316,7 @@ describe('against the running gateway', () => {
 describe('the packed archive', () => {
   const run = promisify(execFile);
 
-  it('builds gateway-client-0.1.6.tgz, installs into a scratch project, and runs the README quick start (ESM) and a CommonJS require', async () => {
+  it('builds gateway-client-0.1.7.tgz, installs into a scratch project, and runs the README quick start (ESM) and a CommonJS require', async () => {
     const scratch = await mkdtemp(path.join(tmpdir(), 'gw-tsclient-'));
     try {
       const clientDir = path.join(ROOT, 'clients', 'typescript');
@@ -328,7 +328,7 @@ describe('the packed archive', () => {
       );
       await run(
         'npm',
-        ['install', '--offline', '--no-audit', '--no-fund', path.join(scratch, 'gateway-client-0.1.6.tgz')],
+        ['install', '--offline', '--no-audit', '--no-fund', path.join(scratch, 'gateway-client-0.1.7.tgz')],
         { cwd: scratch, timeout: 120_000 },
       );
       const readme = await readFile(path.join(clientDir, 'README.md'), 'utf8');

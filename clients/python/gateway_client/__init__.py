@@ -17,9 +17,11 @@ from ._transport import RetryPolicy
 from ._types import ApiObject, CreatedVideo
 from ._version import __version__
 from .resources.assets import reference
+from .webhooks import WebhookVerificationError, verify_webhook
 
 __all__ = [
     "ApiObject", "AuthenticationError", "ConnectionError", "CreatedVideo", "Gateway", "GatewayError",
     "InsufficientFundsError", "NotFoundError", "PermissionDeniedError", "RateLimitError", "RetryPolicy",
-    "StreamInterruptedError", "UploadError", "UpstreamError", "WaitTimeoutError", "__version__", "reference",
+    "StreamInterruptedError", "UploadError", "UpstreamError", "WaitTimeoutError", "WebhookVerificationError",
+    "__version__", "reference", "verify_webhook",
 ]

@@ -24,4 +24,11 @@ export {
 export type { CreatedVideo, VideoCreateParams, VideoTask } from './resources/videos.js';
 export type { PrivateCallParams, PrivateResult } from './resources/private.js';
 export type { RetryOptions } from './transport.js';
+export {
+  verifyWebhook,
+  WebhookVerificationError,
+  type VerifyWebhookOptions,
+  type WebhookEvent,
+  type WebhookHeaders,
+} from './webhooks.js';
 export { VERSION } from './transport.js';

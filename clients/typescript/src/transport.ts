@@ -1,6 +1,6 @@
 import { APIConnectionError, GatewayError, StreamInterruptedError, errorFromAnswer } from './errors.js';
 
-export const VERSION = '0.1.6';
+export const VERSION = '0.1.7';
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 // Answers worth retrying for a GET; a 429 about money (quota, balance) is not among them.
 const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
