@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { checkStorageEnv, storageConfig, storageEnvShape, type StorageConfig } from './storage/config.js';
 import { consoleConfig, consoleEnvIssues, type ConsoleConfig } from './console/config.js';
 import type { ImageFetchLimits } from './assets/fetch-images.js';
+import { webhookConfig, webhookEnvIssues, webhookEnvShape, type WebhookConfig } from './webhooks/config.js';
 
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
 const optionalString = z.string().min(1).optional();
@@ -118,6 +119,7 @@ const envSchema = z
     IMAGE_FETCH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
     IMAGE_FETCH_TRUSTED_ADDRESSES: z.string().default(''),
     ...storageEnvShape,
+    ...webhookEnvShape,
   })
   .superRefine(checkStorageEnv);
 
@@ -170,6 +172,8 @@ export interface Config {
   readonly operatorToken: string | undefined;
   /** Image URLs the gateway fetches itself (generateContent upstreams, `accepts_urls: false` models). */
   readonly imageFetch: Readonly<ImageFetchLimits>;
+  /** Endpoint URL rules and the retry base (docs/reference/webhooks.md). */
+  readonly webhooks: Readonly<WebhookConfig>;
 }
 
 export class ConfigError extends Error {}
@@ -181,7 +185,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
     throw new ConfigError(`invalid environment:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
-  const issues = consoleEnvIssues(e, source);
+  const issues = [...consoleEnvIssues(e, source), ...webhookEnvIssues(e)];
   if (issues.length > 0) throw new ConfigError(`invalid environment:\n${issues.map((i) => `  ${i}`).join('\n')}`);
   return deepFreeze({
     env: e.NODE_ENV,
@@ -239,6 +243,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
         .map((a) => a.trim())
         .filter((a) => a !== ''),
     },
+    webhooks: webhookConfig(e),
   });
 }
 

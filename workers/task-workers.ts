@@ -14,6 +14,7 @@ import { pollTask } from './tasks/poll-task.js';
 import { settleTask } from './tasks/settle-task.js';
 import { submitTask } from './tasks/submit-task.js';
 import type { TaskJobServices } from './tasks/task-steps.js';
+import { deliverWebhook } from './webhooks/deliver-webhook.js';
 
 type TaskJobName = Exclude<JobName, 'maintenance'>;
 
@@ -25,6 +26,7 @@ const PROCESSORS: { [N in TaskJobName]: (s: TaskJobServices, job: Job<JobData<N>
   'dataset-export': exportDataset,
   'private-chat': (s, job) => runPrivateChat(s, job.data),
   mail: sendMail,
+  webhook: deliverWebhook,
 };
 
 // Polls are quick HTTP calls and mostly waiting; mirrors move big files.
@@ -36,6 +38,8 @@ const DEFAULT_CONCURRENCY: Record<TaskJobName, number> = {
   'dataset-export': 2,
   'private-chat': 50,
   mail: 5,
+  // Each attempt mostly waits on a receiver (up to 15 s).
+  webhook: 50,
 };
 
 export interface TaskWorkerOptions {

@@ -43,6 +43,13 @@ for (const [net, prefix] of [
   BLOCKED.addSubnet(net, prefix, 'ipv6');
 const MAPPED = new BlockList();
 MAPPED.addSubnet('::ffff:0:0', 96, 'ipv6');
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+function isLoopback(ip: string): boolean {
+  return LOOPBACK.check(ip, isIP(ip) === 6 ? 'ipv6' : 'ipv4');
+}
 
 /** Whether the gateway may connect to this address on a client's behalf. */
 export function isPublicAddress(ip: string): boolean {
@@ -64,6 +71,8 @@ export interface SafeFetchOptions {
   lookup?: (host: string) => Promise<string[]>;
   allowHttp?: boolean;
   trusted?: readonly string[];
+  /** Development only (WEBHOOK_ALLOW_INSECURE_URLS): loopback addresses are allowed too. */
+  allowLoopback?: boolean;
 }
 
 export interface SafeStream {
@@ -108,32 +117,7 @@ export async function safeStream(url: string, options: SafeFetchOptions): Promis
     } catch {
       throw blocked('not a URL');
     }
-    if (parsed.protocol !== 'https:' && !(options.allowHttp && parsed.protocol === 'http:'))
-      throw blocked('only https URLs are fetched');
-    const host = parsed.hostname.replace(/^\[|\]$/g, '');
-    const addresses = isIP(host)
-      ? [host]
-      : await (options.lookup ?? ((h: string) => dnsLookup(h, { all: true }).then((r) => r.map((a) => a.address))))(
-          host,
-        ).catch(() => {
-          throw failed(`${host} does not resolve`);
-        });
-    const allowed = (ip: string) => options.trusted?.includes(ip) || isPublicAddress(ip);
-    if (addresses.length === 0 || !addresses.every(allowed))
-      throw blocked(`${host} resolves to an address the gateway does not connect to`);
-    const pinned = addresses[0]!;
-    const agent = new Agent({
-      connect: {
-        lookup: ((
-          _hostname: string,
-          opts: { all?: boolean },
-          cb: (err: null, address: unknown, family?: number) => void,
-        ) =>
-          opts.all
-            ? cb(null, [{ address: pinned, family: isIP(pinned) }])
-            : cb(null, pinned, isIP(pinned))) as unknown as LookupFunction,
-      },
-    });
+    const { host, agent } = await pinnedAgent(parsed, options);
     const close = () => agent.close().catch(() => undefined);
     let streaming = false;
     try {
@@ -181,6 +165,44 @@ export async function safeStream(url: string, options: SafeFetchOptions): Promis
   throw blocked(`more than ${options.maxRedirects ?? 3} redirects`);
 }
 
+/**
+ * Resolves the URL's host once and checks every address; the agent connects only to the first
+ * (no second DNS answer can point it elsewhere). A refused address never receives a connection.
+ */
+async function pinnedAgent(
+  parsed: URL,
+  options: Omit<SafeFetchOptions, 'maxBytes' | 'timeoutMs'>,
+): Promise<{ host: string; agent: Agent }> {
+  if (parsed.protocol !== 'https:' && !(options.allowHttp && parsed.protocol === 'http:'))
+    throw blocked('only https URLs are fetched');
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  const addresses = isIP(host)
+    ? [host]
+    : await (options.lookup ?? ((h: string) => dnsLookup(h, { all: true }).then((r) => r.map((a) => a.address))))(
+        host,
+      ).catch(() => {
+        throw failed(`${host} does not resolve`);
+      });
+  const allowed = (ip: string) =>
+    options.trusted?.includes(ip) || isPublicAddress(ip) || (options.allowLoopback === true && isLoopback(ip));
+  if (addresses.length === 0 || !addresses.every(allowed))
+    throw blocked(`${host} resolves to an address the gateway does not connect to`);
+  const pinned = addresses[0]!;
+  const agent = new Agent({
+    connect: {
+      lookup: ((
+        _hostname: string,
+        opts: { all?: boolean },
+        cb: (err: null, address: unknown, family?: number) => void,
+      ) =>
+        opts.all
+          ? cb(null, [{ address: pinned, family: isIP(pinned) }])
+          : cb(null, pinned, isIP(pinned))) as unknown as LookupFunction,
+    },
+  });
+  return { host, agent };
+}
+
 /** The body, failing once it passes `maxBytes`; the pinned connection closes when it ends, fails or is dropped. */
 function capped(
   body: AsyncIterable<Buffer> & { destroy(): void },
@@ -204,4 +226,57 @@ function capped(
     }
   }
   return Readable.from(read(), { objectMode: false });
+}
+
+/** Throws `reference_url_blocked` when the URL's scheme or any address its host resolves to is refused (nothing is sent). */
+export async function checkTarget(url: URL, options: Omit<SafeFetchOptions, 'maxBytes' | 'timeoutMs'>): Promise<void> {
+  await (await pinnedAgent(url, options)).agent.close();
+}
+
+export interface SafePostOptions extends Omit<SafeFetchOptions, 'maxRedirects' | 'accept'> {
+  body: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * POSTs once to a URL checked and pinned as safeStream does (webhook deliveries). Any answer is
+ * returned, a redirect included (never followed): the caller judges the status. At most `maxBytes`
+ * of the answer's body are read, and a body cut short by the time limit keeps what arrived.
+ * Throws `reference_url_blocked` or `reference_fetch_failed` when no answer came.
+ */
+export async function safePost(url: string, options: SafePostOptions): Promise<{ status: number; body: Buffer }> {
+  const signal = AbortSignal.timeout(options.timeoutMs);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw blocked('not a URL');
+  }
+  const { host, agent } = await pinnedAgent(parsed, options);
+  try {
+    const res = await request(parsed, {
+      dispatcher: agent,
+      method: 'POST',
+      signal,
+      headers: options.headers,
+      body: options.body,
+    }).catch((err: Error) => {
+      throw failed(`posting to ${host} failed: ${err.message}`);
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        chunks.push(chunk.subarray(0, options.maxBytes - size));
+        size += chunk.length;
+        if (size >= options.maxBytes) break;
+      }
+    } catch {
+      // The status already arrived; what the body had sent so far is enough for the record.
+    }
+    res.body.destroy();
+    return { status: res.statusCode, body: Buffer.concat(chunks) };
+  } finally {
+    await agent.close().catch(() => undefined);
+  }
 }

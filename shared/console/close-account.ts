@@ -1,4 +1,5 @@
 import { revokeUserKeys } from '../db/api-keys.js';
+import { disableAccountEndpoints } from '../db/webhook-endpoints.js';
 import type { GatewayServices } from '../gateway/services.js';
 import { publishOwnerChange } from '../keys/key-cache.js';
 
@@ -12,6 +13,7 @@ export async function closeAccount(services: GatewayServices, userId: string): P
   const now = new Date();
   await services.db.transaction().execute(async (trx) => {
     await revokeUserKeys(trx, userId, now);
+    await disableAccountEndpoints(trx, userId, now);
     await trx
       .updateTable('console_sessions')
       .set({ revoked_at: now })

@@ -1,6 +1,7 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { ConsoleTables } from './console-schema.js';
 import type { RoutingTables } from './routing-schema.js';
+import type { WebhookTables } from './webhook-schema.js';
 
 // pg returns BIGINT as a string by default; shared/db/index.ts parses it to a number, which is
 // exact up to 2^53 micro-USD (about 9 billion USD).
@@ -236,7 +237,7 @@ export interface FetchedObjectsTable {
   created_at: CreatedAt;
 }
 
-export interface Database extends RoutingTables, ConsoleTables {
+export interface Database extends RoutingTables, ConsoleTables, WebhookTables {
   users: UsersTable;
   api_keys: ApiKeysTable;
   console_sessions: ConsoleSessionsTable;

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Db } from './index.js';
+import type { Db, Trx } from './index.js';
 import { insertOnce, type IdempotentInsert } from './insert-once.js';
-import type { TaskKind, TaskRow, TaskStage, TasksTable } from './schema.js';
+import type { TaskKind, TaskRow, TaskStage, TaskStatus, TasksTable } from './schema.js';
 import type { Updateable } from 'kysely';
 
 /**
@@ -58,12 +58,26 @@ export function listUserTasks(
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
+/** The statuses a task ends in: reached only through endTask (shared/tasks/end-task.ts), which announces them. */
+export type EndStatus = 'succeeded' | 'failed' | 'cancelled' | 'expired';
+
 /**
  * Moves a task on only from the stages given: the compare-and-set that makes every job idempotent
- * (a second run, or a racing cancel, finds the stage moved and does nothing).
+ * (a second run, or a racing cancel, finds the stage moved and does nothing). Never to an end
+ * status (the type says so): that is endTask's, which writes the task's webhook event with it.
  */
 export function advanceTask(
   db: Db,
+  id: string,
+  from: readonly TaskStage[],
+  patch: Updateable<TasksTable> & { status?: Exclude<TaskStatus, EndStatus> },
+): Promise<TaskRow | undefined> {
+  return moveTask(db, id, from, patch);
+}
+
+/** advanceTask without the type's guard, in the caller's transaction: for endTask only. */
+export function moveTask(
+  db: Db | Trx,
   id: string,
   from: readonly TaskStage[],
   patch: Updateable<TasksTable>,

@@ -40,6 +40,11 @@ export const JOBS = {
     schema: z.strictObject({ exportId: z.string().min(1) }),
     options: { attempts: 3, backoff: { type: 'exponential', delay: 2_000 } },
   },
+  /** One attempt of a webhook delivery (workers/webhooks/deliver-webhook.ts); a failed attempt schedules the next as a new job, so these retries only cover errors of our own (Postgres away). */
+  webhook: {
+    schema: z.strictObject({ deliveryId: z.string().min(1) }),
+    options: { attempts: 5, backoff: { type: 'exponential', delay: 1_000 } },
+  },
   maintenance: { schema: z.strictObject({}), options: { attempts: 1 } },
 } as const satisfies Record<string, { schema: z.ZodType; options: JobsOptions }>;
 

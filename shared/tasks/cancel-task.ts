@@ -1,9 +1,10 @@
 import type { TaskKind, TaskRow } from '../db/schema.js';
-import { advanceTask, findUserTask } from '../db/tasks.js';
+import { findUserTask } from '../db/tasks.js';
 import { GatewayError, notFound } from '../errors.js';
 import type { GatewayServices } from '../gateway/services.js';
 import { jobId } from '../jobs/catalog.js';
 import { taskProviderFor } from '../providers/tasks/index.js';
+import { endTask } from './end-task.js';
 
 /** Cancels the owner's task if it has not finished upstream (404 for another owner's; 409 once finished); the task as it is now. */
 export async function cancelOwnerTask(
@@ -14,7 +15,7 @@ export async function cancelOwnerTask(
 ): Promise<TaskRow> {
   if (!(await findUserTask(services.db, userId, kind, id))) throw notFound(`no ${kind} task ${id}`);
   const now = new Date(services.clock.now());
-  const moved = await advanceTask(services.db, id, ['submit', 'poll'], {
+  const moved = await endTask(services.db, id, ['submit', 'poll'], {
     status: 'cancelled',
     stage: 'settle',
     cancel_requested: true,

@@ -6,6 +6,7 @@ import { sweepExpiredUploads } from '../../shared/assets/sweep.js';
 import { sweepFetchedObjects } from '../../shared/assets/sweep-fetched.js';
 import { jobId, type JobName } from '../../shared/jobs/catalog.js';
 import type { TaskJobServices } from './task-steps.js';
+import { sweepWebhooks } from '../../shared/webhooks/sweep.js';
 
 const NEXT_JOB: Record<string, JobName> = {
   submit: 'task-submit',
@@ -58,6 +59,9 @@ export async function maintenance(s: TaskJobServices, staleAfterMs: number): Pro
     if (old && ((await old.isFailed()) || (await old.isCompleted()))) await old.remove();
     await s.jobs.enqueue('private-chat', { callId: c.id }, { jobId: id });
   }
-  const summary = `purged ${purged} keys, re-enqueued ${stale.length} tasks and ${calls.length} private chat calls, usage partitions created [${partitions.join(', ')}] dropped [${dropped.join(', ')}], ${swept} expired uploads and ${fetched} expired fetched images swept`;
+  const webhooks = await sweepWebhooks(s, now, staleAfterMs).catch(
+    (err: Error) => `webhook sweep failed: ${err.message}`,
+  );
+  const summary = `purged ${purged} keys, re-enqueued ${stale.length} tasks and ${calls.length} private chat calls, usage partitions created [${partitions.join(', ')}] dropped [${dropped.join(', ')}], ${swept} expired uploads and ${fetched} expired fetched images swept, ${webhooks}`;
   return { redriven: stale.length + calls.length, summary };
 }

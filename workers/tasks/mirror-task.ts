@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
-import { advanceTask, findTask } from '../../shared/db/tasks.js';
+import { findTask } from '../../shared/db/tasks.js';
+import { endTask } from '../../shared/tasks/end-task.js';
 import { jobId } from '../../shared/jobs/catalog.js';
 import { lastAttempt, providerOf, type TaskJobServices } from './task-steps.js';
 
@@ -43,7 +44,7 @@ export async function mirrorTask(s: TaskJobServices, job: Job<{ taskId: string }
     );
   }
   const mirrored = keys.length === urls.length;
-  const moved = await advanceTask(s.db, task.id, ['mirror'], {
+  const moved = await endTask(s.db, task.id, ['mirror'], {
     status: 'succeeded',
     stage: 'settle',
     finished_at: new Date(s.clock.now()),

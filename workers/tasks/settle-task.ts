@@ -5,6 +5,7 @@ import { publishCallEnded } from '../../shared/private/call-waiter.js';
 import { TASK_ENDPOINT } from '../../shared/tasks/create-task.js';
 import type { UsageEvent } from '../../shared/usage/record.js';
 import type { TaskJobServices } from './task-steps.js';
+import { enqueueUnsentDeliveries } from '../../shared/webhooks/enqueue.js';
 
 // How an unsuccessful task reads in usage records (it is charged nothing either way).
 const STATUS_CODES: Record<string, number> = { succeeded: 200, failed: 502, cancelled: 499, expired: 504 };
@@ -32,6 +33,8 @@ export async function settleTask(s: TaskJobServices, job: Job<{ taskId: string }
   await advanceTask(s.db, task.id, ['settle'], { stage: 'done', charged_micro_usd: Math.max(0, charged) });
   // Every task ends here: a private-protocol call waiting for it wakes now (shared/private/call-waiter.ts).
   await publishCallEnded(s.redis, s.redisKeys.callEnded, task.id).catch(() => undefined);
+  // The task's end event was written with its end; it leaves now, so its receiver finds the charge final.
+  await enqueueUnsentDeliveries(s.db, s.jobs, task.id);
   return `charged ${charged}`;
 }
 

@@ -1,6 +1,6 @@
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import type { TaskRow, TaskStage } from '../../shared/db/schema.js';
-import { advanceTask } from '../../shared/db/tasks.js';
+import { endTask } from '../../shared/tasks/end-task.js';
 import { jobId } from '../../shared/jobs/catalog.js';
 import { taskProviderFor } from '../../shared/providers/tasks/index.js';
 import type { TaskProvider } from '../../shared/providers/tasks/task-provider.js';
@@ -24,7 +24,7 @@ export async function endUnsuccessfully(
   status: 'failed' | 'cancelled' | 'expired',
   error: { code: string; message: string } | undefined,
 ): Promise<void> {
-  const moved = await advanceTask(s.db, task.id, from, {
+  const moved = await endTask(s.db, task.id, from, {
     status,
     stage: 'settle',
     finished_at: new Date(s.clock.now()),

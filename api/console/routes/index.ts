@@ -8,6 +8,7 @@ import { authRoutes } from './auth.js';
 import { identityRoutes } from './identity.js';
 import { keyRoutes } from './keys.js';
 import { routingRoutes } from './routing.js';
+import { webhookRoutes } from './webhooks.js';
 
 /** The console API under /api/v1 (session credential; API keys are refused on every route). */
 export const consoleRoutes: RouteGroup = {
@@ -16,5 +17,13 @@ export const consoleRoutes: RouteGroup = {
   // Before every route: a console route never runs for a foreign Origin or a non-JSON body.
   before: (services) => [consoleOriginGuard(services), jsonBodiesOnly, refuseApiKeys],
   authenticate: { session: requireSession },
-  routes: [...consoleAssetRoutes, ...authRoutes, ...identityRoutes, ...keyRoutes, ...accountRoutes, ...routingRoutes],
+  routes: [
+    ...consoleAssetRoutes,
+    ...authRoutes,
+    ...identityRoutes,
+    ...keyRoutes,
+    ...accountRoutes,
+    ...routingRoutes,
+    ...webhookRoutes,
+  ],
 };
