@@ -65,17 +65,25 @@ export async function insertAttempt(trx: Trx, attempt: Omit<WebhookAttemptRow, '
   await trx.insertInto('webhook_delivery_attempts').values(attempt).execute();
 }
 
+/**
+ * Records where a delivery stands after an attempt. `onlyIfPending`: leaves alone a delivery that
+ * ended meanwhile (its endpoint disabled while the attempt ran), so a failure never revives it.
+ * Returns whether the row was updated.
+ */
 export async function settleDelivery(
   db: Db | Trx,
   id: string,
   patch: Pick<WebhookDeliveryRow, 'status' | 'next_attempt_at' | 'last_error'> & { delivered_at?: Date },
   now: Date,
-): Promise<void> {
-  await db
+  onlyIfPending = false,
+): Promise<boolean> {
+  let query = db
     .updateTable('webhook_deliveries')
     .set({ ...patch, attempt_started_at: null, attempt_job: null, updated_at: now })
-    .where('id', '=', id)
-    .execute();
+    .where('id', '=', id);
+  if (onlyIfPending) query = query.where('status', '=', 'pending');
+  const result = await query.executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 /** Ends every pending delivery of an endpoint that was just disabled. */

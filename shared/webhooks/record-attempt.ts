@@ -54,17 +54,20 @@ export function recordAttempt(
       return { nextAt: undefined, endpointDisabled: false, summary: `delivered (${result.statusCode})` };
     }
     const nextAt = nextAttemptAt(attempts, now, delivery.retry_until.getTime(), retryBaseMs);
-    await settleDelivery(
+    const stillPending = await settleDelivery(
       trx,
       delivery.id,
       nextAt === undefined
         ? { status: 'failed', next_attempt_at: null, last_error: result.error }
         : { status: 'pending', next_attempt_at: new Date(nextAt), last_error: result.error },
       attemptedAt,
+      true,
     );
     if (await disableIfFailingTooLong(trx, endpoint.id, attemptedAt)) {
       return { nextAt: undefined, endpointDisabled: true, summary: `${result.error}; endpoint disabled` };
     }
+    if (!stillPending)
+      return { nextAt: undefined, endpointDisabled: false, summary: `${result.error}; ended meanwhile` };
     return {
       nextAt,
       endpointDisabled: false,

@@ -224,6 +224,26 @@ describe('delivery', () => {
     }
   });
 
+  it('ends the pending deliveries of an endpoint its owner disables', async () => {
+    const down = await startReceiver();
+    try {
+      down.answerAlways(500);
+      const a = await subscribed(['webhook.test'], '/off', down);
+      const { id } = (await api(gw, 'POST', `/webhooks/${a.endpoint.id}/test`, { token: a.token })).json.data;
+      await waitDelivery(gw, a.token, a.endpoint.id, (d) => d.attempts.length > 0);
+      await api(gw, 'PATCH', `/webhooks/${a.endpoint.id}`, { token: a.token, body: { enabled: false } });
+      const ended = (await api(gw, 'GET', `/webhooks/${a.endpoint.id}/deliveries`, { token: a.token })).json.list[0];
+      expect(ended).toMatchObject({
+        id,
+        status: 'failed',
+        next_attempt_at: null,
+        last_error: expect.stringMatching(/disabled by its owner/),
+      });
+    } finally {
+      await down.close();
+    }
+  });
+
   it('signs with both secrets for 24 h after a rotation', async () => {
     const a = await subscribed(['webhook.test'], '/rotated');
     const rotated = await api(gw, 'POST', `/webhooks/${a.endpoint.id}/rotate-secret`, { token: a.token });

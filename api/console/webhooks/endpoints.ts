@@ -7,6 +7,7 @@ import {
   rotateEndpointSecret,
   updateEndpoint,
 } from '../../../shared/db/webhook-endpoints.js';
+import { failPendingDeliveries } from '../../../shared/db/webhook-deliveries.js';
 import type { WebhookEndpointsTable } from '../../../shared/db/webhook-schema.js';
 import { GatewayError } from '../../../shared/errors.js';
 import type { GatewayServices } from '../../../shared/gateway/services.js';
@@ -90,7 +91,12 @@ export function patchWebhook(services: GatewayServices): Middleware {
       Object.assign(patch, { enabled: true, disabled_reason: null, disabled_at: null, failing_since: null });
     if (body.enabled === false && current.enabled)
       Object.assign(patch, { enabled: false, disabled_reason: 'owner', disabled_at: now });
-    const row = await updateEndpoint(services.db, current.user_id, current.id, patch);
+    const row = await services.db.transaction().execute(async (trx) => {
+      const updated = await updateEndpoint(trx, current.user_id, current.id, patch);
+      if (updated && patch.enabled === false)
+        await failPendingDeliveries(trx, updated.id, 'the endpoint was disabled by its owner', now);
+      return updated;
+    });
     if (!row) throw endpointNotFound(); // deleted between the two queries
     sendData(ctx, endpointView(row, now.getTime()));
   };
