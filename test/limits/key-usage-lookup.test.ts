@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { publishKeyChange } from '../../shared/keys/key-cache.js';
+import { setKeyStatus } from '../../shared/keys/manage-keys.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { controlClock, errorOf, keySeen, keyUsage, retryAfter } from '../support/limits.js';
 
@@ -68,5 +69,43 @@ describe('GET /v1/key/usage frequency limits', () => {
     await publishKeyChange(gw.services.redis, gw.services.redisKeys.keyInvalidation, a.keyId);
     await keySeen(gw, a.key, (k) => k.status === 'disabled');
     expect((await keyUsage(gw, a.key, from('192.0.2.2'))).status).toBe(403);
+  });
+});
+
+describe('GET /v1/key/usage with a key that is no longer valid', () => {
+  // Spec, Authentication: "invalid, revoked or expired key answers 401". Each key is looked up once
+  // while valid first, so the refusal also proves the gateway's key cache does not serve a stale key.
+  it('a revoked key answers 401 with an error code and none of its data', async () => {
+    const a = await gw.account();
+    expect((await keyUsage(gw, a.key, from('192.0.2.10'))).status).toBe(200);
+    const admin = {
+      db: gw.services.db,
+      redis: gw.services.redis,
+      channel: gw.services.redisKeys.keyInvalidation,
+      catalog: gw.services.catalog,
+    };
+    await setKeyStatus(admin, a.userId, a.keyId, 'revoked');
+    await keySeen(gw, a.key, (k) => k.status === 'revoked');
+    const refused = await keyUsage(gw, a.key, from('192.0.2.10'));
+    expect(refused.status).toBe(401);
+    expect(errorOf(refused).code).toBe('invalid_api_key');
+    expect(Object.keys(refused.json)).toEqual(['error']);
+  });
+
+  it('an expired key answers 401 with an error code and none of its data', async () => {
+    const a = await gw.account({ key: { expires_at: new Date(Date.now() + 86_400_000).toISOString() } });
+    expect((await keyUsage(gw, a.key, from('192.0.2.11'))).status).toBe(200);
+    // Its expiry passes (a key cannot be created already expired).
+    await gw.services.db
+      .updateTable('api_keys')
+      .set({ expires_at: new Date(Date.now() - 1_000) })
+      .where('id', '=', a.keyId)
+      .execute();
+    await publishKeyChange(gw.services.redis, gw.services.redisKeys.keyInvalidation, a.keyId);
+    await keySeen(gw, a.key, (k) => k.expiresAt !== null && k.expiresAt < Date.now());
+    const refused = await keyUsage(gw, a.key, from('192.0.2.11'));
+    expect(refused.status).toBe(401);
+    expect(errorOf(refused).code).toBe('key_expired');
+    expect(Object.keys(refused.json)).toEqual(['error']);
   });
 });
