@@ -61,6 +61,8 @@ export async function tryModels(
     const model = models[attempt]!;
     const last = attempt === models.length - 1;
     const meter = attempt > 0 ? chain.next(attempt) : chain.meter;
+    // Named before admission, so an attempt skipped before it (no available account) records its model.
+    meter.model = model;
     let routed: RoutedResponse;
     try {
       routed = await run(model, meter);
