@@ -35,7 +35,12 @@ export const generateContentText: TextSurface = {
         ? 'system_instruction'
         : 'systemInstruction';
     const current = body[key] as { parts?: unknown[] } | undefined;
-    const parts = Array.isArray(current?.parts) ? [{ text }, ...current.parts] : [{ text }];
+    // The parts of an instruction are read as one text (Google's, and our translation's): the
+    // template is set apart from what follows as on every other surface, by a blank line.
+    const parts =
+      Array.isArray(current?.parts) && current.parts.length > 0
+        ? [{ text: `${text}\n\n` }, ...current.parts]
+        : [{ text }];
     return Object.assign({}, body, { [key]: Object.assign({}, current, { parts }) });
   },
 };
