@@ -1,8 +1,12 @@
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey } from '../../shared/keys/manage-keys.js';
+import { uploadAsset } from '../support/assets.js';
 import { startTestGateway, offsetClock, type TestGateway } from '../support/gateway.js';
 import { testCatalog } from '../support/catalog.js';
-import { usageRecords, usersBalance, waitForUsage } from '../support/money.js';
+import { pngOfSize } from '../support/images.js';
+import type { Json } from '../support/limits.js';
+import { drained, usageRecords, usersBalance, waitForUsage } from '../support/money.js';
 
 // JSON image generation and edits through the openai SDK: per-image prices, links that are the
 // gateway's and the account's, reference images, refusals that cost nothing.
@@ -122,6 +126,91 @@ describe('JSON images', () => {
     expect(multipart).toMatchObject({ status: 501, code: 'not_implemented' });
   });
 
+  it("asset:// references in edits (images and mask) and in generation reach the upstream as the gateway's links to the asset, never as written", async () => {
+    const acct = await gw.account({ balance: 1_000_000 });
+    const bytes = pngOfSize(4_096);
+    const asset = await uploadAsset(gw, acct.key, bytes);
+    const expectLinkToAsset = async (url: unknown) => {
+      expect(typeof url === 'string' && url.startsWith(`${gw.url}/v1/files/`), String(url)).toBe(true);
+      const served = await fetch(url as string);
+      expect(served.status).toBe(200);
+      expect(Buffer.from(await served.arrayBuffer()).equals(bytes)).toBe(true);
+    };
+
+    const edit = await postImages(acct.key, 'edits', {
+      model: 'img-sim',
+      prompt: 'make it green',
+      images: [{ image_url: asset.reference }],
+      mask: { image_url: asset.reference },
+      size: '512x512',
+    });
+    expect(edit.status, JSON.stringify(edit.json)).toBe(200);
+    expect(gw.sim.stats().lastRequestText).not.toContain('asset://');
+    const editSent = JSON.parse(gw.sim.stats().lastRequestText!);
+    await expectLinkToAsset(editSent.images[0].image_url);
+    await expectLinkToAsset(editSent.mask.image_url);
+
+    // Generation passes fields beyond its own through; a reference among them is resolved the same way.
+    const generation = await postImages(acct.key, 'generations', {
+      model: 'img-sim',
+      prompt: 'in this style',
+      image: asset.reference,
+      size: '512x512',
+    });
+    expect(generation.status, JSON.stringify(generation.json)).toBe(200);
+    expect(gw.sim.stats().lastRequestText).not.toContain('asset://');
+    await expectLinkToAsset(JSON.parse(gw.sim.stats().lastRequestText!).image);
+    const records = await waitForUsage(gw, acct.userId, 2);
+    expect(records.map((r) => Number(r.charged_micro_usd))).toEqual([PER_IMAGE['512x512'], PER_IMAGE['512x512']]);
+  });
+
+  it('asset:// from a key with asset_access none answers 403 asset_access_denied; out of scope answers exactly like missing (400 reference_asset_unavailable); nothing is sent or charged', async () => {
+    const acct = await gw.account({ balance: 1_000_000 });
+    const stranger = await gw.account({ balance: 1_000_000 });
+    const mine = await uploadAsset(gw, acct.key, pngOfSize(2_048));
+    const theirs = await uploadAsset(gw, stranger.key, pngOfSize(2_048));
+    const admin = {
+      db: gw.services.db,
+      redis: gw.services.redis,
+      channel: gw.services.redisKeys.keyInvalidation,
+      catalog: gw.services.catalog,
+    };
+    const noAssets = (await createKey(admin, acct.userId, { asset_access: 'none' })).key;
+    // asset_access own: this key sees its own uploads and the console's, not another key's.
+    const ownOnly = (await createKey(admin, acct.userId, { asset_access: 'own' })).key;
+    const bodies = {
+      edits: (ref: string) => ({ model: 'img-sim', prompt: 'x', images: [{ image_url: ref }] }),
+      generations: (ref: string) => ({ model: 'img-sim', prompt: 'x', image: ref }),
+    };
+    const param = { edits: 'images[0].image_url', generations: 'image' };
+    // Equal apart from the id quoted in the message.
+    const strip = (r: { status: number; json: Json }) => ({
+      status: r.status,
+      error: { ...r.json.error, message: r.json.error.message.replace(/asset_\w+/, 'X') },
+    });
+    const before = gw.sim.stats().requests;
+    for (const operation of ['edits', 'generations'] as const) {
+      const denied = await postImages(noAssets, operation, bodies[operation](mine.reference));
+      expect(denied.status, operation).toBe(403);
+      expect(denied.json.error, operation).toMatchObject({ code: 'asset_access_denied', param: param[operation] });
+      const missing = await postImages(acct.key, operation, bodies[operation]('asset://asset_AAAAAAAAAAAAAAAAAAAA'));
+      expect(missing.status, operation).toBe(400);
+      expect(missing.json.error, operation).toMatchObject({
+        code: 'reference_asset_unavailable',
+        param: param[operation],
+      });
+      const anotherAccount = await postImages(acct.key, operation, bodies[operation](theirs.reference));
+      const anotherKey = await postImages(ownOnly, operation, bodies[operation](mine.reference));
+      expect(strip(anotherAccount), operation).toEqual(strip(missing));
+      expect(strip(anotherKey), operation).toEqual(strip(missing));
+    }
+    expect(gw.sim.stats().requests).toBe(before);
+    await drained(gw);
+    const records = await usageRecords(gw.services.db, acct.userId);
+    expect(records.every((r) => Number(r.charged_micro_usd) === 0)).toBe(true);
+    expect(await usersBalance(gw.services.db, acct.userId)).toBe(1_000_000);
+  });
+
   it('refuses bad input by name and charges nothing', async () => {
     const acct = await gw.account({ balance: 1_000_000 });
     const cases: [Record<string, unknown>, string, string][] = [
@@ -189,3 +278,12 @@ describe('JSON images', () => {
     expect(byId['gpt-sim']).toEqual(['chat/completions']);
   });
 });
+
+async function postImages(key: string, operation: 'generations' | 'edits', body: unknown) {
+  const res = await fetch(`${gw.url}/v1/images/${operation}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json()) as Json };
+}
