@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, signIn } from '../console/helpers.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { chatRequest, openAiError, postChat } from '../support/http.js';
+import { chatRequest, openAiError, postChat, waitUntil } from '../support/http.js';
 import { drained, usageRecords } from '../support/money.js';
 
 // Spec, chat-completions behaviour 2: "When a model has no available account … the next is tried."
@@ -71,6 +71,17 @@ beforeAll(async () => {
 });
 afterAll(() => gw?.close());
 
+/**
+ * Waits until these routes (`<provider>/<account>:<upstream model>`) read as resting: the failures
+ * that rest them are reported to Redis after the client has its answer.
+ */
+async function resting(...routes: string[]) {
+  await waitUntil(async () => {
+    const states = await gw.services.routing.health.states(routes);
+    return routes.every((r) => states.get(r) === 'open');
+  }, 2_000);
+}
+
 async function preset(email: string, slug: string, models: string[]) {
   const { token } = await signIn(gw, email);
   const reply = await api(gw, 'POST', '/presets', { token, body: { slug, models } });
@@ -83,6 +94,7 @@ describe('a model with no available account', () => {
     await preset(acct.email, 'flaky-first', ['flaky', 'steady']);
     // Two failing calls: each fails on both routes, and the second failure rests each route.
     for (let i = 0; i < 2; i++) expect((await postChat(gw.url, acct.key, chatRequest('flaky', 'hi'))).status).toBe(502);
+    await resting('alpha/default:up-flaky', 'beta/default:up-flaky');
 
     gw.sim.resetStats();
     const alone = await postChat(gw.url, acct.key, chatRequest('flaky', 'hi'));
@@ -117,6 +129,7 @@ describe('a model with no available account', () => {
       const res = await postChat(gw.url, acct.key, chatRequest('@preset/limited-first', 'hi'));
       expect(res.status, res.text).toBe(200);
       expect(res.headers.get('x-service-model')).toBe('steady');
+      if (i === 0) await resting('alpha/default:up-limited');
     }
     expect(gw.sim.stats().byModel).toEqual({ 'up-limited': 1, 'up-steady': 3 });
   });

@@ -75,8 +75,8 @@ describe('preset strategy cost', () => {
 describe('preset strategy latency', () => {
   it('tries the model with the lowest recent time to first token first', async () => {
     // Samples from real streamed calls: 'mid' answers at once, the others slowly.
-    gw.sim.setModel(MODELS.cheap.upstream, { latencyMs: 150 });
-    gw.sim.setModel(MODELS.dear.upstream, { latencyMs: 150 });
+    gw.sim.setModel(MODELS.cheap.upstream, { latencyMs: 400 });
+    gw.sim.setModel(MODELS.dear.upstream, { latencyMs: 400 });
     for (const model of Object.keys(MODELS)) {
       const res = await postChat(gw.url, key, chatRequest(model, 'hi', { stream: true }));
       expect(res.status).toBe(200);
