@@ -26,7 +26,7 @@ export async function relayStream(
 ): Promise<void> {
   const upstream = routed.response;
   const state = call.state;
-  const scanner = scannerFor(call.passage!, model.id, call.parsed.clientWantsUsage, call.transcript);
+  const scanner = scannerFor(call.passage!, model.id, call.parsed.clientWantsUsage, call.transcript, call.promptTokens);
   // A slow client pauses the upstream until it drains (no timer, no buffering without bound).
   sink.open(() => upstream.resume());
   let ttftMs: number | null = null;

@@ -68,6 +68,7 @@ class TextDispatch implements AdmittedDispatch<GenerationRequest> {
     const promptTokens = call.parsed.promptTokens(model, call.bodyBytes);
     this.maxOutput = maxOutput;
     this.promptTokens = promptTokens;
+    call.promptTokens = promptTokens;
     this.tokens = promptTokens + allOutput;
     this.translations = translations;
     const usage = { inputTokens: promptTokens, outputTokens: allOutput, cachedTokens: 0 };

@@ -18,9 +18,11 @@ export function scannerFor(
   modelId: string,
   clientWantsUsage: boolean,
   transcript: Transcript | undefined,
+  /** The gateway's count of the prompt, announced where a protocol says it first (Messages' message_start). */
+  promptTokens?: number,
 ): StreamScanner {
   if (!passage.same) {
-    const encoder = CLIENT_CODECS[passage.client].streamEncoder({ model: modelId, clientWantsUsage });
+    const encoder = CLIENT_CODECS[passage.client].streamEncoder({ model: modelId, clientWantsUsage, promptTokens });
     return new TranslatingScanner(CODECS[passage.upstream].streamDecoder(), encoder, transcript);
   }
   const scanner = CHAT_ADAPTERS[passage.upstream].scanner(clientWantsUsage);

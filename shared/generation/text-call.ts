@@ -26,6 +26,8 @@ export class TextCall extends MeterChain {
   bodyBytes = 0;
   /** The passage of the route attempt running now; once answered, of the route that answered. */
   passage: Passage | undefined;
+  /** The prompt's tokens as the gateway counted them for the model attempt running now (its reservation). */
+  promptTokens = 0;
   /** Set when the call keeps its streamed answer (content logging, a private result); the common call collects nothing. */
   transcript: Transcript | undefined;
 
