@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { checkImageCount } from '../../shared/assets/fetch-images.js';
+import { checkInlineImages } from '../../shared/assets/inline-images.js';
 import { externalImageUrls, rehostExternalImages } from '../../shared/assets/rehost.js';
 import { resolveAssetReferences } from '../../shared/assets/resolve-references.js';
 import { finalizeCost } from '../../shared/billing/pricing.js';
@@ -78,6 +79,8 @@ export function jsonImages(services: GatewayServices, operation: ImageCall['oper
         operation === 'edits' ? jsonImageEditSchema : jsonImageGenerationSchema,
         fields,
       );
+      // Reference images given inline are checked like uploads before anything is reserved.
+      await checkInlineImages(request, body.raw);
       const plan = await planModels(
         services.routing,
         key,

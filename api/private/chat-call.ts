@@ -1,3 +1,4 @@
+import { checkInlineImages } from '../../shared/assets/inline-images.js';
 import { GatewayError, isGatewayError } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { planTextCall } from '../../shared/generation/read-text-call.js';
@@ -46,6 +47,12 @@ export async function readChatCall(
   const parsed = withinInput(() => chatCompletionsText.parse(input, {}));
   delete parsed.body.stream_options;
   parsed.clientWantsUsage = false;
+  // Inline images checked like uploads, here where the call is accepted (the worker runs it later).
+  await checkInlineImages(parsed.body, undefined).catch((err: unknown) =>
+    withinInput(() => {
+      throw err;
+    }),
+  );
   const plan = await planTextCall(services, key, parsed);
   return { parsed, plan, bytes: Buffer.byteLength(JSON.stringify(parsed.body)) };
 }

@@ -2,6 +2,7 @@ import { logContent } from '../datasets/content-log.js';
 import { isGatewayError } from '../errors.js';
 import type { GatewayServices } from '../gateway/services.js';
 import { jsonAnswer } from './json-answer.js';
+import { checkInlineImages } from '../assets/inline-images.js';
 import { parseTextBody, planTextCall, setTextBody, templateFor, type TextInput } from './read-text-call.js';
 import { relayStream } from './relay-stream.js';
 import { routeTextCall } from './route-text-call.js';
@@ -32,6 +33,8 @@ export async function runTextCall(
       const template = await templateFor(services, call, parsed, input);
       call.templateVersionId = template?.versionId ?? null;
       setTextBody(call, parsed, input.body.raw, input.body.bytes, input.forwarded, template?.text);
+      // Inline images are checked like uploads before anything is reserved (most calls carry none).
+      await checkInlineImages(call.request.body, input.body.raw);
     }
     const { routed, model, meter } = await routeTextCall(services, call, sink);
     const logging = call.key.owner.logContent;

@@ -93,7 +93,7 @@ describe('JSON images', () => {
 
   it('edits with a data-URI reference (JSON), and refuses multipart with 501', async () => {
     const acct = await gw.account({ balance: 1_000_000 });
-    const dataUri = `data:image/png;base64,${Buffer.from(PNG_MAGIC, 'hex').toString('base64')}`;
+    const dataUri = `data:image/png;base64,${pngOfSize(120).toString('base64')}`;
     const res = await fetch(`${gw.url}/v1/images/edits`, {
       method: 'POST',
       headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' },
@@ -114,6 +114,15 @@ describe('JSON images', () => {
     const [record] = await waitForUsage(gw, acct.userId, 1);
     expect(record).toMatchObject({ endpoint: 'images/edits' });
     expect(Number(record!.charged_micro_usd)).toBe(PER_IMAGE['512x512']);
+
+    // An inline reference is checked like an upload: its label must be what its bytes are.
+    const mislabelled = await postImages(acct.key, 'edits', {
+      model: 'img-sim',
+      prompt: 'make it green',
+      images: [{ image_url: dataUri.replace('image/png', 'image/jpeg') }],
+    });
+    expect(mislabelled.status).toBe(400);
+    expect(mislabelled.json.error).toMatchObject({ code: 'unsupported_media_type', param: 'images[0].image_url' });
 
     const multipart = await client(acct.key)
       .images.edit({
