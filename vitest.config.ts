@@ -1,27 +1,36 @@
 import { defineConfig } from 'vitest/config';
 import { SlowFirstSequencer } from './test/support/slow-first-sequencer.js';
 
-// Three projects, one run (`npm test`), one global setup (one build, one migrated template database):
+// Four projects, one run (`npm test`), one global setup (one build, one migrated template database):
 // - unit: `*.unit.test.ts`, pure code (no Postgres, Redis or processes), in worker threads;
-// - process: tests that spawn, kill or restart processes (gateways, workers, Redis, Postgres), or
-//   measure this process's own memory: each file in a fresh process;
-// - integration: everything else, against real Postgres, Redis and S3, each file with its own
-//   cloned database and Redis prefix. These files share worker processes (`isolate: false`): the
-//   gateway's modules load once per worker instead of once per file (2-3 s each on two cores;
-//   ten short files took 28 s isolated, 14 s shared). Each file starts and closes its own gateway.
+// - isolated: tests that kill or restart Redis or Postgres, or measure the test process's own
+//   memory: each file in a fresh process, so nothing of theirs outlives them;
+// - process: tests that spawn and kill gateway processes (APIs, workers, `npm start`, the CLI, the
+//   clients, Chromium);
+// - integration: everything else, against real Postgres, Redis and S3.
+// Each file has its own cloned database and Redis prefix. Outside `isolated`, files share their
+// worker processes (`isolate: false`): the gateway's modules load once per worker instead of once
+// per file (2-5 s each on two cores; ten short files took 28 s isolated, 14 s shared), so a file
+// closes what it starts.
 // A new test file lands in integration unless its name or folder says otherwise (docs/reference/testing.md).
+const ISOLATED_TESTS = [
+  'test/lifecycle/fresh-start.test.ts',
+  'test/limits/redis-outage.test.ts',
+  'test/tasks/redis-restart.test.ts',
+  'test/tasks/redis-loss.test.ts',
+  // Measure the RSS growth of the test process: a fresh one, not one that ran other files first.
+  'test/storage/s3-memory.test.ts',
+  'test/upstream-sim/result-files.test.ts',
+];
 const PROCESS_TESTS = [
   'test/lifecycle/**/*.test.ts',
   'test/clients/**/*.test.ts',
   'test/limits/crash.test.ts',
-  'test/limits/redis-outage.test.ts',
   'test/limits/fitting-reservations.test.ts',
   'test/limits/grants.test.ts',
   'test/gateway/durability.test.ts',
   'test/gateway/invalidation.test.ts',
   'test/tasks/worker-sigkill.test.ts',
-  'test/tasks/redis-restart.test.ts',
-  'test/tasks/redis-loss.test.ts',
   'test/tasks/workers-side-by-side.test.ts',
   'test/webhooks/worker-kill.test.ts',
   'test/routing/breaker.test.ts',
@@ -34,9 +43,6 @@ const PROCESS_TESTS = [
   'test/console-site/keys-usage.test.ts',
   'test/console-site/passkey-sign-up.test.ts',
   'test/console-site/oidc.test.ts',
-  // Measure the RSS growth of the test process: a fresh one, not one that ran other files first.
-  'test/storage/s3-memory.test.ts',
-  'test/upstream-sim/result-files.test.ts',
 ];
 
 export default defineConfig({
@@ -49,12 +55,25 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       { test: { name: 'unit', include: ['test/**/*.unit.test.ts'], pool: 'threads', testTimeout: 30_000 } },
-      { test: { name: 'process', include: PROCESS_TESTS, pool: 'forks', testTimeout: 60_000, hookTimeout: 60_000 } },
+      {
+        test: { name: 'isolated', include: ISOLATED_TESTS, pool: 'forks', testTimeout: 60_000, hookTimeout: 60_000 },
+      },
+      {
+        test: {
+          name: 'process',
+          include: PROCESS_TESTS,
+          exclude: [...ISOLATED_TESTS, '**/node_modules/**'],
+          pool: 'forks',
+          isolate: false,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
       {
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/**/*.unit.test.ts', ...PROCESS_TESTS, '**/node_modules/**'],
+          exclude: ['test/**/*.unit.test.ts', ...ISOLATED_TESTS, ...PROCESS_TESTS, '**/node_modules/**'],
           pool: 'forks',
           isolate: false,
           testTimeout: 30_000,

@@ -6,7 +6,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const DURATIONS_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'file-durations.json');
 
 /** The project order: see `sort`. A project not named here goes last. */
-const PROJECT_ORDER = ['process', 'integration', 'unit'];
+const PROJECT_ORDER = ['isolated', 'process', 'integration', 'unit'];
 
 /**
  * The order in which `npm test` hands files to its two workers. The run ends when the later worker
@@ -16,9 +16,10 @@ const PROJECT_ORDER = ['process', 'integration', 'unit'];
  * test/support/file-durations.json (seconds on the 2-core machine, refreshed with
  * `node test/support/record-durations.mjs` after a full run); a file not listed counts as the median.
  *
- * Projects are not mixed: the process files first, then integration, then unit. The integration
- * files share worker processes (vitest.config.ts: `isolate: false`), and vitest keeps a worker only
- * while the next queued file belongs to the same project; interleaving would restart it each time.
+ * Projects are not mixed: the isolated files first, then process, integration and unit. The
+ * process and integration files share worker processes (vitest.config.ts: `isolate: false`), and
+ * vitest keeps a worker only while the next queued file belongs to the same project: interleaving
+ * projects would restart it each time.
  */
 export class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
