@@ -14,12 +14,16 @@
     const t = el('table');
     if (head) {
       const tr = el('tr');
-      head.forEach((h, i) => tr.append(el('th', h, numeric[i] ? 'n' : undefined)));
+      head.forEach((h, i) => {
+        tr.append(el('th', h, numeric[i] ? 'n' : undefined));
+      });
       t.append(tr);
     }
     for (const cells of rows) {
       const tr = el('tr');
-      cells.forEach((c, i) => tr.append(el('td', c, numeric[i] ? 'n' : undefined)));
+      cells.forEach((c, i) => {
+        tr.append(el('td', c, numeric[i] ? 'n' : undefined));
+      });
       t.append(tr);
     }
     return t;
