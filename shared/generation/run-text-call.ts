@@ -3,6 +3,7 @@ import { isGatewayError } from '../errors.js';
 import type { GatewayServices } from '../gateway/services.js';
 import { jsonAnswer } from './json-answer.js';
 import { checkInlineImages } from '../assets/inline-images.js';
+import { inlineAssetImages } from '../assets/text-call-assets.js';
 import { parseTextBody, planTextCall, setTextBody, templateFor, type TextInput } from './read-text-call.js';
 import { relayStream } from './relay-stream.js';
 import { routeTextCall } from './route-text-call.js';
@@ -36,6 +37,9 @@ export async function runTextCall(
       // Inline images are checked like uploads before anything is reserved (most calls carry none).
       await checkInlineImages(call.request.body, input.body.raw);
     }
+    // `asset://` images go upstream inline, within the key's asset scope (most calls reference none).
+    const withAssets = await inlineAssetImages(services, call.key, call.request.body, call.request.raw);
+    if (withAssets) call.request.replaceBody(withAssets);
     const { routed, model, meter } = await routeTextCall(services, call, sink);
     const logging = call.key.owner.logContent;
     let answered: unknown;
