@@ -1,4 +1,4 @@
-/** Every error code the gateway and console can answer with; the README's error table lists them. */
+/** Every error code the gateway and console can answer with; docs/reference/errors.md lists them. */
 export type ErrorCode =
   | 'invalid_request'
   | 'unsupported_parameter'

@@ -2,7 +2,7 @@ import { badRequest } from './errors.js';
 import { fieldPath } from './validation.js';
 
 // Postgres refuses NUL in text and jsonb, so a NUL that reached a query answered 500. It is refused
-// at the edge instead, for every JSON body, query string and path (README: Errors).
+// at the edge instead, for every JSON body, query string and path (docs/reference/security.md).
 
 // The only way JSON carries a NUL: a raw 0x00 byte is not valid JSON, and `0000` has no letter case.
 const NUL_ESCAPE = Buffer.from('\\u0000');

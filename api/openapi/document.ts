@@ -71,7 +71,7 @@ function operation(route: RouteDoc): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const [status, description] of Object.entries(route.responses ?? { 200: 'success' }))
     responses[status] = { description };
-  responses.default = { description: "an error in the surface's own format (see the README's error tables)" };
+  responses.default = { description: "an error in the surface's own format (docs/reference/errors.md)" };
   const body = route.body && {
     required: true,
     content: {

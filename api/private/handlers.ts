@@ -47,7 +47,7 @@ function kindOf(services: GatewayServices, model: string): 'chat' | TaskKind {
 }
 
 /**
- * POST /server/v1/call, the private protocol (README, "Private protocol"): the key in the body, every
+ * POST /server/v1/call, the private protocol (docs/reference/private-protocol.md): the key in the body, every
  * creating call a durable record keyed by the key's `clientRequestId` (24 hours; a replay answers
  * the first call's state and never runs or charges it again), chat calls run as jobs the API waits
  * for through Redis, task calls as the standard tasks.

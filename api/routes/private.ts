@@ -2,7 +2,7 @@ import { privateCallSchema, privateLookupSchema } from '../../shared/private/cal
 import { privateCall, privateCancel, privateGetResult } from '../private/handlers.js';
 import type { RouteGroup } from './route.js';
 
-/** The private protocol: the `ak-` key in the body; README, "Private protocol". */
+/** The private protocol: the `ak-` key in the body; docs/reference/private-protocol.md. */
 export const privateRoutes: RouteGroup = {
   name: 'private',
   prefix: '/server/v1',

@@ -5,7 +5,7 @@ import { CatalogError, loadCatalogFile, type Catalog } from './index.js';
 export async function loadCatalogOrExit(config: Config): Promise<Catalog> {
   if (!config.catalog.file) {
     process.stderr.write(
-      'CATALOG_FILE is not set: name the model catalog (see README, "Catalog"); `npm start` without it runs the demo\n',
+      'CATALOG_FILE is not set: name the model catalog (docs/reference/catalog.md); `npm start` without it runs the demo\n',
     );
     process.exit(1);
   }

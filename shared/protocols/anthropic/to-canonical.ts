@@ -24,7 +24,7 @@ const READ = new Set([
   'stream',
   'output_config',
 ]);
-/** Fields that do not change the answer: dropped when the call is translated (README, "Translation"). */
+/** Fields that do not change the answer: dropped when the call is translated (docs/reference/surfaces.md). */
 export const MESSAGES_INERT_FIELDS = new Set([
   'metadata',
   'service_tier',

@@ -27,7 +27,7 @@ const READ = new Set([
   'generation_config',
   'model',
 ]);
-/** Fields that do not change the answer: dropped when the call is translated (README, "Translation"). */
+/** Fields that do not change the answer: dropped when the call is translated (docs/reference/surfaces.md). */
 export const CONTENT_INERT_FIELDS = new Set(['safetySettings', 'safety_settings', 'labels']);
 const GENERATION_READ = new Set([
   'maxOutputTokens',

@@ -32,7 +32,7 @@ const READ = new Set([
   'presence_penalty',
   'seed',
 ]);
-/** Fields that do not change the answer: dropped when the call is translated (README, "Translation"). */
+/** Fields that do not change the answer: dropped when the call is translated (docs/reference/surfaces.md). */
 export const OPENAI_INERT_FIELDS = new Set([
   'user',
   'metadata',

@@ -19,7 +19,7 @@ const READ = new Set([
   'background',
   'top_logprobs',
 ]);
-/** Fields that do not change the answer: dropped (README, "Responses"). */
+/** Fields that do not change the answer: dropped (docs/reference/surfaces.md#responses). */
 export const RESPONSES_INERT_FIELDS = new Set([
   'user',
   'metadata',

@@ -1,7 +1,7 @@
 /**
  * What the console API answers. The OpenAPI document describes request bodies and queries only
- * (schema.d.ts types those); until it names response schemas too, these follow README.md
- * ("Console") and are checked by the browser tests against the real gateway.
+ * (schema.d.ts types those); until it names response schemas too, these follow
+ * docs/reference/console-api.md and are checked by the browser tests against the real gateway.
  */
 export interface User {
   id: string;
