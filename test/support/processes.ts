@@ -53,7 +53,8 @@ export async function spawnApi(env: Record<string, string>): Promise<ApiProcess>
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 15_000;
+  // A generous bound: it waits on the process saying it listens, and two busy cores can take this long.
+  const deadline = Date.now() + 45_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`api.js exited with ${child.exitCode}: ${stderr}`);
     const ok = await fetch(`${url}/healthz`).then(

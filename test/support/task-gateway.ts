@@ -353,7 +353,8 @@ export async function spawnWorker(
     if (process.env.TEST_LOG_LEVEL) process.stderr.write(d);
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 15_000;
+  // A generous bound: it waits on the process saying it listens, and two busy cores can take this long.
+  const deadline = Date.now() + 45_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`worker.js exited with ${child.exitCode}: ${stderr}`);
     const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
