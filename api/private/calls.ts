@@ -8,6 +8,7 @@ import {
   findTaskByIdempotencyKey,
   insertPrivateCall,
   PRIVATE_ENDPOINT,
+  releaseClientRequestId,
   type NewPrivateCall,
 } from '../../shared/db/private-calls.js';
 import { GatewayError, isGatewayError } from '../../shared/errors.js';
@@ -20,7 +21,7 @@ import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import type { PrivateCallRequest } from '../../shared/private/call-request.js';
 import { ENDED_STATUSES, privateCallView, taskCallView } from '../../shared/private/call-view.js';
 import { plannedJob } from '../../shared/private/chat-job.js';
-import { callTags } from '../../shared/usage/tags.js';
+import { wasRefused } from '../../shared/private/refusals.js';
 import { imageTaskRoute } from '../../shared/tasks/image-route.js';
 import { createRouteTask, type TaskRoute } from '../../shared/tasks/task-route.js';
 import { videoRoute } from '../../shared/tasks/video-route.js';
@@ -54,11 +55,12 @@ export async function acceptTaskCall(
   req: PrivateCallRequest,
   kind: TaskKind,
   body: Record<string, unknown>,
+  tags: string[],
 ): Promise<{ taskId: string; status: string; replayed: boolean }> {
   try {
     const { created } = await createRouteTask(services, key, TASK_ROUTES[kind], body, {
       requestId: ctx.state.requestId as string,
-      tags: callTags(undefined, key.tags),
+      tags,
       idempotencyKey: req.clientRequestId,
       baseUrl: baseUrl(services, ctx),
     });
@@ -73,8 +75,9 @@ export async function acceptTaskCall(
  * A chat call for this `clientRequestId`: a new one, stored with the id in one statement (the
  * idempotency row's primary key makes a concurrent duplicate wait for it and then find it) — the
  * only place its body is kept — and handed to its job with step 4's plan; or the one the id already
- * names (the same body is a replay, another answers 422). `beforeEnqueue` runs before a new call's
- * job can start (to start waiting for its end).
+ * names (the same body is a replay, another answers 422). A call the id names that was refused
+ * before it ran (refusals.ts) is no result: the id is freed from it and the call accepted anew.
+ * `beforeEnqueue` runs before a new call's job can start (to start waiting for its end).
  */
 export async function acceptChatCall(
   services: GatewayServices,
@@ -82,7 +85,7 @@ export async function acceptChatCall(
   key: ApiKeyContext,
   req: PrivateCallRequest,
   chat: PrivateChat,
-  hash: Buffer,
+  identity: { hash: Buffer; tags: string[] },
   options: { status?: 'queued' | 'running'; beforeEnqueue?: (id: string) => void } = {},
 ): Promise<{ call: PrivateCallRow; replayed: boolean }> {
   const now = services.clock.now();
@@ -99,28 +102,18 @@ export async function acceptChatCall(
     stream: chat.parsed.stream,
     request: chat.parsed.body,
     status,
+    tags: identity.tags,
     created_at: new Date(now).toISOString(),
   };
-  const inserted = await insertPrivateCall(services.db, row, {
-    requestHash: hash,
-    now: new Date(now),
-    expiresAt: new Date(now + IDEMPOTENCY_WINDOW_MS),
-  });
-  if (!inserted) {
-    const scope = { userId: key.userId, apiKeyId: key.id, endpoint: PRIVATE_ENDPOINT, key: req.clientRequestId };
-    const stored = await findReplay(services.db, scope, hash, now).catch((err: unknown) => {
-      throw isGatewayError(err) && err.code === 'idempotency_key_reused' ? reused() : err;
-    });
-    const found =
-      stored && (await findOwnerPrivateCall(services.db, key.userId, (stored.body as { task_id: string }).task_id));
-    if (!found)
-      throw new GatewayError(
-        'idempotency_in_progress',
-        409,
-        'a call with this clientRequestId is still being accepted',
-        { retryAfter: 1 },
-      );
-    return { call: found, replayed: true };
+  const idem = { requestHash: identity.hash, now: new Date(now), expiresAt: new Date(now + IDEMPOTENCY_WINDOW_MS) };
+  // Twice at most: a refused call freed by a concurrent retry is that retry's to run (found below).
+  for (let attempt = 0; !(await insertPrivateCall(services.db, row, idem)); attempt++) {
+    const held = await findPrivateCallByClientId(services.db, key.userId, key.id, req.clientRequestId, now);
+    if (held && wasRefused(held) && attempt < 2) {
+      await releaseClientRequestId(services.db, key, req.clientRequestId, held.id);
+      continue;
+    }
+    return { call: await replayedCall(services, key, req, identity.hash, now), replayed: true };
   }
   if (status === 'queued') {
     options.beforeEnqueue?.(id);
@@ -135,6 +128,27 @@ export async function acceptChatCall(
     call: Object.assign({}, row, { status, result: null, error: null, created_at: new Date(now), finished_at: null }),
     replayed: false,
   };
+}
+
+/** The call a `clientRequestId` names, for the same body (another answers 422). */
+async function replayedCall(
+  services: GatewayServices,
+  key: ApiKeyContext,
+  req: PrivateCallRequest,
+  hash: Buffer,
+  now: number,
+): Promise<PrivateCallRow> {
+  const scope = { userId: key.userId, apiKeyId: key.id, endpoint: PRIVATE_ENDPOINT, key: req.clientRequestId };
+  const stored = await findReplay(services.db, scope, hash, now).catch((err: unknown) => {
+    throw isGatewayError(err) && err.code === 'idempotency_key_reused' ? reused() : err;
+  });
+  const found =
+    stored && (await findOwnerPrivateCall(services.db, key.userId, (stored.body as { task_id: string }).task_id));
+  if (!found)
+    throw new GatewayError('idempotency_in_progress', 409, 'a call with this clientRequestId is still being accepted', {
+      retryAfter: 1,
+    });
+  return found;
 }
 
 /** A call of this key by `clientRequestId` (24 h), or of this key's owner by `taskId`; another owner's is a miss. */

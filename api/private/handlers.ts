@@ -1,16 +1,15 @@
-import type { CallEnded } from '../../shared/private/call-waiter.js';
+import type { CallError } from '../../shared/private/call-error.js';
 import type { Context, Middleware } from 'koa';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
-import type { PrivateCallRow, TaskKind } from '../../shared/db/schema.js';
-import { findOwnerPrivateCall } from '../../shared/db/private-calls.js';
-import { GatewayError, type ErrorCode } from '../../shared/errors.js';
+import type { TaskKind } from '../../shared/db/schema.js';
+import { GatewayError, isGatewayError, type ErrorCode } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { requestHash } from '../../shared/idempotency/idempotency-key.js';
-import { privateCallSchema, privateLookupSchema } from '../../shared/private/call-request.js';
-import { ENDED_STATUSES } from '../../shared/private/call-view.js';
+import { privateCallSchema, privateLookupSchema, type PrivateCallRequest } from '../../shared/private/call-request.js';
+import { callTags } from '../../shared/usage/tags.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { readJsonObject } from '../middleware/read-json.js';
-import { authenticateRequest } from '../http/credential.js';
+import { authenticateAndCount, authenticateRequest } from '../http/credential.js';
 import { cancelOwnerTask } from '../../shared/tasks/cancel-task.js';
 import { sendFailure, sendMiss, sendSuccess } from './envelope.js';
 import { streamPrivateChat } from './stream-call.js';
@@ -24,17 +23,17 @@ import {
   type FoundCall,
 } from './calls.js';
 import { readChatCall, withinInput } from './chat-call.js';
-
-const DEFAULT_CHAT_WAIT_MS = 30_000;
+import { chatCallAfter, firstWait } from './chat-wait.js';
 
 /** Steps 1-3 with the key from the body (read and size-limited first): an `ak-` key, and only one. */
 async function authenticateBody(
   ctx: Context,
   services: GatewayServices,
+  authenticate: typeof authenticateRequest = authenticateRequest,
 ): Promise<{ key: ApiKeyContext; body: Record<string, unknown> }> {
   const body = await readJsonObject(ctx, services.config.http.bodyLimitBytes);
   const secret = typeof body.value.apiKey === 'string' && body.value.apiKey !== '' ? body.value.apiKey : undefined;
-  const key = await authenticateRequest(ctx, services, { secret, ip: ctx.ip, privateRoute: true });
+  const key = await authenticate(ctx, services, { secret, ip: ctx.ip, privateRoute: true });
   return { key, body: body.value };
 }
 
@@ -44,6 +43,31 @@ function kindOf(services: GatewayServices, model: string): 'chat' | TaskKind {
   if (endpoints.includes('videos')) return 'video';
   if (endpoints.includes('images/tasks')) return 'image';
   return 'chat';
+}
+
+/**
+ * How long a chat call's answer may wait before it answers the call's state: only a `standard_v1`
+ * client's `wait_ms` (an early answer it asked for); otherwise, as `legacy_v1` clients always
+ * get, the whole answer however long the upstream takes (undefined: no limit of our own).
+ */
+const earlyAnswerMs = (key: ApiKeyContext, req: PrivateCallRequest) =>
+  key.profile === 'standard_v1' ? req.wait_ms : undefined;
+
+/** A chat call that failed answers as the standard call would have: its status, code, Retry-After and limits. */
+const callFailure = (error: CallError) =>
+  new GatewayError(error.code as ErrorCode, error.status, error.message, {
+    ...(error.retryAfter !== undefined && { retryAfter: error.retryAfter }),
+    ...(error.headers !== undefined && { headers: error.headers }),
+  });
+
+/** The key's tags and the request's `X-Service-Tags`; a bad header answers naming it (the envelope has no `param`). */
+function requestTags(ctx: Context, key: ApiKeyContext): string[] {
+  try {
+    return callTags(ctx.get('x-service-tags') || undefined, key.tags);
+  } catch (err) {
+    if (!isGatewayError(err) || !err.param) throw err;
+    throw new GatewayError(err.code, err.status, `${err.param}: ${err.message}`, { param: err.param });
+  }
 }
 
 /**
@@ -60,34 +84,40 @@ export function privateCall(services: GatewayServices): Middleware {
       const authed = await authenticateBody(ctx, services);
       key = authed.key;
       const req = parseOrThrow(privateCallSchema, authed.body);
+      const tags = requestTags(ctx, key);
       const { apiKey: _key, wait_ms: _wait, ...identity } = authed.body;
       const hash = requestHash(identity);
       const kind = kindOf(services, req.model);
       if (kind === 'chat') {
         const chat = await readChatCall(services, key, req); // parsed and step 4 once, before anything is stored
-        if (chat.parsed.stream) return await streamPrivateChat(services, ctx, key, req, chat, hash);
-        // The wait starts before the job can: its end is never missed.
-        const waitMs = req.wait_ms ?? DEFAULT_CHAT_WAIT_MS;
-        let waiter: ReturnType<typeof services.calls.until> | undefined;
+        if (chat.parsed.stream) return await streamPrivateChat(services, ctx, key, req, chat, { hash, tags });
+        const limitMs = earlyAnswerMs(key, req);
+        let first: ReturnType<typeof firstWait>;
         try {
-          const accepted = await acceptChatCall(services, ctx, key, req, chat, hash, {
-            beforeEnqueue: (id) => (waiter = waitMs > 0 ? services.calls.until(id, waitMs) : undefined),
-          });
-          if (accepted.replayed && waitMs > 0) waiter = services.calls.until(accepted.call.id, waitMs);
-          const call = await settledCall(services, key, accepted.call, waiter, accepted.replayed);
+          const accepted = await acceptChatCall(
+            services,
+            ctx,
+            key,
+            req,
+            chat,
+            { hash, tags },
+            {
+              beforeEnqueue: (id) => (first = firstWait(services, id, limitMs)),
+            },
+          );
+          const call = await chatCallAfter(services, key, accepted.call, first, limitMs, ctx.res);
           // A chat call refused when it ran (steps 5-6: balance, quota, limits) or failed upstream answers
           // as an error, as /v1/chat/completions would; getResult keeps showing its state.
-          if (call.status === 'failed' && call.error)
-            throw new GatewayError(call.error.code as ErrorCode, call.error.status, call.error.message);
+          if (call.status === 'failed' && call.error) throw callFailure(call.error);
           return sendSuccess(ctx, key.profile, viewOf(services, ctx, { kind: 'chat', call }));
         } finally {
-          waiter?.cancel();
+          first?.cancel();
         }
       }
       const route = TASK_ROUTES[kind];
       const body = Object.assign({}, req.input, { model: req.model });
       withinInput(() => route.parse(body));
-      const accepted = await acceptTaskCall(services, ctx, key, req, kind, body);
+      const accepted = await acceptTaskCall(services, ctx, key, req, kind, body, tags);
       const waitMs = req.wait_ms ?? 0;
       if (waitMs <= 0 && !accepted.replayed)
         return sendSuccess(ctx, key.profile, {
@@ -112,7 +142,11 @@ export function privateCall(services: GatewayServices): Middleware {
 
 const logError = (services: GatewayServices) => (err: unknown) => services.log.error({ err }, 'unhandled error');
 
-/** getResult and cancel: the key from the body, the call it names (a miss answers per profile), then `act`. */
+/**
+ * getResult and cancel: the key from the body, counted against its rate limits like any other
+ * gateway call (one request; the answer carries the limits), the call it names (a miss answers per
+ * profile), then `act`.
+ */
 function onFoundCall(
   services: GatewayServices,
   act: (ctx: Context, key: ApiKeyContext, found: FoundCall) => Promise<void>,
@@ -121,7 +155,7 @@ function onFoundCall(
   return async (ctx) => {
     let key: ApiKeyContext | undefined;
     try {
-      const authed = await authenticateBody(ctx, services);
+      const authed = await authenticateBody(ctx, services, authenticateAndCount);
       key = authed.key;
       const found = await findCall(services, key, parseOrThrow(privateLookupSchema, authed.body));
       if (!found) return sendMiss(ctx, key.profile);
@@ -147,25 +181,3 @@ export const privateCancel = (services: GatewayServices): Middleware =>
       viewOf(services, ctx, { kind: 'task', task, clientRequestId: found.clientRequestId }),
     );
   });
-
-/** The call once it ended, or as it is when the wait ran out: read once, after the wake (or at once when it already ended). */
-async function settledCall(
-  services: GatewayServices,
-  key: ApiKeyContext,
-  call: PrivateCallRow,
-  waiter: { done: Promise<CallEnded | undefined> } | undefined,
-  replayed: boolean,
-): Promise<PrivateCallRow> {
-  if (ENDED_STATUSES.has(call.status) || !waiter) return call;
-  // A replayed call was read before the wait began: read it once more now that the wait is on.
-  const read = () => findOwnerPrivateCall(services.db, key.userId, call.id).then((c) => c ?? call);
-  if (replayed) {
-    const now = await read();
-    if (ENDED_STATUSES.has(now.status)) return now;
-  }
-  // The job says how the call ended: nothing to read (a wait that ran out, or a reconnect, reads).
-  const ended = await waiter.done;
-  if (ended)
-    return Object.assign({}, call, { status: ended.status, result: ended.result ?? null, error: ended.error ?? null });
-  return read();
-}

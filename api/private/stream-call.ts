@@ -9,22 +9,23 @@ import { TextCall } from '../../shared/generation/text-call.js';
 import { Transcript } from '../../shared/generation/transcript.js';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import type { PrivateCallRequest } from '../../shared/private/call-request.js';
+import { callErrorOf, storedError, type CallError } from '../../shared/private/call-error.js';
 import { publishCallEnded } from '../../shared/private/call-waiter.js';
 import { openAiResponseFromCanonical } from '../../shared/protocols/openai/from-canonical.js';
 import { RelaySink } from '../generation/relay-sink.js';
+import { answerFailure } from '../http/answer-failure.js';
 import { exchangeFromKoa, type Exchange } from '../http/exchange.js';
 import { sendSuccess } from './envelope.js';
 import { acceptChatCall, viewOf } from './calls.js';
 import type { PrivateChat } from './chat-call.js';
 
-type CallError = { code: string; message: string; status: number };
-
 /**
  * `stream: true` under `standard_v1`: a real SSE stream (the chat-completions events), relayed as it
  * arrives by the engine that serves `/v1/chat/completions`, run here in the API (not as a job); the
  * completion it carried — read from the transcript of the upstream's events, not decoded again
- * from the relayed stream — is kept on the call for `getResult`. A replayed `clientRequestId`
- * answers the call's state (JSON), not a second stream.
+ * from the relayed stream — is kept on the call for `getResult`. A call refused before its first
+ * byte (steps 5-6) answers in the private envelope, as every other private answer does. A replayed
+ * `clientRequestId` answers the call's state (JSON), not a second stream.
  */
 export async function streamPrivateChat(
   services: GatewayServices,
@@ -32,9 +33,9 @@ export async function streamPrivateChat(
   key: ApiKeyContext,
   req: PrivateCallRequest,
   chat: PrivateChat,
-  hash: Buffer,
+  identity: { hash: Buffer; tags: string[] },
 ): Promise<void> {
-  const { call: row, replayed } = await acceptChatCall(services, ctx, key, req, chat, hash, { status: 'running' });
+  const { call: row, replayed } = await acceptChatCall(services, ctx, key, req, chat, identity, { status: 'running' });
   if (replayed) return sendSuccess(ctx, key.profile, viewOf(services, ctx, { kind: 'chat', call: row }));
   const ex = exchangeFromKoa(ctx);
   const call = new TextCall(
@@ -44,7 +45,7 @@ export async function streamPrivateChat(
     'private',
     ex.requestId,
     ex.callId,
-    [...key.tags],
+    identity.tags,
     null,
   );
   call.plan = chat.plan;
@@ -74,7 +75,7 @@ export async function streamPrivateChat(
 /** The relay, keeping the completion on the call before the client sees the stream end (a getResult right after finds it). */
 class PrivateStreamSink extends RelaySink {
   stored = false;
-  failure: CallError | undefined;
+  failure: Omit<CallError, 'headers'> | undefined;
 
   constructor(
     services: GatewayServices,
@@ -96,10 +97,11 @@ class PrivateStreamSink extends RelaySink {
     });
   }
 
+  /** Before the stream began: the private envelope (with the refusal's Retry-After and limits), not a chat-completions error. */
   override fail(err: unknown): Promise<void> {
     this.failure = isGatewayError(err)
-      ? { code: err.code, message: err.message, status: err.status }
+      ? storedError(callErrorOf(err))
       : { code: 'internal_error', message: 'internal error', status: 500 };
-    return super.fail(err);
+    return answerFailure(this.services, this.ex, this.call.key, err, 'private');
   }
 }

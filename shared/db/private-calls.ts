@@ -13,6 +13,8 @@ export interface NewPrivateCall {
   stream: boolean;
   request: Record<string, unknown>;
   status: 'queued' | 'running';
+  /** The key's tags and the request's `X-Service-Tags`: the usage record's, whenever the job runs. */
+  tags: string[];
   created_at: string;
 }
 
@@ -39,6 +41,28 @@ export function insertPrivateCall(db: Db, call: NewPrivateCall, idem: PrivateIde
     now: idem.now,
     expiresAt: idem.expiresAt,
   });
+}
+
+/**
+ * Frees the key's `clientRequestId` from a call that was refused before it ran (steps 1-6): the id
+ * then names no result, and the next call with it is accepted anew. Only while the id still names
+ * `callId` (a concurrent retry that freed it first and took it keeps it).
+ */
+export async function releaseClientRequestId(
+  db: Db,
+  key: { userId: string; id: string },
+  clientRequestId: string,
+  callId: string,
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where('user_id', '=', key.userId)
+    .where('api_key_id', '=', key.id)
+    .where('endpoint', '=', PRIVATE_ENDPOINT)
+    .where('key', '=', clientRequestId)
+    .where('task_id', '=', callId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
 }
 
 /** A call by its id, for its owner only (another owner's id is a miss). */
@@ -94,7 +118,7 @@ export async function advancePrivateCall(
   update: {
     status: TaskStatus;
     result?: unknown;
-    error?: { code: string; message: string; status: number } | null;
+    error?: { code: string; message: string; status: number; retryAfter?: number } | null;
     finishedAt?: Date;
   },
 ): Promise<boolean> {

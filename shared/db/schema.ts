@@ -279,7 +279,13 @@ export interface PrivateCallsTable {
   request: ColumnType<Record<string, unknown>, string, string>;
   status: ColumnType<TaskStatus, TaskStatus | undefined, TaskStatus>;
   result: ColumnType<unknown, string | null | undefined, string | null>;
-  error: ColumnType<{ code: string; message: string; status: number } | null, string | null | undefined, string | null>;
+  error: ColumnType<
+    { code: string; message: string; status: number; retryAfter?: number } | null,
+    string | null | undefined,
+    string | null
+  >;
+  /** The key's and the request's cost tags; null on calls accepted before tags were kept (the key's then). */
+  tags: string[] | null;
   created_at: ColumnType<Date, string, never>;
   finished_at: ColumnType<Date | null, string | null | undefined, string | null>;
 }

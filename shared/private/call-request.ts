@@ -12,7 +12,11 @@ export const privateCallSchema = z.object({
   clientRequestId,
   model: z.string({ error: 'required string' }).min(1),
   stream: z.boolean().optional(),
-  /** How long the answer waits for the call to end: default 30 s for chat, 0 for tasks; at most 120 s. */
+  /**
+   * Chat calls under `standard_v1` only: answer the call's state after this many ms if it has not
+   * ended (an early answer; without it, and always under `legacy_v1`, the whole answer however long
+   * the upstream takes). Task calls: how long to wait for the task's end (default 0). At most 120 s.
+   */
   wait_ms: z.number().int().min(0).max(120_000).optional(),
   input: z.record(z.string(), z.unknown(), { error: 'required object: the body of the standard call' }),
 });

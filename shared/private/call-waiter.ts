@@ -1,10 +1,11 @@
 import type { Redis } from 'ioredis';
+import type { CallError } from './call-error.js';
 
 /** How a call ended, as its job announces it (so the waiting API needs no read). */
 export interface CallEnded {
   status: 'succeeded' | 'failed';
   result?: unknown;
-  error?: { code: string; message: string; status: number };
+  error?: CallError;
 }
 
 /**
@@ -55,7 +56,8 @@ export class CallWaiter {
     const cancel = () => {
       clearTimeout(timer);
       set!.delete(wake);
-      if (set!.size === 0) this.waiters.delete(id);
+      // Cancelled again after a later wait for the same id made a new set: that set is not this one's.
+      if (set!.size === 0 && this.waiters.get(id) === set) this.waiters.delete(id);
       wake(undefined);
     };
     void done.then(cancel);

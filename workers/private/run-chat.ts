@@ -8,10 +8,9 @@ import { chatCompletionsCall, chatCompletionsText } from '../../shared/generatio
 import { TextCall } from '../../shared/generation/text-call.js';
 import type { TextSink } from '../../shared/generation/text-sink.js';
 import type { ChatRequest } from '../../shared/protocols/openai/chat-request.js';
+import { callErrorOf, storedError, type CallError } from '../../shared/private/call-error.js';
 import { publishCallEnded, type CallEnded } from '../../shared/private/call-waiter.js';
 import { planOfJob, type PrivateChatJob } from '../../shared/private/chat-job.js';
-
-type CallError = NonNullable<CallEnded['error']>;
 
 const keyGone: CallError = { code: 'invalid_api_key', message: 'the key of this call no longer exists', status: 401 };
 
@@ -33,7 +32,9 @@ export async function runPrivateChat(services: GatewayServices, job: PrivateChat
   if (!key || key.status === 'revoked') return sink.keep('failed', { error: keyGone });
   if (key.status === 'disabled')
     return sink.keep('failed', { error: { code: 'key_disabled', message: 'this API key is disabled', status: 403 } });
-  const call = new TextCall(services, key, chatCompletionsText, 'private', row.request_id, row.id, [...key.tags], null);
+  // The tags fixed when the call was accepted (the request's X-Service-Tags with the key's).
+  const tags = row.tags ?? [...key.tags];
+  const call = new TextCall(services, key, chatCompletionsText, 'private', row.request_id, row.id, tags, null);
   try {
     const parsed = chatCompletionsCall(row.request as ChatRequest);
     call.plan = job.models
@@ -73,7 +74,7 @@ class StoredResultSink implements TextSink {
 
   async fail(err: unknown): Promise<void> {
     if (!isGatewayError(err)) throw err;
-    await this.keep('failed', { error: { code: err.code, message: err.message, status: err.status } });
+    await this.keep('failed', { error: callErrorOf(err) });
   }
 
   /** Postgres or Redis away: the job runs again (nothing recorded now, so the retry's record is the call's). */
@@ -88,7 +89,7 @@ class StoredResultSink implements TextSink {
     const moved = await advancePrivateCall(this.services.db, this.callId, ['queued', 'running'], {
       status,
       result: outcome.result,
-      error: outcome.error,
+      error: outcome.error && storedError(outcome.error),
       finishedAt: new Date(this.services.clock.now()),
     });
     if (moved)
