@@ -106,11 +106,11 @@ export async function acceptChatCall(
     created_at: new Date(now).toISOString(),
   };
   const idem = { requestHash: identity.hash, now: new Date(now), expiresAt: new Date(now + IDEMPOTENCY_WINDOW_MS) };
-  // Twice at most: a refused call freed by a concurrent retry is that retry's to run (found below).
+  // A few times at most: between a concurrent retry freeing the id and taking it, the id names nothing.
   for (let attempt = 0; !(await insertPrivateCall(services.db, row, idem)); attempt++) {
     const held = await findPrivateCallByClientId(services.db, key.userId, key.id, req.clientRequestId, now);
-    if (held && wasRefused(held) && attempt < 2) {
-      await releaseClientRequestId(services.db, key, req.clientRequestId, held.id);
+    if (attempt < 4 && (!held || wasRefused(held))) {
+      if (held) await releaseClientRequestId(services.db, key, req.clientRequestId, held.id);
       continue;
     }
     return { call: await replayedCall(services, key, req, identity.hash, now), replayed: true };

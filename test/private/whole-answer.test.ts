@@ -101,3 +101,28 @@ describe('the whole answer of a private chat call', () => {
     expect(await usageRecords(gw.services.db, acct.userId)).toHaveLength(1);
   });
 });
+
+describe('a client that hangs up while its call runs', () => {
+  it('stops waiting; the call still completes, charged once, and getResult returns it', async () => {
+    const acct = await gw.account({ balance: 5_000_000, key: { kind: 'private' } });
+    const body = { apiKey: acct.key, clientRequestId: 'gone', model: 'gpt-sim', input: slowInput(1_500) };
+    const hangUp = new AbortController();
+    const pending = fetch(`${gw.url}/server/v1/call`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: hangUp.signal,
+    }).catch((err: unknown) => err);
+    await new Promise((r) => setTimeout(r, 300));
+    hangUp.abort();
+    expect(await pending).toBeInstanceOf(Error);
+    let view = { status: 'queued' } as { status: string; result?: unknown };
+    for (let i = 0; i < 100 && view.status !== 'succeeded'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      view = (await post('getResult', { apiKey: acct.key, clientRequestId: 'gone' })).json.data;
+    }
+    expect(view).toMatchObject({ status: 'succeeded', result: { object: 'chat.completion' } });
+    await waitForUsage(gw, acct.userId, 1);
+    expect(await usageRecords(gw.services.db, acct.userId)).toHaveLength(1);
+  });
+});
