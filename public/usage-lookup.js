@@ -72,6 +72,25 @@
     return (body && body.error && body.error.message) || `The lookup failed (status ${res.status}).`;
   }
 
+  const PER = { day: 'day (UTC)', week: 'ISO week (UTC, from Monday)', month: 'month (UTC)', total: 'in total' };
+
+  /** The key's budget: its limit over the current period, what is used and left, the soft threshold. */
+  function budget(b) {
+    if (!b) return el('p', 'No budget is set.', 'muted');
+    return table(null, [
+      ['Limit', `${usd(b.limit_micro_usd)} per ${PER[b.period] || b.period}`],
+      ['Period', b.period_start ? `${b.period_start} to ${b.period_end}` : 'all time (never starts again)'],
+      ['Used', usd(b.used_micro_usd)],
+      ['Remaining', usd(b.remaining_micro_usd)],
+      [
+        'Soft threshold',
+        b.soft_threshold_percent == null
+          ? 'none'
+          : `${b.soft_threshold_percent}% (${usd(b.soft_threshold_micro_usd)}), mailed once per period`,
+      ],
+    ]);
+  }
+
   function render(body) {
     const out = $('result');
     const k = body.key,
@@ -98,6 +117,8 @@
         ]),
         [false, true, true, true],
       ),
+      el('h2', 'Budget'),
+      budget(body.budget),
       el('h2', 'Limits'),
       table(null, [
         ['Requests per minute', l.rpm_limit ?? 'none'],

@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'model_not_allowed'
   | 'insufficient_balance'
   | 'quota_exceeded'
+  | 'budget_exceeded'
   | 'rate_limit_exceeded'
   | 'not_found'
   | 'method_not_allowed'

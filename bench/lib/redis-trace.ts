@@ -233,7 +233,7 @@ export function stepOpCounts(argv: string[]): { A: number; F: number; G: number;
       counts[op]++;
       if (op === 'G') i += 3; // requests, slots, room
       i += 7; // marker, now, id, amount, expiry, bal, resv
-      i += argv[i] === '1' ? 8 : 1;
+      i += argv[i] === '1' ? 11 : 1; // capped: the counters, caps and budget
       const nRates = Number(argv[i]);
       i += 1 + (nRates > 0 ? 1 + 4 * nRates : 0);
       const nConc = Number(argv[i]);
@@ -244,7 +244,7 @@ export function stepOpCounts(argv: string[]): { A: number; F: number; G: number;
       i += 1 + 2 * Number(argv[i]);
     } else {
       counts.F++;
-      i += 16; // marker and the 15 fixed fields
+      i += 17; // marker and the 16 fixed fields
       const nTpm = Number(argv[i]);
       i += 1 + (nTpm > 0 ? 1 + 2 * nTpm : 0);
       i += 1 + Number(argv[i]);

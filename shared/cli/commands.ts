@@ -3,8 +3,8 @@ import { creditBalance } from '../billing/credit.js';
 import { migrate } from '../db/migrate.js';
 import { findKeyById } from '../db/api-keys.js';
 import { badRequest, notFound } from '../errors.js';
-import { keyCreateSchema, keyView, type KeyCreate } from '../keys/key-settings.js';
-import { createKey, setKeyStatus } from '../keys/manage-keys.js';
+import { keyCreateSchema, keyUpdateSchema, keyView, type KeyCreate } from '../keys/key-settings.js';
+import { createKey, setKeyStatus, updateKey } from '../keys/manage-keys.js';
 import { mailKeyCreated } from '../keys/key-notice.js';
 import { publishOwnerChange } from '../keys/key-cache.js';
 import { setAllowedGroups, updateUserLimits } from '../db/user-limits.js';
@@ -12,6 +12,7 @@ import { selectableGroups } from '../keys/group-access.js';
 import { parseOrThrow } from '../validation.js';
 import type { CliContext } from './context.js';
 import { flag, integerFlag, limitFlag, listFlag, requiredFlag, type Flags } from './flags.js';
+import { budgetFlags, KEY_UPDATE_FLAGS, keyUpdateFlags } from './key-flags.js';
 import { UUID_PATTERN as UUID } from '../ids.js';
 
 export interface Command {
@@ -56,7 +57,8 @@ export const commands: Record<string, Command> = {
   'key:create': {
     usage:
       'key:create --email E [--kind standard|private] [--name N] [--group G] [--expires-at ISO] [--asset-access own|all|none] [--profile standard_v1] ' +
-      '[--rpm N] [--tpm N] [--concurrency N] [--total-micro-usd N] [--daily-micro-usd N] [--monthly-micro-usd N] [--tags a,b] ' +
+      '[--rpm N] [--tpm N] [--concurrency N] [--total-micro-usd N] [--daily-micro-usd N] [--monthly-micro-usd N] ' +
+      '[--budget-micro-usd N --budget-period day|week|month|total [--budget-soft-percent P]] [--tags a,b] ' +
       '[--usage-access] [--ip-allowlist CIDR,CIDR] [--preset SLUG]',
     async run(ctx, f) {
       const user = await ctx.user(requiredFlag(f, 'email'));
@@ -73,6 +75,7 @@ export const commands: Record<string, Command> = {
         total_micro_usd: integerFlag(f, 'total-micro-usd'),
         daily_micro_usd: integerFlag(f, 'daily-micro-usd'),
         monthly_micro_usd: integerFlag(f, 'monthly-micro-usd'),
+        budget: budgetFlags(f),
         tags: listFlag(f, 'tags'),
         usage_access: f['usage-access'] === true ? true : undefined,
         ip_allowlist: listFlag(f, 'ip-allowlist'),
@@ -81,6 +84,17 @@ export const commands: Record<string, Command> = {
       const { row, key } = await createKey(await ctx.keyAdmin(), user.id, settings);
       await mailKeyCreated(await ctx.jobs(), user, row, 'operator');
       return { ...keyView(row), key };
+    },
+  },
+  'key:update': {
+    usage: `key:update --key-id ID ${KEY_UPDATE_FLAGS}`,
+    /** Changes the given settings only, as the console's PATCH does; takes effect on every process within a second. */
+    async run(ctx, f) {
+      const existing = await existingKey(ctx, requiredFlag(f, 'key-id'));
+      if (existing.status === 'revoked') throw badRequest('a revoked key cannot be changed', 'key-id');
+      const changes = parseOrThrow(keyUpdateSchema, keyUpdateFlags(f));
+      const row = await updateKey(await ctx.keyAdmin(), existing.user_id, existing.id, changes);
+      return row ? keyView(row) : undefined;
     },
   },
   'key:import': {
@@ -176,10 +190,15 @@ async function balanceOf(ctx: CliContext, userId: string) {
   return { balance_micro_usd: b?.balance ?? 0, settled_micro_usd: b?.settled ?? 0, pending_micro_usd: b?.pending ?? 0 };
 }
 
-async function changeStatus(ctx: CliContext, f: Flags, status: 'disabled' | 'active' | 'revoked') {
-  const keyId = requiredFlag(f, 'key-id');
+async function existingKey(ctx: CliContext, keyId: string) {
   const existing = UUID.test(keyId) ? await findKeyById(ctx.db, keyId) : undefined;
   if (!existing) throw notFound(`no key with id ${keyId}`);
+  return existing;
+}
+
+async function changeStatus(ctx: CliContext, f: Flags, status: 'disabled' | 'active' | 'revoked') {
+  const keyId = requiredFlag(f, 'key-id');
+  const existing = await existingKey(ctx, keyId);
   if (existing.status === 'revoked' && status !== 'revoked')
     throw badRequest('a revoked key cannot be changed', 'key-id');
   const row = await setKeyStatus(await ctx.keyAdmin(), existing.user_id, keyId, status);

@@ -2,6 +2,7 @@ import type { ColumnType, Generated, Insertable, Selectable, Updateable } from '
 import type { ConsoleTables } from './console-schema.js';
 import type { RoutingTables } from './routing-schema.js';
 import type { WebhookTables } from './webhook-schema.js';
+import type { BudgetPeriod } from '../keys/budget.js';
 
 // pg returns BIGINT as a string by default; shared/db/index.ts parses it to a number, which is
 // exact up to 2^53 micro-USD (about 9 billion USD).
@@ -60,6 +61,10 @@ export interface ApiKeysTable {
   tags: ColumnType<string[], string[] | undefined, string[]>;
   usage_access: ColumnType<boolean, boolean | undefined, boolean>;
   default_preset: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The budget (migrations/0023_key_budgets.sql): all three null, or limit and period set. */
+  budget_micro_usd: Money | null;
+  budget_period: ColumnType<BudgetPeriod | null, BudgetPeriod | null | undefined, BudgetPeriod | null>;
+  budget_soft_percent: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: CreatedAt;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
   revoked_at: Timestamp | null;
@@ -229,6 +234,16 @@ export interface AssetsTable {
   created_at: CreatedAt;
 }
 
+/** One soft-threshold mail of a key's budget: at most one per key, period and threshold. */
+export interface KeyBudgetNoticesTable {
+  api_key_id: string;
+  /** `total`, `day-20310115`, `week-2031W03` or `month-203101` (shared/keys/budget.ts). */
+  period: string;
+  threshold_micro_usd: Money;
+  spent_micro_usd: Money;
+  notified_at: CreatedAt;
+}
+
 /** An image the gateway fetched and keeps behind signed links until `expires_at` (migrations/0021_fetched_objects.sql). */
 export interface FetchedObjectsTable {
   object_key: string;
@@ -251,6 +266,7 @@ export interface Database extends RoutingTables, ConsoleTables, WebhookTables {
   asset_uploads: AssetUploadsTable;
   assets: AssetsTable;
   fetched_objects: FetchedObjectsTable;
+  key_budget_notices: KeyBudgetNoticesTable;
 }
 
 export type TaskRow = Selectable<TasksTable>;

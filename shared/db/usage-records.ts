@@ -1,19 +1,25 @@
 import { sql } from 'kysely';
 import type { Db } from './index.js';
 
-/** A key's charges in total, since the start of the day and of the month. */
-export async function keySpend(db: Db, keyId: string, dayStart: Date, monthStart: Date) {
+/** A key's charges in total and since the start of its current day, ISO week and month. */
+export async function keySpend(db: Db, keyId: string, since: { day: Date; week: Date; month: Date }) {
   const row = await db
     .selectFrom('usage_records')
     .select([
       sql<string>`coalesce(sum(charged_micro_usd), 0)`.as('total'),
-      sql<string>`coalesce(sum(charged_micro_usd) FILTER (WHERE created_at >= ${dayStart}), 0)`.as('daily'),
-      sql<string>`coalesce(sum(charged_micro_usd) FILTER (WHERE created_at >= ${monthStart}), 0)`.as('monthly'),
+      sql<string>`coalesce(sum(charged_micro_usd) FILTER (WHERE created_at >= ${since.day}), 0)`.as('daily'),
+      sql<string>`coalesce(sum(charged_micro_usd) FILTER (WHERE created_at >= ${since.week}), 0)`.as('weekly'),
+      sql<string>`coalesce(sum(charged_micro_usd) FILTER (WHERE created_at >= ${since.month}), 0)`.as('monthly'),
     ])
     .where('api_key_id', '=', keyId)
     .where('charged_micro_usd', '>', 0)
     .executeTakeFirstOrThrow();
-  return { total: Number(row.total), daily: Number(row.daily), monthly: Number(row.monthly) };
+  return {
+    total: Number(row.total),
+    daily: Number(row.daily),
+    weekly: Number(row.weekly),
+    monthly: Number(row.monthly),
+  };
 }
 
 /** Per-model totals of a key since `since`: requests, errors (status ≥ 400), tokens and charges. */

@@ -1,6 +1,7 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import type { KeyWithOwner } from '../db/api-keys.js';
 import type { AssetAccess, CompatibilityProfile, KeyStatus } from '../db/schema.js';
+import { budgetOfRow, type KeyBudget } from './budget.js';
 
 /** What the gateway needs of a key on every call, prepared once when the key is cached. */
 export interface ApiKeyContext {
@@ -17,6 +18,7 @@ export interface ApiKeyContext {
   readonly profile: CompatibilityProfile;
   readonly limits: { readonly rpm: number | null; readonly tpm: number | null; readonly concurrency: number | null };
   readonly quota: { readonly total: number | null; readonly daily: number | null; readonly monthly: number | null };
+  readonly budget: KeyBudget | null;
   readonly tags: readonly string[];
   readonly usageAccess: boolean;
   /** A preset slug: the model of requests that name none. */
@@ -43,6 +45,7 @@ export function toKeyContext(row: KeyWithOwner): ApiKeyContext {
     profile: row.compatibility_profile,
     limits: { rpm: row.rpm_limit, tpm: row.tpm_limit, concurrency: row.concurrency_limit },
     quota: { total: row.total_micro_usd, daily: row.daily_micro_usd, monthly: row.monthly_micro_usd },
+    budget: budgetOfRow(row),
     tags: row.tags,
     usageAccess: row.usage_access,
     defaultPreset: row.default_preset ?? null,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ApiKeyRow, ApiKeyUpdate } from '../db/schema.js';
 import { normalizeCidr } from './api-key.js';
+import { budgetColumns, budgetSchema, budgetView, type BudgetSetting } from './budget.js';
 
 const limit = z
   .number()
@@ -39,6 +40,8 @@ const settings = {
   total_micro_usd: cap,
   daily_micro_usd: cap,
   monthly_micro_usd: cap,
+  /** A hard spending limit over a period, with an optional soft threshold (replaced whole; null removes it). */
+  budget: budgetSchema,
   tags: z.array(tag).max(10),
   usage_access: z.boolean(),
   /** A preset slug of the key's account: the model of requests that name none (`model` omitted). */
@@ -80,6 +83,7 @@ export interface KeyCreate {
   total_micro_usd?: number | null;
   daily_micro_usd?: number | null;
   monthly_micro_usd?: number | null;
+  budget?: BudgetSetting;
   tags?: string[];
   usage_access?: boolean;
   default_preset?: string | null;
@@ -105,6 +109,7 @@ export function keyColumns(s: KeyUpdate): ApiKeyUpdate {
   ] as const) {
     if (s[f] !== undefined) row[f] = s[f];
   }
+  if (s.budget !== undefined) Object.assign(row, budgetColumns(s.budget));
   if (s.tags !== undefined) row.tags = [...new Set(s.tags)];
   if (s.usage_access !== undefined) row.usage_access = s.usage_access;
   if (s.default_preset !== undefined) row.default_preset = s.default_preset;
@@ -131,6 +136,7 @@ export function keyView(row: ApiKeyRow) {
     total_micro_usd: row.total_micro_usd,
     daily_micro_usd: row.daily_micro_usd,
     monthly_micro_usd: row.monthly_micro_usd,
+    budget: budgetView(row),
     tags: row.tags,
     usage_access: row.usage_access,
     default_preset: row.default_preset,

@@ -16,11 +16,14 @@ declare module 'ioredis' {
       t: string,
       d: string,
       m: string,
+      w: string,
+      legacyTotal: string,
       epoch: string,
       seen: string,
       total: number,
       day: number,
       month: number,
+      week: number,
     ): Reply;
     gwCredit(bal: string, epoch: string, amount: number): Reply;
     gwClaimUsage(queue: string, lock: string, token: string, lockTtlMs: number, count: number): Reply;
@@ -54,7 +57,7 @@ export function defineScripts(redis: Redis): void {
   redis.defineCommand('gwRenew', { numberOfKeys: 0, lua: RENEW });
   redis.defineCommand('gwConsume', { numberOfKeys: 0, lua: CONSUME });
   redis.defineCommand('gwLoadBalance', { numberOfKeys: 2, lua: LOAD_BALANCE });
-  redis.defineCommand('gwLoadQuota', { numberOfKeys: 4, lua: LOAD_QUOTA });
+  redis.defineCommand('gwLoadQuota', { numberOfKeys: 6, lua: LOAD_QUOTA });
   redis.defineCommand('gwCredit', { numberOfKeys: 2, lua: CREDIT });
   redis.defineCommand('gwClaimUsage', { numberOfKeys: 2, lua: CLAIM_USAGE });
   redis.defineCommand('gwAckUsage', { numberOfKeys: 3, lua: ACK_USAGE });

@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors.js';
+import { BUDGET_ADJECTIVE, budgetWindow, type BudgetPeriod } from '../keys/budget.js';
 import type { Dimension } from './layers.js';
 
 // How the STEP script's admission answers read: rate-limit headers and refusals.
@@ -18,6 +19,7 @@ export type AdmitRefusal =
       left: number;
       hdr: Partial<Record<Dimension, Header>>;
     }
+  | { fail: 'budget'; period: BudgetPeriod; limit: number; left: number; hdr: Partial<Record<Dimension, Header>> }
   | {
       fail: 'rate';
       layer: string;
@@ -85,6 +87,11 @@ export function refusal(reply: AdmitRefusal, now: number): GatewayError {
         },
       );
     }
+    case 'budget':
+      return new GatewayError('budget_exceeded', 402, budgetMessage(reply.period, reply.limit, now), {
+        headers,
+        available: Math.max(0, reply.left),
+      });
     case 'rate':
       return new GatewayError(
         'rate_limit_exceeded',
@@ -105,6 +112,13 @@ export function refusal(reply: AdmitRefusal, now: number): GatewayError {
         },
       );
   }
+}
+
+// A 402 carries no Retry-After (clients do not wait on one): the message says when the period starts again.
+function budgetMessage(period: BudgetPeriod, limit: number, now: number): string {
+  const { end } = budgetWindow(period, now);
+  const next = end ? `; it starts again at ${end.toISOString()}` : '';
+  return `this key's ${BUDGET_ADJECTIVE[period]} budget of ${limit} micro-USD would be exceeded${next}`;
 }
 
 function secondsToNextPeriod(now: number, period: 'daily' | 'monthly'): number {

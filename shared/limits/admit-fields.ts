@@ -1,6 +1,10 @@
 import type { ApiKeyContext } from '../keys/api-key.js';
+import type { BudgetPeriod } from '../keys/budget.js';
 import type { ConcurrencyRule, RateLayer } from './layers.js';
 import type { LimitKeyNames } from './limit-keys.js';
+
+/** The spend counter (shared/redis/keys.ts) each budget period is counted against. */
+const BUDGET_COUNTER: Record<BudgetPeriod, 't' | 'd' | 'w' | 'm'> = { total: 't', day: 'd', week: 'w', month: 'm' };
 
 /** One STEP operation: its marker and fields, flat, in the order shared/limits/lua/step.lua reads them. */
 export type StepOp = (string | number)[];
@@ -22,16 +26,20 @@ export interface AdmitFields {
 
 /**
  * Appends the fields of an admission (A) or a grant (G) to `op`; returns the key's reserved-spend
- * counter when the reservation also holds its quota caps, else ''.
+ * counter when the reservation also holds its quota caps and budget, else ''.
  */
 export function pushAdmitFields(op: StepOp, names: LimitKeyNames, f: AdmitFields): string {
   const acct = names.account(f.key.userId);
   const { total, daily, monthly } = f.key.quota;
-  const capped = total !== null || daily !== null || monthly !== null;
+  const { budget } = f.key;
+  const capped = total !== null || daily !== null || monthly !== null || budget !== null;
   const q = capped ? names.quota(f.key.id, f.now) : undefined;
   op.push(f.now, f.id, f.amount, f.reservationExpiry, acct.bal, acct.resv);
-  if (q) op.push('1', q.t, q.d, q.m, q.r, total ?? '', daily ?? '', monthly ?? '');
-  else op.push('0');
+  if (q) {
+    op.push('1', q.t, q.d, q.m, q.r, total ?? '', daily ?? '', monthly ?? '');
+    if (budget) op.push(q[BUDGET_COUNTER[budget.period]], budget.limit, budget.period);
+    else op.push('', '', '');
+  } else op.push('0');
   op.push(f.rates.length);
   if (f.rates.length > 0) {
     // A request costs 1 against RPM (a grant: its size); the estimated tokens against TPM, the same at every layer.

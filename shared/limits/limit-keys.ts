@@ -1,4 +1,4 @@
-import { utcDay, utcMonth } from '../clock.js';
+import { utcPeriods } from '../clock.js';
 import type { KeyQuotaKeys, RedisKeys } from '../redis/keys.js';
 
 /** The Redis names of an account's money state (see shared/limits/scripts.ts). */
@@ -11,7 +11,10 @@ export interface AccountKeys {
 
 const NAME_CACHE_SIZE = 100_000;
 
-/** The Redis key names the STEP operations carry, built once per account and per key (and quota day), not on every call. */
+/**
+ * The Redis key names the STEP operations carry, built once per account and per key and quota day
+ * (the day names its week and month), not on every call.
+ */
 export class LimitKeyNames {
   private readonly accounts = new Map<string, AccountKeys>();
   private readonly quotas = new Map<string, { day: string; names: KeyQuotaKeys }>();
@@ -48,12 +51,12 @@ export class LimitKeyNames {
   }
 
   quota(keyId: string, now: number): KeyQuotaKeys {
-    const day = utcDay(now);
+    const periods = utcPeriods(now);
     const cached = this.quotas.get(keyId);
-    if (cached && cached.day === day) return cached.names;
+    if (cached && cached.day === periods.day) return cached.names;
     if (this.quotas.size >= NAME_CACHE_SIZE) this.quotas.clear();
-    const names = this.keys.keyQuota(keyId, day, utcMonth(now));
-    this.quotas.set(keyId, { day, names });
+    const names = this.keys.keyQuota(keyId, periods);
+    this.quotas.set(keyId, { day: periods.day, names });
     return names;
   }
 }

@@ -7,8 +7,9 @@ import { readLua } from '../redis/read-lua.js';
  *
  * Per account: `bal` (spendable micro-USD; reservations already taken out) and `resv` (call id →
  * `<expiry ms>:<amount>:<the key's reserved counter, if it holds one>`), `undrained`, `epoch`.
- * Per key (`<key prefix>:…`): `spent`, `spent:d:<yyyymmdd>`, `spent:m:<yyyymm>` (loaded from
- * Postgres on first use), `reserved` (in flight), `undrained` (charged but not yet in Postgres), `epoch`.
+ * Per key (`<key prefix>:…`): `spent:total`, `spent:d:<yyyymmdd>`, `spent:w:<yyyy>W<ww>` (ISO week),
+ * `spent:m:<yyyymm>` (loaded from Postgres on first use; the quota caps and the budget count against
+ * them), `reserved` (in flight), `undrained` (charged but not yet in Postgres), `epoch`.
  * Rate limits are GCRA over a 60-second window (lua/rate-state.lua).
  * Concurrency: a sorted set of call id → lease expiry per layer, and one of '<grant id>:<slots>' →
  * expiry (`<layer key>:g`) for the slots grants hold.

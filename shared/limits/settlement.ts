@@ -1,4 +1,4 @@
-import { utcDay, utcMonth } from '../clock.js';
+import { utcPeriods } from '../clock.js';
 import type { UsageEvent } from '../usage/record.js';
 import type { FinishInput } from './admission-types.js';
 import { NONE } from './admission-types.js';
@@ -33,7 +33,8 @@ export function finishOp(names: LimitKeyNames, f: FinishFields): StepOp {
   const acct = names.account(f.userId);
   const { now } = f;
   const op: StepOp = ['F', now, f.id, f.charge, f.held, f.quotaReserved, acct.bal, acct.resv, acct.und, acct.epoch];
-  op.push(names.keySpendPrefix(f.keyId), utcDay(now), utcMonth(now), names.keys.usageQueue);
+  const periods = utcPeriods(now);
+  op.push(names.keySpendPrefix(f.keyId), periods.day, periods.month, periods.week, names.keys.usageQueue);
   op.push(f.once, f.record ? queuedRecord(f.record, f.charge) : '');
   op.push(f.tpm.length);
   if (f.tpm.length > 0) {

@@ -1,3 +1,5 @@
+import type { SpendPeriods } from '../clock.js';
+
 /**
  * Redis key names in one place. Per-account and per-key names share hash tags; the scripts also
  * touch keys of several accounts and groups, so the gateway runs against a single Redis (with AOF
@@ -14,7 +16,7 @@ export function redisKeys(prefix: string) {
     epoch: (userId: string) => `${acct(userId)}:epoch`,
     /** The prefix the STEP script derives a key's spend counters from (see keySpendNames). */
     keySpend,
-    keyQuota: (keyId: string, day: string, month: string) => keySpendNames(keySpend(keyId), day, month),
+    keyQuota: (keyId: string, periods: SpendPeriods) => keySpendNames(keySpend(keyId), periods),
     keyUndrained: (keyId: string) => `${keySpend(keyId)}:undrained`,
     /** GCRA state of one layer (key, user or group): `<requests TAT> <tokens TAT>`, ms. */
     rate: (layer: string, id: string) => `${prefix}rl:${layer}:{${id}}`,
@@ -40,11 +42,18 @@ export function redisKeys(prefix: string) {
 }
 
 /** A key's spend counters; the STEP script builds the same names from the prefix. */
-export function keySpendNames(keyPrefix: string, day: string, month: string) {
+export function keySpendNames(keyPrefix: string, periods: SpendPeriods) {
   return {
-    t: `${keyPrefix}:spent`,
-    d: `${keyPrefix}:spent:d:${day}`,
-    m: `${keyPrefix}:spent:m:${month}`,
+    /** Loaded from Postgres with the period counters: while it is missing, no counter of the key is trusted. */
+    t: `${keyPrefix}:spent:total`,
+    d: `${keyPrefix}:spent:d:${periods.day}`,
+    w: `${keyPrefix}:spent:w:${periods.week}`,
+    m: `${keyPrefix}:spent:m:${periods.month}`,
+    /**
+     * The total as releases before weekly counters named it. A key loaded then has no week counter,
+     * so the total was renamed to make it load again; the load deletes the old one.
+     */
+    legacyTotal: `${keyPrefix}:spent`,
     r: `${keyPrefix}:reserved`,
     und: `${keyPrefix}:undrained`,
     epoch: `${keyPrefix}:epoch`,

@@ -1,7 +1,9 @@
 import { findKeyById } from '../db/api-keys.js';
 import { keyUsageByModel, recentKeyCalls } from '../db/usage-records.js';
 import type { GatewayServices } from '../gateway/services.js';
+import type { KeySpend } from '../billing/quota.js';
 import type { ApiKeyContext } from '../keys/api-key.js';
+import { budgetWindow, type KeyBudget, softThreshold, spentInPeriod } from '../keys/budget.js';
 import { keyView } from '../keys/key-settings.js';
 
 const DAY_MS = 86_400_000;
@@ -52,8 +54,25 @@ export async function keyUsageView(services: GatewayServices, key: ApiKeyContext
       created_at,
     }))(keyView(row)),
     quota,
+    budget: key.budget && budgetUsage(key.budget, spend, now),
     limits: { rpm_limit: key.limits.rpm, tpm_limit: key.limits.tpm, concurrency_limit: key.limits.concurrency },
     last_30_days: { start: since.toISOString(), end: new Date(now).toISOString(), models, total },
     recent: recent.map((r) => ({ ...r, created_at: r.created_at.toISOString() })),
+  };
+}
+
+/** The budget with its current period and what is spent in it (settled charges, exact to the last call). */
+function budgetUsage(budget: KeyBudget, spend: KeySpend, now: number) {
+  const window = budgetWindow(budget.period, now);
+  const used = spentInPeriod(budget.period, spend);
+  return {
+    limit_micro_usd: budget.limit,
+    period: budget.period,
+    period_start: window.start?.toISOString() ?? null,
+    period_end: window.end?.toISOString() ?? null,
+    used_micro_usd: used,
+    remaining_micro_usd: Math.max(0, budget.limit - used),
+    soft_threshold_percent: budget.softPercent,
+    soft_threshold_micro_usd: softThreshold(budget),
   };
 }

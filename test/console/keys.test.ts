@@ -21,6 +21,7 @@ const everyField = {
   total_micro_usd: 50_000_000,
   daily_micro_usd: 1_000_000,
   monthly_micro_usd: 20_000_000,
+  budget: { limit_micro_usd: 5_000_000, period: 'week', soft_threshold_percent: 80 },
   tags: ['ci', 'team-a'],
   usage_access: true,
   default_preset: 'support-bot',

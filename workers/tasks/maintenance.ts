@@ -7,6 +7,7 @@ import { sweepFetchedObjects } from '../../shared/assets/sweep-fetched.js';
 import { jobId, type JobName } from '../../shared/jobs/catalog.js';
 import type { TaskJobServices } from './task-steps.js';
 import { sweepWebhooks } from '../../shared/webhooks/sweep.js';
+import { mailBudgetNotices } from '../../shared/keys/budget-notice.js';
 
 const NEXT_JOB: Record<string, JobName> = {
   submit: 'task-submit',
@@ -18,7 +19,8 @@ const NEXT_JOB: Record<string, JobName> = {
 /**
  * Periodically, on one worker at a time: purges idempotency keys past their window, keeps the
  * usage-record partitions ahead (and drops those past USAGE_RETENTION_DAYS), sweeps expired asset
- * reservations with their objects and fetched images whose links expired, and re-enqueues the next job
+ * reservations with their objects and fetched images whose links expired, mails budget soft-threshold
+ * notices (shared/keys/budget-notice.ts), and re-enqueues the next job
  * of tasks that lost theirs. Adding a job whose id exists is a no-op, and every job checks the
  * task's stage first, so a task that was fine is not disturbed.
  */
@@ -62,6 +64,10 @@ export async function maintenance(s: TaskJobServices, staleAfterMs: number): Pro
   const webhooks = await sweepWebhooks(s, now, staleAfterMs).catch(
     (err: Error) => `webhook sweep failed: ${err.message}`,
   );
-  const summary = `purged ${purged} keys, re-enqueued ${stale.length} tasks and ${calls.length} private chat calls, usage partitions created [${partitions.join(', ')}] dropped [${dropped.join(', ')}], ${swept} expired uploads and ${fetched} expired fetched images swept, ${webhooks}`;
+  const budgetNotices = await mailBudgetNotices(s, now).then(
+    (n) => `${n} budget notices mailed`,
+    (err: Error) => `budget notice sweep failed: ${err.message}`,
+  );
+  const summary = `purged ${purged} keys, re-enqueued ${stale.length} tasks and ${calls.length} private chat calls, usage partitions created [${partitions.join(', ')}] dropped [${dropped.join(', ')}], ${swept} expired uploads and ${fetched} expired fetched images swept, ${webhooks}, ${budgetNotices}`;
   return { redriven: stale.length + calls.length, summary };
 }

@@ -12,13 +12,13 @@
 --
 -- ARGV: any number of operations, each A (admit), G (take a grant), F (finish) or R (give a grant
 -- back) followed by its fields:
---   A now id amount resvExpiry bal resv capped [t d m r capTotal capDaily capMonthly]
+--   A now id amount resvExpiry bal resv capped [t d m r capTotal capDaily capMonthly budgetKey budgetLimit budgetPeriod]
 --     nRateLayers [tokensCost [k layer rpm tpm]…] nConc [leaseExpiry leaseTtl [k limit layer]…]
 --     → 'ok' | 'ok <requests> <tokens>' (rate-limit headers) | 'load_balance' | 'load_quota' | JSON {fail, …}
 --   G requests slots mult <the fields of A>: a grant (shared/limits/grants.ts) — `requests` at every
 --     rate layer and `slots` at every concurrency layer instead of 1 (the slots held in
 --     '<layer key>:g' under '<id>:<slots>'), refused unless `mult` times all of it fits
---   F now id charge held quotaReserved bal resv undrained epoch keyPrefix day month queue once record
+--   F now id charge held quotaReserved bal resv undrained epoch keyPrefix day month week queue once record
 --     nTpm [delta [k tpm]…] nConc [k]…
 --     → the micro-USD charged; `held` = 'g<reserved>': a grant's call, charged from the grant's hold
 --     `id` up to what the call took from it
@@ -27,11 +27,11 @@
 -- a charge above it (an upstream that delivered more than was reserved) is drawn from the balance,
 -- as far as it goes.
 -- `keyPrefix` names the key's spend counters (see keySpendNames in shared/redis/keys.ts; '' = no
--- key). The encoders are in shared/limits/step-ops.ts; the data model is described in
+-- key). The encoders are in shared/limits/admit-fields.ts and settlement.ts; the data model is described in
 -- shared/limits/scripts.ts.
 local A = ARGV
 local call, tonumber, tostring, encode = redis.call, tonumber, tostring, cjson.encode
-local DAY_TTL, MONTH_TTL = 259200000, 3456000000
+local DAY_TTL, WEEK_TTL, MONTH_TTL = 259200000, 864000000, 3456000000
 
 -- A reservation is "<expiry ms>:<amount>:<quota reserved key or empty>" under the call id.
 local function parseHold(v)
@@ -78,6 +78,11 @@ local function overCap(q, amount)
   return over, left
 end
 
+-- What is left under the key's budget: its period's spend (b[1], limit b[2]) less every call in flight.
+local function budgetLeft(q, b)
+  return b[2] - tonumber(call('GET', b[1]) or '0') - tonumber(call('GET', q[4]) or '0')
+end
+
 -- Concurrency slots in use at a layer: the calls' leases (a sorted set of call id → expiry) and the
 -- slots held by grants (a sorted set '<layer key>:g' of '<grant id>:<slots>' → expiry).
 local function slotsInUse(k)
@@ -99,10 +104,12 @@ local function admit(i, reqCost, mult, slots, grant)
   local now, id, amount, exp = tonumber(A[i]), A[i + 1], tonumber(A[i + 2]), A[i + 3]
   local balKey, resv = A[i + 4], A[i + 5]
   local j = i + 7
-  local q
+  local q, budget
   if A[i + 6] == '1' then
     q = { A[j], A[j + 1], A[j + 2], A[j + 3], tonumber(A[j + 4]), tonumber(A[j + 5]), tonumber(A[j + 6]) }
-    j = j + 7
+    -- The budget counts against its period's counter, with the caps' reserved counter.
+    if A[j + 7] ~= '' then budget = { A[j + 7], tonumber(A[j + 8]), A[j + 9] } end
+    j = j + 10
   end
   local nr = tonumber(A[j])
   local tokCost, r0 = 0, j + 1
@@ -157,7 +164,7 @@ local function admit(i, reqCost, mult, slots, grant)
     end
   end
 
-  -- Step 5: the balance (reservations already taken out), then the quota caps.
+  -- Step 5: the balance (reservations already taken out), then the quota caps, then the budget.
   local bal = call('GET', balKey)
   if not bal then return 'load_balance', nextI end
   bal = tonumber(bal)
@@ -171,11 +178,16 @@ local function admit(i, reqCost, mult, slots, grant)
   if q then
     if call('EXISTS', q[1]) == 0 then return 'load_quota', nextI end
     local over, left = overCap(q, need)
-    if over and not purged then
+    local bLeft = budget and budgetLeft(q, budget)
+    if (over or (bLeft and bLeft < need)) and not purged then
       purge(balKey, resv, now)
       over, left = overCap(q, need)
+      bLeft = budget and budgetLeft(q, budget)
     end
     if over then return encode({ fail = 'quota', period = PERIODS[over], cap = q[over + 4], left = left, hdr = headerTable(bR, bT) }), nextI end
+    if bLeft and bLeft < need then
+      return encode({ fail = 'budget', period = budget[3], limit = budget[2], left = bLeft, hdr = headerTable(bR, bT) }), nextI
+    end
   end
 
   -- Step 6: rate limits, then concurrency (leases of dead processes dropped only when they matter).
@@ -232,11 +244,11 @@ local function finish(i)
   local now, id, charge, heldArg, qr = tonumber(A[i]), A[i + 1], tonumber(A[i + 2]), A[i + 3], A[i + 4]
   local asked = charge
   local balKey, resv, und, epoch = A[i + 5], A[i + 6], A[i + 7], A[i + 8]
-  local kp, queue, once, rec = A[i + 9], A[i + 12], A[i + 13], A[i + 14]
-  local nt = tonumber(A[i + 15])
-  local delta, t0, j = 0, i + 16, i + 16
+  local kp, queue, once, rec = A[i + 9], A[i + 13], A[i + 14], A[i + 15]
+  local nt = tonumber(A[i + 16])
+  local delta, t0, j = 0, i + 17, i + 17
   if nt > 0 then
-    delta, t0 = tonumber(A[i + 16]), i + 17
+    delta, t0 = tonumber(A[i + 17]), i + 18
     j = t0 + 2 * nt
   end
   local nc = tonumber(A[j])
@@ -303,14 +315,17 @@ local function finish(i)
   if charge > 0 then
     call('INCRBY', und, charge)
     if kp ~= '' then
-      local t = kp .. ':spent'
+      local s = kp .. ':spent'
+      local t = s .. ':total'
       if call('EXISTS', t) == 1 then
         call('INCRBY', t, charge)
         -- A period's counter gets its expiry when the period's first charge creates it.
-        local d = t .. ':d:' .. A[i + 10]
+        local d = s .. ':d:' .. A[i + 10]
         if call('INCRBY', d, charge) == charge then call('PEXPIRE', d, DAY_TTL) end
-        local m = t .. ':m:' .. A[i + 11]
+        local m = s .. ':m:' .. A[i + 11]
         if call('INCRBY', m, charge) == charge then call('PEXPIRE', m, MONTH_TTL) end
+        local w = s .. ':w:' .. A[i + 12]
+        if call('INCRBY', w, charge) == charge then call('PEXPIRE', w, WEEK_TTL) end
       else
         call('INCR', kp .. ':epoch')
       end

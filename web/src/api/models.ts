@@ -22,6 +22,13 @@ export interface Page<T> {
 
 export type AssetAccess = 'own' | 'all' | 'none';
 
+/** A key's hard spending limit over a UTC period; the soft threshold mails the owner once per period. */
+export interface KeyBudget {
+  limit_micro_usd: number;
+  period: 'day' | 'week' | 'month' | 'total';
+  soft_threshold_percent: number | null;
+}
+
 export interface Key {
   id: string;
   name: string;
@@ -40,6 +47,7 @@ export interface Key {
   total_micro_usd: number | null;
   daily_micro_usd: number | null;
   monthly_micro_usd: number | null;
+  budget: KeyBudget | null;
   tags: string[];
   usage_access: boolean;
   default_preset: string | null;

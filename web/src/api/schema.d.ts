@@ -1789,6 +1789,11 @@ export interface paths {
                         total_micro_usd?: number | null;
                         daily_micro_usd?: number | null;
                         monthly_micro_usd?: number | null;
+                        budget?: {
+                            limit_micro_usd: number;
+                            period: "day" | "week" | "month" | "total";
+                            soft_threshold_percent?: number | null;
+                        } | null;
                         tags?: string[];
                         usage_access?: boolean;
                         default_preset?: string | null;
@@ -1936,6 +1941,11 @@ export interface paths {
                         total_micro_usd?: number | null;
                         daily_micro_usd?: number | null;
                         monthly_micro_usd?: number | null;
+                        budget?: {
+                            limit_micro_usd: number;
+                            period: "day" | "week" | "month" | "total";
+                            soft_threshold_percent?: number | null;
+                        } | null;
                         tags?: string[];
                         usage_access?: boolean;
                         default_preset?: string | null;
