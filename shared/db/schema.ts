@@ -61,7 +61,7 @@ export interface ApiKeysTable {
   tags: ColumnType<string[], string[] | undefined, string[]>;
   usage_access: ColumnType<boolean, boolean | undefined, boolean>;
   default_preset: ColumnType<string | null, string | null | undefined, string | null>;
-  /** The budget (migrations/0023_key_budgets.sql): all three null, or limit and period set. */
+  /** The budget (migrations/0024_key_budgets.sql): all three null, or limit and period set. */
   budget_micro_usd: Money | null;
   budget_period: ColumnType<BudgetPeriod | null, BudgetPeriod | null | undefined, BudgetPeriod | null>;
   budget_soft_percent: ColumnType<number | null, number | null | undefined, number | null>;
