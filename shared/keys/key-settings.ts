@@ -67,6 +67,8 @@ export const keyCreateSchema = z.strictObject({
 export const keyUpdateSchema = z.strictObject({
   ...Object.fromEntries(Object.entries(settings).map(([k, s]) => [k, s.optional()])),
   compatibility_profile: z.unknown().optional(),
+  /** Disable or enable again; revocation is final and has its own route. */
+  status: z.enum(['active', 'disabled']).optional(),
 }) as z.ZodType<KeyUpdate>;
 
 export interface KeyCreate {
@@ -89,7 +91,10 @@ export interface KeyCreate {
   default_preset?: string | null;
 }
 
-export type KeyUpdate = Omit<KeyCreate, 'compatibility_profile'> & { compatibility_profile?: unknown };
+export type KeyUpdate = Omit<KeyCreate, 'compatibility_profile'> & {
+  compatibility_profile?: unknown;
+  status?: 'active' | 'disabled';
+};
 
 /** Maps API field names to columns, leaving out what was not given. */
 export function keyColumns(s: KeyUpdate): ApiKeyUpdate {
@@ -113,6 +118,7 @@ export function keyColumns(s: KeyUpdate): ApiKeyUpdate {
   if (s.tags !== undefined) row.tags = [...new Set(s.tags)];
   if (s.usage_access !== undefined) row.usage_access = s.usage_access;
   if (s.default_preset !== undefined) row.default_preset = s.default_preset;
+  if (s.status !== undefined) row.status = s.status;
   return row;
 }
 

@@ -4,7 +4,8 @@ import { drained } from '../support/money.js';
 import { startSiteHarness, seriousViolations, signIn, watchProblems, type SiteHarness } from './site.js';
 
 // The key's whole life through the console site in Chromium: created with its settings, the
-// secret shown once and used on the gateway, the call seen in usage and logs, revoked → 401.
+// secret shown once and used on the gateway, the call seen in usage and logs, disabled → 403,
+// enabled → 200, revoked → 401.
 let h: SiteHarness;
 
 beforeAll(async () => {
@@ -16,7 +17,7 @@ afterAll(async () => {
 
 // A loaded 2-core machine can take tens of seconds over a whole flow: give it room.
 describe('console site: keys and usage', { timeout: 120_000 }, () => {
-  it('creates a key, calls the gateway with it, sees the call in usage and logs, revokes it and gets 401', async () => {
+  it('creates a key, calls the gateway with it, sees the call in usage and logs, disables and enables it, revokes it and gets 401', async () => {
     const { email } = await h.sec.gw.account({ balance: 10_000_000 });
     const page = await h.browser.newPage();
     const problems = watchProblems(page);
@@ -63,7 +64,21 @@ describe('console site: keys and usage', { timeout: 120_000 }, () => {
     await page.getByRole('cell', { name: 'gpt-sim' }).first().waitFor();
     expect(await seriousViolations(page)).toEqual([]);
 
+    // Disabled (after a confirmation) the key is refused with 403; enabled, it works again.
     await page.getByRole('link', { name: 'Keys', exact: true }).click();
+    await page.getByRole('button', { name: 'Disable browser key' }).click();
+    const disableDialog = page.getByRole('dialog', { name: 'Disable this key?' });
+    expect(await seriousViolations(page)).toEqual([]);
+    await disableDialog.getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('button', { name: 'Enable browser key' }).waitFor();
+    const call = (text: string) => postChat(h.sec.gw.url, secret, chatRequest('gpt-sim', text, { max_tokens: 3 }));
+    await expect.poll(async () => (await call('while disabled')).status, { timeout: 2_000 }).toBe(403);
+    expect((await call('while disabled')).text).toContain('key_disabled');
+    await page.getByRole('button', { name: 'Enable browser key' }).click();
+    await page.getByRole('button', { name: 'Disable browser key' }).waitFor();
+    await expect.poll(async () => (await call('enabled again')).status, { timeout: 2_000 }).toBe(200);
+    await drained(h.sec.gw);
+
     await page.getByRole('button', { name: /^Revoke browser key/ }).click();
     const dialog = page.getByRole('dialog', { name: 'Revoke this key?' });
     await dialog.getByRole('button', { name: 'Revoke' }).click();

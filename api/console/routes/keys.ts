@@ -49,7 +49,8 @@ export const keyRoutes: Route[] = [
     method: 'patch',
     path: '/api/v1/keys/:id',
     tag: 'Console: keys',
-    summary: 'Update the given fields (the compatibility profile is immutable)',
+    summary:
+      'Update the given fields (the compatibility profile is immutable); `status` `disabled` refuses the key with 403 `key_disabled` until set `active` again',
     auth: 'session',
     body: keyUpdateSchema,
     responses: { 403: 'group_not_allowed' },

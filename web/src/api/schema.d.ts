@@ -1950,6 +1950,7 @@ export interface paths {
                         usage_access?: boolean;
                         default_preset?: string | null;
                         compatibility_profile?: unknown;
+                        status?: "active" | "disabled";
                     };
                 };
             };

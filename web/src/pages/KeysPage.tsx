@@ -14,12 +14,13 @@ const PAGE_SIZE = 20;
 
 type Mode = { kind: 'list' } | { kind: 'create' } | { kind: 'edit'; key: Key } | { kind: 'created'; key: NewKey };
 
-/** Keys: the list, create (with every setting), the new secret once, edit, revoke with confirmation. */
+/** Keys: the list, create (with every setting), the new secret once, edit, disable/enable, revoke (confirmed). */
 export function KeysPage() {
   const { api, locale } = useConsole();
   const [page, setPage] = useState(1);
   const [mode, setMode] = useState<Mode>({ kind: 'list' });
   const [revoking, setRevoking] = useState<Key | null>(null);
+  const [disabling, setDisabling] = useState<Key | null>(null);
   const [revokeError, setRevokeError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const keys = useLoad(
@@ -46,6 +47,21 @@ export function KeysPage() {
     try {
       await unwrap(api.POST('/api/v1/keys/{id}/revoke', { params: { path: { id: key.id } } }));
       setRevoking(null);
+      keys.reload();
+    } catch (err) {
+      setRevokeError(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  // Enabling needs no confirmation (it restores what the owner had); disabling stops live traffic.
+  async function setStatus(key: Key, status: 'active' | 'disabled') {
+    setBusy(true);
+    setRevokeError(undefined);
+    try {
+      await unwrap(api.PATCH('/api/v1/keys/{id}', { params: { path: { id: key.id } }, body: { status } }));
+      setDisabling(null);
       keys.reload();
     } catch (err) {
       setRevokeError(messageOf(err));
@@ -163,6 +179,24 @@ export function KeysPage() {
                           >
                             Edit
                           </button>
+                          {key.status === 'disabled' ? (
+                            <button
+                              type="button"
+                              aria-label={`Enable ${key.name || key.prefix}`}
+                              disabled={busy}
+                              onClick={() => void setStatus(key, 'active')}
+                            >
+                              Enable
+                            </button>
+                          ) : (
+                            <button
+                              type="button"
+                              aria-label={`Disable ${key.name || key.prefix}`}
+                              onClick={() => setDisabling(key)}
+                            >
+                              Disable
+                            </button>
+                          )}
                           <button
                             type="button"
                             class="danger"
@@ -181,6 +215,27 @@ export function KeysPage() {
           </div>
           <Pager page={page} total={keys.value.total} pageSize={PAGE_SIZE} onPage={setPage} />
         </>
+      )}
+      {!revoking && !disabling && revokeError && (
+        <p class="error" role="alert">
+          {revokeError}
+        </p>
+      )}
+      {disabling && (
+        <ConfirmDialog
+          title="Disable this key?"
+          confirm="Disable"
+          busy={busy}
+          onConfirm={() => void setStatus(disabling, 'disabled')}
+          onCancel={() => setDisabling(null)}
+        >
+          <p>Calls with “{disabling.name || disabling.prefix}” are refused until you enable it again.</p>
+          {revokeError && (
+            <p class="error" role="alert">
+              {revokeError}
+            </p>
+          )}
+        </ConfirmDialog>
       )}
       {revoking && (
         <ConfirmDialog
