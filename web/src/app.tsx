@@ -18,6 +18,7 @@ const ProfilePage = lazy(() => import('./pages/ProfilePage').then((m) => m.Profi
 const RoutingPage = lazy(() => import('./pages/RoutingPage').then((m) => m.RoutingPage));
 const DatasetsPage = lazy(() => import('./pages/DatasetsPage').then((m) => m.DatasetsPage));
 const AssetsPage = lazy(() => import('./pages/AssetsPage').then((m) => m.AssetsPage));
+const WebhooksPage = lazy(() => import('./pages/WebhooksPage').then((m) => m.WebhooksPage));
 const LedgerPage = lazy(() => import('./pages/LedgerPage').then((m) => m.LedgerPage));
 const OAuthCallbackPage = lazy(() => import('./pages/OAuthCallbackPage').then((m) => m.OAuthCallbackPage));
 const ResetPasswordPage = lazy(() => import('./pages/ResetPasswordPage').then((m) => m.ResetPasswordPage));
@@ -31,6 +32,7 @@ const NAV = [
   { href: '/routing', label: 'Routing' },
   { href: '/assets', label: 'Assets' },
   { href: '/datasets', label: 'Datasets' },
+  { href: '/webhooks', label: 'Webhooks' },
   { href: '/ledger', label: 'Ledger' },
   { href: '/security', label: 'Security' },
   { href: '/profile', label: 'Profile' },
@@ -135,6 +137,7 @@ function SignedIn({
             <Route path="/routing" component={RoutingPage} />
             <Route path="/datasets" component={DatasetsPage} />
             <Route path="/assets" component={AssetsPage} />
+            <Route path="/webhooks" component={WebhooksPage} />
             <Route path="/oauth/callback" component={() => <OAuthCallbackPage api={api} onSignedIn={setUser} />} />
             <Route default component={NotFound} />
           </Router>

@@ -8,6 +8,8 @@ export class ApiError extends Error {
     readonly errorCode: string,
     message: string,
     readonly requestId: string | undefined,
+    /** The request field at fault, where the envelope names one (`events[0]`, `url`). */
+    readonly param?: string,
   ) {
     super(message);
   }
@@ -51,11 +53,12 @@ export async function unwrap<T>(call: Promise<Envelope<unknown>>): Promise<T> {
 }
 
 function toApiError(status: number, error: unknown): ApiError {
-  const e = (error ?? {}) as { error_code?: unknown; message?: unknown; request_id?: unknown };
+  const e = (error ?? {}) as { error_code?: unknown; message?: unknown; request_id?: unknown; param?: unknown };
   return new ApiError(
     status,
     typeof e.error_code === 'string' ? e.error_code : `http_${status}`,
     typeof e.message === 'string' ? e.message : `The request failed (${status}).`,
     typeof e.request_id === 'string' ? e.request_id : undefined,
+    typeof e.param === 'string' ? e.param : undefined,
   );
 }

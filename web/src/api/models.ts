@@ -1,3 +1,5 @@
+import type { paths } from './schema';
+
 /**
  * What the console API answers. The OpenAPI document describes request bodies and queries only
  * (schema.d.ts types those); until it names response schemas too, these follow
@@ -126,4 +128,46 @@ export interface Group {
 export interface Preset {
   slug: string;
   models: string[];
+}
+
+export type WebhookEventType = NonNullable<
+  paths['/api/v1/webhooks']['post']['requestBody']
+>['content']['application/json']['events'][number];
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  events: WebhookEventType[];
+  description: string | null;
+  enabled: boolean;
+  /** `owner`, `failing` or `account_closed`; null while enabled. */
+  disabled_reason: string | null;
+  failing_since: string | null;
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Create and rotate answer the endpoint with its `whsec_` secret, that once. */
+export type WebhookWithSecret = WebhookEndpoint & { secret: string };
+
+export interface WebhookAttempt {
+  attempted_at: string;
+  status_code: number | null;
+  duration_ms: number | null;
+  response_excerpt: string | null;
+  error: string | null;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  event_id: string;
+  event_type: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempt_count: number;
+  next_attempt_at: string | null;
+  last_error: string | null;
+  delivered_at: string | null;
+  created_at: string;
+  attempts: WebhookAttempt[];
 }
