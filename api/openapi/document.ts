@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { openApiPath, type RouteAuth, type RouteDoc } from '../routes/route.js';
+import { exampleFromSchema } from './examples.js';
 
 const SECURITY: Record<Exclude<RouteAuth, 'none'>, { name: string; scheme: Record<string, unknown> }> = {
   apiKey: {
@@ -69,18 +70,31 @@ function parameters(route: RouteDoc): unknown[] {
 
 function operation(route: RouteDoc): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
-  for (const [status, description] of Object.entries(route.responses ?? { 200: 'success' }))
-    responses[status] = { description };
+  const statuses = Object.entries(route.responses ?? { 200: 'success' });
+  // The response example belongs to the success answer: the first 2xx that has a body.
+  const success = statuses.find(([status]) => /^2/.test(status) && status !== '204')?.[0];
+  for (const [status, description] of statuses) {
+    responses[status] = {
+      description,
+      ...(status === success &&
+        route.examples?.response !== undefined && {
+          content: { 'application/json': { example: route.examples.response } },
+        }),
+    };
+  }
   responses.default = { description: "an error in the surface's own format (docs/reference/errors.md)" };
-  const body = route.body && {
+  const schema = route.body && jsonSchema(route.body);
+  const body = schema && {
     required: true,
     content: {
-      'application/json': { schema: jsonSchema(route.body) },
+      'application/json': { schema, example: route.examples?.request ?? exampleFromSchema(schema) },
     },
   };
   return {
     tags: [route.tag],
-    summary: route.summary,
+    // The summary is a title (plain text in the sidebar); the description is the same words as Markdown.
+    summary: route.summary.replace(/`/g, ''),
+    description: route.summary,
     ...(route.auth === 'none' ? { security: [] } : { security: [{ [SECURITY[route.auth].name]: [] }] }),
     ...(parameters(route).length && { parameters: parameters(route) }),
     ...(body && { requestBody: body }),

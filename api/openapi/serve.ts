@@ -13,14 +13,14 @@ export function openApiJson(_services: unknown, list: readonly Route[]): Middlew
   };
 }
 
-/** GET /docs: the same document as a page, rendered once. */
-export function docsPage(_services: unknown, list: readonly Route[]): Middleware {
-  const document = buildOpenApiDocument(list, GATEWAY_VERSION);
-  const page = renderDocsPage(document as Parameters<typeof renderDocsPage>[0]);
+/** GET /docs: the same document as a page, rendered in the browser by Scalar (docs-page.ts). */
+export function docsPage(): Middleware {
+  const page = renderDocsPage({ title: 'Model gateway' });
   return (ctx) => {
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Content-Security-Policy', DOCS_CSP);
     ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.body = page;
   };
 }

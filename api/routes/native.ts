@@ -8,6 +8,7 @@ import { batchEmbedContents, embedContent } from '../embeddings/surfaces.js';
 import { countMessageTokens } from '../messages/count-tokens.js';
 import { messagesSurface } from '../messages/surface.js';
 import type { Route, RouteGroup } from './route.js';
+import { GENERATE_CONTENT_EXAMPLES, MESSAGES_EXAMPLES } from './examples.js';
 
 // The native protocol surfaces under the spec's prefixes and under the older unprefixed routes, which stay.
 
@@ -19,6 +20,7 @@ const messages = (prefix: string, older: boolean): Route[] => [
     summary: `Messages-style call (any chat model, translated where its upstream speaks another protocol), plain or streamed with \`stream: true\`${older ? ' — the older unprefixed route' : ''}`,
     auth: 'messagesKey',
     body: messagesRequestSchema,
+    examples: MESSAGES_EXAMPLES,
     streams: true,
     fast: { generation: messagesSurface },
   },
@@ -67,6 +69,7 @@ const content = (prefix: string, older: boolean): Route[] => [
     summary: `A generation (${TRANSLATED})`,
     auth: 'contentKey',
     body: contentRequestSchema,
+    examples: GENERATE_CONTENT_EXAMPLES,
     fast: { generation: generateContentSurface, stream: false },
   },
   {

@@ -13,6 +13,7 @@ import { createScore, scoreSchema } from '../usage/create-score.js';
 import { keyUsage } from '../usage/key-usage.js';
 import { usageLogsRoute, usageReportRoute } from '../usage/usage-reports.js';
 import type { RouteGroup } from './route.js';
+import { CHAT_EXAMPLES, EMBEDDINGS_EXAMPLES } from './examples.js';
 
 /** The OpenAI-compatible surface under /v1. */
 export const openAiRoutes: RouteGroup = {
@@ -26,6 +27,7 @@ export const openAiRoutes: RouteGroup = {
       summary: 'Chat completions (OpenAI format), plain or streamed with `stream: true`',
       auth: 'apiKey',
       body: chatRequestSchema,
+      examples: CHAT_EXAMPLES,
       streams: true,
       fast: { generation: chatCompletionsSurface },
     },
@@ -48,6 +50,7 @@ export const openAiRoutes: RouteGroup = {
         'Embeddings (OpenAI format) for a string or an array of strings, `dimensions`, `encoding_format` float or base64; charged per input token',
       auth: 'apiKey',
       body: embeddingsRequestSchema,
+      examples: EMBEDDINGS_EXAMPLES,
       fast: { embeddings: openAiEmbeddings },
     },
     {

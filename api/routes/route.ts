@@ -28,6 +28,11 @@ export interface RouteDoc {
   responses?: Record<number, string>;
   /** The answer is an SSE stream when the body asks for it. */
   streams?: boolean;
+  /**
+   * Shown in the reference: `request` replaces the body example derived from `body`'s schema
+   * (api/openapi/examples.ts), `response` is the success answer's body (the first 2xx of `responses`).
+   */
+  examples?: { request?: unknown; response?: unknown };
 }
 
 /** What a hot route runs on node:http: a generation surface, or an embeddings surface. */

@@ -1,3 +1,4 @@
+import { docsStartScript, scalarBundle } from '../openapi/docs-page.js';
 import { docsPage, openApiJson } from '../openapi/serve.js';
 import { liveness, readiness } from '../site.js';
 import { usageLookupPage, usageLookupScript, usageLookupStyle } from '../usage/usage-lookup-page.js';
@@ -52,9 +53,26 @@ export const siteRoutes: RouteGroup = {
       method: 'get',
       path: '/docs',
       tag: 'Pages',
-      summary: 'The reference page for this document',
+      summary: 'The reference page for this document, rendered by Scalar',
       auth: 'none',
       handler: docsPage,
+    },
+    {
+      method: 'get',
+      path: '/docs/scalar.js',
+      tag: 'Pages',
+      summary:
+        "The reference page's renderer: Scalar's standalone bundle, from its npm package (gzipped when accepted)",
+      auth: 'none',
+      handler: () => scalarBundle,
+    },
+    {
+      method: 'get',
+      path: '/docs/api-reference.js',
+      tag: 'Pages',
+      summary: "The reference page's start script",
+      auth: 'none',
+      handler: () => docsStartScript,
     },
     {
       method: 'get',

@@ -33,6 +33,8 @@ describe('console site: webhooks', { timeout: 120_000 }, () => {
     const page = await h.browser.newPage();
     const problems = watchProblems(page);
     await signIn(page, h.site, email);
+    // The navigation leads to the gateway's API reference too.
+    expect(await page.getByRole('link', { name: 'API reference' }).getAttribute('href')).toBe(`${h.sec.gw.url}/docs`);
     await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
     await page.getByText('No webhook endpoints yet.').waitFor();
     expect(await seriousViolations(page)).toEqual([]);

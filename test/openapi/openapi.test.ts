@@ -122,15 +122,42 @@ describe('the OpenAPI document', () => {
     );
   });
 
-  it('has a self-contained reference page at /docs: no scripts, nothing external', async () => {
+  it('has a reference page at /docs whose scripts all come from the gateway itself', async () => {
     const res = await fetch(`${gw.url}/docs`);
     expect(res.status).toBe(200);
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("default-src 'none'");
-    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).not.toMatch(/unsafe-eval|https?:/);
     const html = await res.text();
-    expect(html).not.toMatch(/<script/i);
+    // Only same-origin script files: nothing inline, nothing from another origin.
+    expect([...html.matchAll(/<script([^>]*)>([^<]*)<\/script>/gi)].map(([, attrs, body]) => [attrs, body])).toEqual([
+      [' src="/docs/scalar.js"', ''],
+      [' src="/docs/api-reference.js"', ''],
+    ]);
     expect(html).not.toMatch(/(src|href)="(https?:)?\/\//i);
-    for (const route of ROUTES) expect(html).toContain(openApiPath(route.path).replace(/&/g, '&#38;'));
+  });
+
+  it('gives every route with a body a request example it accepts, response examples where declared, and Markdown descriptions beside plain summaries', async () => {
+    const doc = (await document()) as Document & {
+      paths: Record<string, Record<string, Operation & { description?: string }>>;
+    };
+    // Each example is a body the route itself accepts.
+    const refused: string[] = [];
+    for (const route of ROUTES.filter((r) => r.body)) {
+      const op = doc.paths[openApiPath(route.path)]?.[route.method];
+      const media = op?.requestBody?.content['application/json'] as { example?: unknown } | undefined;
+      expect(media?.example, `${route.method} ${route.path}`).toBeDefined();
+      const parsed = route.body!.safeParse(media?.example);
+      if (!parsed.success) refused.push(`${route.method} ${route.path}: ${parsed.error.message.slice(0, 200)}`);
+    }
+    expect(refused).toEqual([]);
+    const chat = doc.paths['/v1/chat/completions']?.post?.responses?.['200'] as
+      | { content?: Record<string, { example?: { object?: string } }> }
+      | undefined;
+    expect(chat?.content?.['application/json']?.example?.object).toBe('chat.completion');
+    const create = doc.paths['/api/v1/keys']?.post;
+    expect(create?.summary).not.toContain('`');
+    expect(create?.description).toContain('`key`');
   });
 });

@@ -7,6 +7,7 @@ import { listKeys } from '../keys/list-keys.js';
 import { revokeKey } from '../keys/revoke-key.js';
 import { updateKey } from '../keys/update-key.js';
 import type { Route } from '../../routes/route.js';
+import { KEY_CREATE_EXAMPLES, KEY_UPDATE_EXAMPLES } from '../../routes/examples.js';
 
 /** The user's API keys (`/keys/groups` before `/keys/:id`: routes match in list order). */
 export const keyRoutes: Route[] = [
@@ -26,6 +27,7 @@ export const keyRoutes: Route[] = [
     summary: 'Create a key; the full secret is in `key`, once; the owner is mailed a notice',
     auth: 'session',
     body: keyCreateSchema,
+    examples: KEY_CREATE_EXAMPLES,
     responses: { 201: 'the key with its secret', 403: 'group_not_allowed' },
     handler: createKey,
   },
@@ -53,6 +55,7 @@ export const keyRoutes: Route[] = [
       'Update the given fields (the compatibility profile is immutable); `status` `disabled` refuses the key with 403 `key_disabled` until set `active` again',
     auth: 'session',
     body: keyUpdateSchema,
+    examples: KEY_UPDATE_EXAMPLES,
     responses: { 403: 'group_not_allowed' },
     handler: updateKey,
   },

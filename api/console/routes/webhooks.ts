@@ -10,6 +10,7 @@ import {
 } from '../webhooks/endpoints.js';
 import { webhookCreateSchema, webhookUpdateSchema } from '../webhooks/webhook-body.js';
 import type { Route } from '../../routes/route.js';
+import { WEBHOOK_CREATE_EXAMPLES } from '../../routes/examples.js';
 
 const tag = 'Console: webhooks';
 
@@ -31,6 +32,7 @@ export const webhookRoutes: Route[] = [
     summary: 'Create an endpoint subscribed to events; its `whsec_` signing secret is in `secret`, once',
     auth: 'session',
     body: webhookCreateSchema,
+    examples: WEBHOOK_CREATE_EXAMPLES,
     responses: {
       201: 'the endpoint with its secret',
       400: 'invalid_request (`url`: not https, or not a public address)',

@@ -1,0 +1,123 @@
+/**
+ * Request and response examples of the main routes, shown in the reference (`examples` of a route
+ * declaration). Where a route gives none, its request example is derived from its body's schema
+ * (api/openapi/examples.ts); these read better than what a schema alone can say.
+ */
+
+const chatRequest = {
+  model: 'gpt-4o-mini',
+  messages: [
+    { role: 'system', content: 'Answer in one sentence.' },
+    { role: 'user', content: 'What is a model gateway?' },
+  ],
+  max_tokens: 64,
+};
+
+const chatResponse = {
+  id: 'chatcmpl-7f3a9c2e4b1d4e8f',
+  object: 'chat.completion',
+  created: 1767225600,
+  model: 'gpt-4o-mini',
+  choices: [
+    {
+      index: 0,
+      message: { role: 'assistant', content: 'A single API in front of many model providers.' },
+      finish_reason: 'stop',
+    },
+  ],
+  usage: { prompt_tokens: 24, completion_tokens: 11, total_tokens: 35 },
+};
+
+export const CHAT_EXAMPLES = { request: chatRequest, response: chatResponse };
+
+export const MESSAGES_EXAMPLES = {
+  request: { model: 'claude-sonnet', max_tokens: 64, messages: [{ role: 'user', content: 'Say hello.' }] },
+  response: {
+    id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-sonnet',
+    content: [{ type: 'text', text: 'Hello!' }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 3 },
+  },
+};
+
+export const GENERATE_CONTENT_EXAMPLES = {
+  request: { contents: [{ role: 'user', parts: [{ text: 'Say hello.' }] }], generationConfig: { maxOutputTokens: 64 } },
+  response: {
+    candidates: [{ content: { role: 'model', parts: [{ text: 'Hello!' }] }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2, totalTokenCount: 5 },
+    modelVersion: 'gemini-flash',
+  },
+};
+
+export const EMBEDDINGS_EXAMPLES = {
+  request: { model: 'text-embedding-3-small', input: ['first text', 'second text'] },
+  response: {
+    object: 'list',
+    data: [
+      { object: 'embedding', index: 0, embedding: [0.0123, -0.0456, 0.0789] },
+      { object: 'embedding', index: 1, embedding: [0.0321, -0.0654, 0.0987] },
+    ],
+    model: 'text-embedding-3-small',
+    usage: { prompt_tokens: 4, total_tokens: 4 },
+  },
+};
+
+const key = {
+  id: '0f8fad5b-d9cb-469f-a165-70867728950e',
+  name: 'production',
+  prefix: 'sk-Ab3d',
+  last4: 'x9Qz',
+  status: 'active',
+  expires_at: null,
+  created_at: '2026-01-31T12:00:00.000Z',
+  group: 'default',
+  ip_allowlist: [],
+  asset_access: 'own',
+  compatibility_profile: 'standard_v1',
+  rpm_limit: 600,
+  tpm_limit: null,
+  concurrency_limit: null,
+  total_micro_usd: null,
+  daily_micro_usd: 2_500_000,
+  monthly_micro_usd: null,
+  tags: ['web'],
+  usage_access: false,
+  default_preset: null,
+};
+
+export const KEY_CREATE_EXAMPLES = {
+  request: { name: 'production', rpm_limit: 600, daily_micro_usd: 2_500_000, tags: ['web'] },
+  response: { data: { ...key, key: 'sk-Ab3d…the full secret, shown only here…x9Qz' }, request_id: 'req_8c1f2e' },
+};
+
+export const KEY_UPDATE_EXAMPLES = {
+  request: { status: 'disabled' },
+  response: { data: { ...key, status: 'disabled' }, request_id: 'req_8c1f2f' },
+};
+
+const endpoint = {
+  id: 'wh_3kTMd9Qw1xYz7aBcD4eFgH2i',
+  object: 'webhook_endpoint',
+  url: 'https://hooks.example.com/gateway',
+  events: ['video.completed', 'batch.completed'],
+  description: 'production receiver',
+  enabled: true,
+  disabled_reason: null,
+  failing_since: null,
+  previous_secret_expires_at: null,
+  created_at: '2026-01-31T12:00:00.000Z',
+  updated_at: '2026-01-31T12:00:00.000Z',
+};
+
+export const WEBHOOK_CREATE_EXAMPLES = {
+  request: {
+    url: 'https://hooks.example.com/gateway',
+    events: ['video.completed', 'batch.completed'],
+    description: 'production receiver',
+  },
+  response: { data: { ...endpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }, request_id: 'req_5d2a7b' },
+};
