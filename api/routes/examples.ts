@@ -121,3 +121,76 @@ export const WEBHOOK_CREATE_EXAMPLES = {
   },
   response: { data: { ...endpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }, request_id: 'req_5d2a7b' },
 };
+
+export const RESPONSES_EXAMPLES = {
+  request: { model: 'gpt-4o-mini', input: 'Say hello.', max_output_tokens: 64 },
+  response: {
+    id: 'resp_67ccd2bed1ec8190b14f964abc054267',
+    object: 'response',
+    created_at: 1767225600,
+    status: 'completed',
+    model: 'gpt-4o-mini',
+    output: [
+      {
+        type: 'message',
+        id: 'msg_67ccd2bf17f0819081ff3bb2cf6508e6',
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: 'Hello!', annotations: [] }],
+      },
+    ],
+    usage: { input_tokens: 9, output_tokens: 3, total_tokens: 12 },
+  },
+};
+
+export const IMAGE_GENERATION_EXAMPLES = {
+  request: { model: 'image-sim', prompt: 'A lighthouse at dawn, watercolour', n: 1, size: '1024x1024' },
+  response: { created: 1767225600, data: [{ url: 'https://api.example.com/v1/files/img_4Kq9…/content?sig=…' }] },
+};
+
+export const COUNT_TOKENS_EXAMPLES = {
+  request: { model: 'claude-sonnet', messages: [{ role: 'user', content: 'Say hello.' }] },
+  response: { input_tokens: 10 },
+};
+
+const contents = [{ role: 'user', parts: [{ text: 'Say hello.' }] }];
+
+export const CONTENT_COUNT_TOKENS_EXAMPLES = { request: { contents }, response: { totalTokens: 3 } };
+
+export const EMBED_CONTENT_EXAMPLES = {
+  request: { content: { parts: [{ text: 'The quick brown fox' }] } },
+  response: { embedding: { values: [0.0123, -0.0456, 0.0789] } },
+};
+
+export const BATCH_EMBED_CONTENTS_EXAMPLES = {
+  request: {
+    requests: [
+      { model: 'models/text-embedding', content: { parts: [{ text: 'first text' }] } },
+      { model: 'models/text-embedding', content: { parts: [{ text: 'second text' }] } },
+    ],
+  },
+  response: { embeddings: [{ values: [0.0123, -0.0456, 0.0789] }, { values: [0.0321, -0.0654, 0.0987] }] },
+};
+
+export const PRIVATE_CALL_EXAMPLES = {
+  request: {
+    apiKey: 'ak-your-private-protocol-key',
+    clientRequestId: 'order-1042',
+    model: 'gpt-4o-mini',
+    input: { messages: [{ role: 'user', content: 'Say hello.' }] },
+  },
+  // A chat call's `result` is the chat completion itself (docs/reference/private-protocol.md).
+  response: {
+    code: 0,
+    message: 'success',
+    data: { task_id: 'pcall_2b7e9c41', client_request_id: 'order-1042', status: 'succeeded', result: chatResponse },
+  },
+};
+
+export const WEBHOOK_UPDATE_EXAMPLES = {
+  request: { events: ['batch.completed'], enabled: false },
+  response: {
+    data: { ...endpoint, events: ['batch.completed'], enabled: false, disabled_reason: 'owner' },
+    request_id: 'req_5d2a7c',
+  },
+};

@@ -8,7 +8,14 @@ import { batchEmbedContents, embedContent } from '../embeddings/surfaces.js';
 import { countMessageTokens } from '../messages/count-tokens.js';
 import { messagesSurface } from '../messages/surface.js';
 import type { Route, RouteGroup } from './route.js';
-import { GENERATE_CONTENT_EXAMPLES, MESSAGES_EXAMPLES } from './examples.js';
+import {
+  BATCH_EMBED_CONTENTS_EXAMPLES,
+  CONTENT_COUNT_TOKENS_EXAMPLES,
+  COUNT_TOKENS_EXAMPLES,
+  EMBED_CONTENT_EXAMPLES,
+  GENERATE_CONTENT_EXAMPLES,
+  MESSAGES_EXAMPLES,
+} from './examples.js';
 
 // The native protocol surfaces under the spec's prefixes and under the older unprefixed routes, which stay.
 
@@ -32,6 +39,7 @@ const messages = (prefix: string, older: boolean): Route[] => [
       "The prompt's input tokens, counted by the gateway with the model's tokenizer (`{input_tokens}`; nothing charged)",
     auth: 'messagesKey',
     body: countTokensRequestSchema,
+    examples: COUNT_TOKENS_EXAMPLES,
     handler: countMessageTokens,
   },
 ];
@@ -79,6 +87,7 @@ const content = (prefix: string, older: boolean): Route[] => [
     summary: `A streamed generation, SSE with \`?alt=sse\` (${TRANSLATED})`,
     auth: 'contentKey',
     body: contentRequestSchema,
+    examples: { request: GENERATE_CONTENT_EXAMPLES.request },
     streams: true,
     fast: { generation: generateContentSurface, stream: true },
   },
@@ -89,6 +98,7 @@ const content = (prefix: string, older: boolean): Route[] => [
     summary: "`{totalTokens}`, counted by the gateway with the model's tokenizer (nothing charged)",
     auth: 'contentKey',
     body: countContentTokensSchema,
+    examples: CONTENT_COUNT_TOKENS_EXAMPLES,
     handler: countContentTokens,
   },
   {
@@ -98,6 +108,7 @@ const content = (prefix: string, older: boolean): Route[] => [
     summary: 'One embedding (embedding models): `{embedding: {values}}`',
     auth: 'contentKey',
     body: embedContentSchema,
+    examples: EMBED_CONTENT_EXAMPLES,
     fast: { embeddings: embedContent },
   },
   {
@@ -107,6 +118,7 @@ const content = (prefix: string, older: boolean): Route[] => [
     summary: 'Several embeddings in one call (embedding models): `{embeddings: [{values}]}`',
     auth: 'contentKey',
     body: batchEmbedContentsSchema,
+    examples: BATCH_EMBED_CONTENTS_EXAMPLES,
     fast: { embeddings: batchEmbedContents },
   },
 ];

@@ -13,7 +13,7 @@ import { createScore, scoreSchema } from '../usage/create-score.js';
 import { keyUsage } from '../usage/key-usage.js';
 import { usageLogsRoute, usageReportRoute } from '../usage/usage-reports.js';
 import type { RouteGroup } from './route.js';
-import { CHAT_EXAMPLES, EMBEDDINGS_EXAMPLES } from './examples.js';
+import { CHAT_EXAMPLES, EMBEDDINGS_EXAMPLES, IMAGE_GENERATION_EXAMPLES, RESPONSES_EXAMPLES } from './examples.js';
 
 /** The OpenAI-compatible surface under /v1. */
 export const openAiRoutes: RouteGroup = {
@@ -39,6 +39,7 @@ export const openAiRoutes: RouteGroup = {
         'Responses (OpenAI format) over any chat model, plain or streamed with `stream: true`; stateless (`store: true`, `previous_response_id`, `background` answer 400)',
       auth: 'apiKey',
       body: responsesRequestSchema,
+      examples: RESPONSES_EXAMPLES,
       streams: true,
       fast: { generation: responsesSurface },
     },
@@ -61,6 +62,7 @@ export const openAiRoutes: RouteGroup = {
         "JSON image generation: `n` images of `size` (and `quality`), priced per image from the catalog; `response_format` `url` (a short-lived link of the gateway's, for this account) or `b64_json`",
       auth: 'apiKey',
       body: jsonImageGenerationSchema,
+      examples: IMAGE_GENERATION_EXAMPLES,
       handler: (services) => jsonImages(services, 'generations'),
     },
     {

@@ -1,5 +1,6 @@
 import { privateCallSchema, privateLookupSchema } from '../../shared/private/call-request.js';
 import { privateCall, privateCancel, privateGetResult } from '../private/handlers.js';
+import { PRIVATE_CALL_EXAMPLES } from './examples.js';
 import type { RouteGroup } from './route.js';
 
 const PRIVATE_LOOKUP_EXAMPLE = { apiKey: 'ak-your-private-protocol-key', clientRequestId: 'order-1042' };
@@ -17,6 +18,7 @@ export const privateRoutes: RouteGroup = {
         '`{apiKey, clientRequestId, model, stream?, wait_ms?, input}`: a chat, video or image call as a durable, idempotent job (24 h by clientRequestId) → `{code: 0, message: "success", data: {task_id, client_request_id, status, result?, error?}}`; `stream: true` is real SSE under standard_v1',
       auth: 'bodyKey',
       body: privateCallSchema,
+      examples: PRIVATE_CALL_EXAMPLES,
       streams: true,
       handler: privateCall,
     },

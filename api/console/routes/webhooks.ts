@@ -10,7 +10,7 @@ import {
 } from '../webhooks/endpoints.js';
 import { webhookCreateSchema, webhookUpdateSchema } from '../webhooks/webhook-body.js';
 import type { Route } from '../../routes/route.js';
-import { WEBHOOK_CREATE_EXAMPLES } from '../../routes/examples.js';
+import { WEBHOOK_CREATE_EXAMPLES, WEBHOOK_UPDATE_EXAMPLES } from '../../routes/examples.js';
 
 const tag = 'Console: webhooks';
 
@@ -47,6 +47,7 @@ export const webhookRoutes: Route[] = [
     summary: 'Update the given fields (url, events, description, enabled)',
     auth: 'session',
     body: webhookUpdateSchema,
+    examples: WEBHOOK_UPDATE_EXAMPLES,
     handler: patchWebhook,
   },
   {
