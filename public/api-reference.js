@@ -15,6 +15,8 @@ const contrast = `
 
 Scalar.createApiReference('#reference', {
   url: '/openapi.json',
+  // The document names no server: examples and "Test request" use the gateway that serves this page.
+  servers: [{ url: window.location.origin, description: 'this gateway' }],
   withDefaultFonts: false,
   telemetry: false,
   showDeveloperTools: 'never',

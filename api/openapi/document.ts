@@ -92,9 +92,10 @@ function operation(route: RouteDoc): Record<string, unknown> {
   };
   return {
     tags: [route.tag],
-    // The summary is a title (plain text in the sidebar); the description is the same words as Markdown.
+    // The summary is a title (plain text in the sidebar); where it holds Markdown, the description
+    // repeats it rendered (code spans); otherwise the title says it all.
     summary: route.summary.replace(/`/g, ''),
-    description: route.summary,
+    ...(route.summary.includes('`') && { description: route.summary }),
     ...(route.auth === 'none' ? { security: [] } : { security: [{ [SECURITY[route.auth].name]: [] }] }),
     ...(parameters(route).length && { parameters: parameters(route) }),
     ...(body && { requestBody: body }),

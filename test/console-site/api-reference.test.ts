@@ -46,8 +46,22 @@ describe('the API reference at /docs', { timeout: 120_000 }, () => {
     expect(await page.getByText('"name": "production"').count()).toBeGreaterThan(0);
 
     expect(await seriousViolations(page)).toEqual([]);
+    // Examples are addressed to this gateway.
+    expect(await page.getByText(`curl ${gw.url}/api/v1/keys`).count()).toBeGreaterThan(0);
     expect(problems).toEqual([]);
     expect(foreign).toEqual([]);
+    await page.close();
+  });
+
+  it('is axe clean in dark mode too (it follows the system)', async () => {
+    const page = await browser.newPage({ colorScheme: 'dark' });
+    await page.goto(`${gw.url}/docs#tag/console-keys/POST/api/v1/keys`);
+    await page
+      .getByText(/Create a key; the full secret is in/)
+      .last()
+      .waitFor({ timeout: 30_000 });
+    expect(await page.evaluate('document.body.classList.contains("dark-mode")')).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
     await page.close();
   });
 
