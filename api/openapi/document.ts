@@ -70,7 +70,11 @@ function parameters(route: RouteDoc): unknown[] {
 
 function operation(route: RouteDoc): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
-  const statuses = Object.entries(route.responses ?? { 200: 'success' });
+  const declared: [string, string][] = Object.entries(route.responses ?? {});
+  // A 200 is assumed where no success status is declared (only refusals, or nothing).
+  const statuses: [string, string][] = declared.some(([status]) => /^2/.test(status))
+    ? declared
+    : [['200', 'success'], ...declared];
   // The response example belongs to the success answer: the first 2xx that has a body.
   const success = statuses.find(([status]) => /^2/.test(status) && status !== '204')?.[0];
   for (const [status, description] of statuses) {

@@ -194,3 +194,29 @@ export const WEBHOOK_UPDATE_EXAMPLES = {
     request_id: 'req_5d2a7c',
   },
 };
+
+// The console API's success envelope: `{data, request_id}` (docs/reference/console-api.md).
+const user = {
+  id: '6f1e2d3c-4b5a-4978-8c6d-5e4f3a2b1c0d',
+  email: 'owner@example.com',
+  nickname: 'Ada',
+  locale: 'en-US',
+  region: 'DE',
+  has_password: true,
+  created_at: '2026-01-31T12:00:00.000Z',
+};
+const session = {
+  token: 'gws_…the session token (also set as the HttpOnly cookie)…',
+  expires_at: '2026-03-02T12:00:00.000Z',
+  user,
+};
+const codeSent = { data: { expires_at: '2026-01-31T12:10:00.000Z', cooldown_seconds: 60 }, request_id: 'req_3f9a1c' };
+
+/** Routes that answer a session: sign-in, its second step, and the confirmed sign-up. */
+export const SESSION_RESPONSE = { data: session, request_id: 'req_3f9a1d' };
+/** Routes that e-mail a code: sign-up, password reset, a sensitive action's code. */
+export const CODE_SENT_RESPONSE = codeSent;
+export const PROFILE_EXAMPLES = {
+  request: { nickname: 'Ada', locale: 'en-US', region: 'DE' },
+  response: { data: user, request_id: 'req_3f9a1e' },
+};

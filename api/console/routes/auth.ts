@@ -20,6 +20,7 @@ import { confirmRegistration, register, registerConfirmSchema, registerSchema } 
 import { listSessions, revokeSessionRoute } from '../auth/sessions.js';
 import { mfaStatus, setTwoFactor, twoFactorSchema } from '../auth/two-factor.js';
 import type { Route } from '../../routes/route.js';
+import { CODE_SENT_RESPONSE, SESSION_RESPONSE } from '../../routes/examples.js';
 /** Sign-up, password sign-in and the security settings (two-step, password, sessions, passkeys, closing). */
 export const authRoutes: Route[] = [
   {
@@ -29,6 +30,7 @@ export const authRoutes: Route[] = [
     summary: 'Sign up: 202 for every e-mail (no account is revealed); a new address gets a `verify_email` code',
     auth: 'none',
     body: registerSchema,
+    examples: { response: CODE_SENT_RESPONSE },
     responses: { 202: '{expires_at, cooldown_seconds}', 400: 'weak_password' },
     handler: register,
   },
@@ -40,6 +42,7 @@ export const authRoutes: Route[] = [
       "Confirm the sign-up e-mail with its code and choose the password (the one given here is the account's) → signed in",
     auth: 'none',
     body: registerConfirmSchema,
+    examples: { response: SESSION_RESPONSE },
     responses: { 201: '{token, expires_at, user}', 400: 'weak_password / verification_invalid' },
     handler: confirmRegistration,
   },
@@ -51,6 +54,7 @@ export const authRoutes: Route[] = [
       'Sign in: a session cookie and the same token for bearer use; with two-step verification on, 401 `mfa_required` (code e-mailed) unless `code` is sent',
     auth: 'none',
     body: loginSchema,
+    examples: { response: SESSION_RESPONSE },
     responses: { 401: 'invalid_credentials / mfa_required / mfa_invalid', 429: 'account_locked / too_many_attempts' },
     handler: (services) => login(services),
   },
@@ -61,6 +65,7 @@ export const authRoutes: Route[] = [
     summary: 'The full sign-in that takes the e-mailed code',
     auth: 'none',
     body: loginTwoStepSchema,
+    examples: { response: SESSION_RESPONSE },
     responses: { 401: 'invalid_credentials / mfa_invalid', 429: 'account_locked / too_many_attempts' },
     handler: (services) => login(services, true),
   },
@@ -104,6 +109,7 @@ export const authRoutes: Route[] = [
     summary: 'E-mail a reset code: 202 whether or not the e-mail has an account',
     auth: 'none',
     body: resetRequestSchema,
+    examples: { response: CODE_SENT_RESPONSE },
     responses: { 202: '{expires_at, cooldown_seconds}', 400: 'captcha_invalid' },
     handler: requestPasswordReset,
   },

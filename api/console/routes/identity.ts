@@ -15,6 +15,7 @@ import { passkeySignIn, passkeySignInOptions, passkeySignInSchema, removePasskey
 import { patchProfile, profileSchema } from '../auth/profile.js';
 import { sensitiveCode, sensitiveCodeSchema } from '../auth/sensitive-code.js';
 import type { Route } from '../../routes/route.js';
+import { CODE_SENT_RESPONSE, PROFILE_EXAMPLES, SESSION_RESPONSE } from '../../routes/examples.js';
 /** Passkey and provider sign-in, linked identities, and the signed-in user. */
 export const identityRoutes: Route[] = [
   {
@@ -32,6 +33,7 @@ export const identityRoutes: Route[] = [
     summary: 'Sign in with a passkey assertion (no two-step code needed)',
     auth: 'none',
     body: passkeySignInSchema,
+    examples: { response: SESSION_RESPONSE },
     responses: { 401: 'passkey_invalid' },
     handler: passkeySignIn,
   },
@@ -81,6 +83,7 @@ export const identityRoutes: Route[] = [
       'Finish a provider sign-in held by two-step verification: the `ticket` from the callback and the e-mailed code',
     auth: 'none',
     body: providerTwoStepSchema,
+    examples: { response: SESSION_RESPONSE },
     responses: { 401: 'mfa_invalid' },
     handler: providerTwoStep,
   },
@@ -137,6 +140,7 @@ export const identityRoutes: Route[] = [
       'The profile: `nickname` (1-64 characters), `locale` (a BCP 47 tag, canonicalised), `region` (an assigned ISO 3166-1 alpha-2 code); omitted fields unchanged → the user',
     auth: 'session',
     body: profileSchema,
+    examples: PROFILE_EXAMPLES,
     handler: patchProfile,
   },
   {
@@ -147,6 +151,7 @@ export const identityRoutes: Route[] = [
       'E-mails a one-time code for a sensitive action (8 digits, 10 minutes, one use, that action only); again within 60 s → 429 `verification_cooldown`',
     auth: 'session',
     body: sensitiveCodeSchema,
+    examples: { response: CODE_SENT_RESPONSE },
     responses: {
       202: '{expires_at, cooldown_seconds}',
       429: 'verification_cooldown, with Retry-After and X-RateLimit-*',

@@ -382,6 +382,14 @@ export interface paths {
                 };
             };
             responses: {
+                "200": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
                 "401": {
                     headers: {
                         [name: string]: unknown;
@@ -440,6 +448,14 @@ export interface paths {
                 };
             };
             responses: {
+                "200": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
                 "401": {
                     headers: {
                         [name: string]: unknown;
@@ -540,6 +556,14 @@ export interface paths {
                 };
             };
             responses: {
+                "200": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
                 "400": {
                     headers: {
                         [name: string]: unknown;
@@ -1134,6 +1158,14 @@ export interface paths {
                 };
             };
             responses: {
+                "200": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
                 "401": {
                     headers: {
                         [name: string]: unknown;
@@ -1283,6 +1315,14 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                "200": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
                 "302": {
                     headers: {
                         [name: string]: unknown;
@@ -1325,6 +1365,14 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                "200": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
                 "302": {
                     headers: {
                         [name: string]: unknown;
@@ -1374,6 +1422,14 @@ export interface paths {
                 };
             };
             responses: {
+                "200": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
                 "401": {
                     headers: {
                         [name: string]: unknown;
@@ -1425,6 +1481,14 @@ export interface paths {
                 };
             };
             responses: {
+                "200": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
                 "409": {
                     headers: {
                         [name: string]: unknown;
@@ -1955,6 +2019,14 @@ export interface paths {
                 };
             };
             responses: {
+                "200": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
                 "403": {
                     headers: {
                         [name: string]: unknown;
