@@ -220,3 +220,56 @@ export const PROFILE_EXAMPLES = {
   request: { nickname: 'Ada', locale: 'en-US', region: 'DE' },
   response: { data: user, request_id: 'req_3f9a1e' },
 };
+
+const preset = {
+  slug: 'cheap-first',
+  model: '@preset/cheap-first',
+  models: ['gpt-4o-mini', 'claude-haiku'],
+  strategy: 'weighted',
+  weights: [3, 1],
+  preferred_providers: null,
+  created_at: '2026-01-31T12:00:00.000Z',
+  updated_at: '2026-01-31T12:00:00.000Z',
+};
+
+export const PRESET_CREATE_EXAMPLES = {
+  request: { slug: 'cheap-first', models: ['gpt-4o-mini', 'claude-haiku'], strategy: 'weighted', weights: [3, 1] },
+  response: { data: preset, request_id: 'req_7a1b2c' },
+};
+
+export const PRESET_UPDATE_EXAMPLES = {
+  request: { strategy: 'ordered', weights: null },
+  response: { data: { ...preset, strategy: 'ordered', weights: null }, request_id: 'req_7a1b2d' },
+};
+
+const template = {
+  id: '9b2d4f6a-1c3e-4a5b-8d7f-0e1a2b3c4d5e',
+  name: 'tone',
+  versions: [
+    {
+      id: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+      label: 'pirate',
+      text: 'Answer as {{persona|a pirate}}.',
+      weight: 1,
+      variables: ['persona'],
+      defaults: { persona: 'a pirate' },
+    },
+  ],
+  key_ids: ['0f8fad5b-d9cb-469f-a165-70867728950e'],
+  created_at: '2026-01-31T12:00:00.000Z',
+  updated_at: '2026-01-31T12:00:00.000Z',
+};
+
+export const TEMPLATE_CREATE_EXAMPLES = {
+  request: {
+    name: 'tone',
+    versions: [{ label: 'pirate', text: 'Answer as {{persona|a pirate}}.', weight: 1 }],
+    key_ids: ['0f8fad5b-d9cb-469f-a165-70867728950e'],
+  },
+  response: { data: template, request_id: 'req_7a1b2e' },
+};
+
+export const TEMPLATE_UPDATE_EXAMPLES = {
+  request: { key_ids: [] },
+  response: { data: { ...template, key_ids: [] }, request_id: 'req_7a1b2f' },
+};

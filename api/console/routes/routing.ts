@@ -10,6 +10,12 @@ import {
   removeTemplate,
 } from '../prompt-templates/prompt-templates.js';
 import type { Route } from '../../routes/route.js';
+import {
+  PRESET_CREATE_EXAMPLES,
+  PRESET_UPDATE_EXAMPLES,
+  TEMPLATE_CREATE_EXAMPLES,
+  TEMPLATE_UPDATE_EXAMPLES,
+} from '../../routes/examples.js';
 
 /** Routing presets and prompt templates. */
 export const routingRoutes: Route[] = [
@@ -29,6 +35,7 @@ export const routingRoutes: Route[] = [
     summary: 'Create a routing preset, called as `@preset/<slug>`',
     auth: 'session',
     body: presetCreateSchema,
+    examples: PRESET_CREATE_EXAMPLES,
     responses: { 201: 'the preset', 409: 'the slug is taken' },
     handler: createPreset,
   },
@@ -47,6 +54,7 @@ export const routingRoutes: Route[] = [
     summary: 'Update the given fields of a preset',
     auth: 'session',
     body: presetUpdateSchema,
+    examples: PRESET_UPDATE_EXAMPLES,
     handler: patchPreset,
   },
   {
@@ -74,6 +82,7 @@ export const routingRoutes: Route[] = [
     summary: 'Create a prompt template with weighted versions, bound to keys',
     auth: 'session',
     body: templateCreateSchema,
+    examples: TEMPLATE_CREATE_EXAMPLES,
     responses: { 201: 'the template' },
     handler: createTemplate,
   },
@@ -92,6 +101,7 @@ export const routingRoutes: Route[] = [
     summary: 'Update a template (versions and key_ids replace the lists)',
     auth: 'session',
     body: templateUpdateSchema,
+    examples: TEMPLATE_UPDATE_EXAMPLES,
     handler: patchTemplate,
   },
   {
