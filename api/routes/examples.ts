@@ -273,3 +273,14 @@ export const TEMPLATE_UPDATE_EXAMPLES = {
   request: { key_ids: [] },
   response: { data: { ...template, key_ids: [] }, request_id: 'req_7a1b2f' },
 };
+
+export const ACCOUNT_SETTINGS_EXAMPLES = {
+  request: { log_content: true },
+  response: { data: { log_content: true }, request_id: 'req_2c4e6a' },
+};
+
+/** getResult and cancel answer the call's `data`, as `call` does. */
+export const PRIVATE_LOOKUP_EXAMPLES = {
+  request: { apiKey: 'ak-your-private-protocol-key', clientRequestId: 'order-1042' },
+  response: PRIVATE_CALL_EXAMPLES.response,
+};

@@ -73,6 +73,7 @@ export const openAiRoutes: RouteGroup = {
         'JSON image edit: `images: [{image_url}]` (https, data URI or `asset://`), optional `mask`; as generations otherwise. Multipart answers 501',
       auth: 'apiKey',
       body: jsonImageEditSchema,
+      examples: { response: IMAGE_GENERATION_EXAMPLES.response },
       handler: (services) => jsonImages(services, 'edits'),
     },
     {

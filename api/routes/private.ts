@@ -1,9 +1,7 @@
 import { privateCallSchema, privateLookupSchema } from '../../shared/private/call-request.js';
 import { privateCall, privateCancel, privateGetResult } from '../private/handlers.js';
-import { PRIVATE_CALL_EXAMPLES } from './examples.js';
+import { PRIVATE_CALL_EXAMPLES, PRIVATE_LOOKUP_EXAMPLES } from './examples.js';
 import type { RouteGroup } from './route.js';
-
-const PRIVATE_LOOKUP_EXAMPLE = { apiKey: 'ak-your-private-protocol-key', clientRequestId: 'order-1042' };
 
 /** The private protocol: the `ak-` key in the body; docs/reference/private-protocol.md. */
 export const privateRoutes: RouteGroup = {
@@ -30,7 +28,7 @@ export const privateRoutes: RouteGroup = {
         '`{apiKey, clientRequestId | taskId}` → the same `data`; a miss: `{code: -1, message: "task not found"}` (standard_v1, 404) or an empty body (legacy_v1)',
       auth: 'bodyKey',
       body: privateLookupSchema,
-      examples: { request: PRIVATE_LOOKUP_EXAMPLE },
+      examples: PRIVATE_LOOKUP_EXAMPLES,
       handler: privateGetResult,
     },
     {
@@ -41,7 +39,7 @@ export const privateRoutes: RouteGroup = {
         '`{apiKey, clientRequestId | taskId}`: cancels a video or image call not finished upstream (409 once finished, and for chat calls)',
       auth: 'bodyKey',
       body: privateLookupSchema,
-      examples: { request: PRIVATE_LOOKUP_EXAMPLE },
+      examples: { request: PRIVATE_LOOKUP_EXAMPLES.request },
       handler: privateCancel,
     },
   ],

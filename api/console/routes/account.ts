@@ -5,6 +5,7 @@ import { createExport, getExport, listExports } from '../datasets/exports.js';
 import { pageQuerySchema } from '../envelope.js';
 import { consoleLedger, consoleLogsQuerySchema, consoleUsageLogs, consoleUsageReport } from '../usage/console-usage.js';
 import type { Route } from '../../routes/route.js';
+import { ACCOUNT_SETTINGS_EXAMPLES } from '../../routes/examples.js';
 
 /** Usage, the ledger, account settings and dataset exports. */
 export const accountRoutes: Route[] = [
@@ -50,6 +51,7 @@ export const accountRoutes: Route[] = [
     summary: 'Turn content logging on or off (prompts and completions kept in object storage for dataset exports)',
     auth: 'session',
     body: accountSettingsSchema,
+    examples: ACCOUNT_SETTINGS_EXAMPLES,
     handler: patchAccountSettings,
   },
   {
