@@ -87,6 +87,7 @@ const key = {
   tags: ['web'],
   usage_access: false,
   default_preset: null,
+  budget: null,
 };
 
 export const KEY_CREATE_EXAMPLES = {
