@@ -1,5 +1,5 @@
 // Usage reports at scale: seeds usage records with COPY (BENCH_USAGE_ROWS, default 2,000,000;
-// 120 days, 1,000 keys, 50 models, 0-3 tags of 8), builds the daily rollups, then times a 93-day
+// 120 days, 1,000 keys, 50 models, 0-3 tags of 8), builds the daily and hourly rollups, then times a 93-day
 // report for each group_by against the same answer computed from the raw records, a key-usage
 // lookup and a logs page. `npm run bench:usage` (its own database, dropped at the end).
 import { randomUUID } from 'node:crypto';
@@ -60,11 +60,13 @@ async function seed(): Promise<{ userId: string; keyId: string }> {
   );
   process.stdout.write(`seeded ${ROWS} records in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
   const rollups = performance.now();
-  // The same backfill as migration 0012 (the drain maintains them as records arrive).
-  for (const statement of (await readFile(projectPath('migrations', '0012_usage_partitions.sql'), 'utf8'))
-    .split(';')
-    .filter((q) => /^\s*INSERT INTO usage_daily/m.test(q))) {
-    await client.query(statement);
+  // The same backfills as migrations 0012 (daily) and 0027 (hourly); the drain maintains them as records arrive.
+  for (const migration of ['0012_usage_partitions.sql', '0027_usage_hourly_rollups.sql']) {
+    for (const statement of (await readFile(projectPath('migrations', migration), 'utf8'))
+      .split(';')
+      .filter((q) => /^\s*INSERT INTO usage_(daily|hourly)/m.test(q))) {
+      await client.query(statement);
+    }
   }
   await client.query('ANALYZE');
   process.stdout.write(`rollups built in ${((performance.now() - rollups) / 1000).toFixed(1)} s\n`);

@@ -17,10 +17,6 @@ export interface ReportRow extends Counters {
   group: string | null;
 }
 
-const COUNTERS = sql`count(*) AS requests, count(*) FILTER (WHERE status_code >= 400) AS errors,
-  coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens,
-  coalesce(sum(cached_tokens), 0) AS cached_tokens, coalesce(sum(charged_micro_usd), 0) AS charged_micro_usd`;
-
 function counters(row: Record<string, unknown>): Counters {
   return {
     requests: Number(row.requests),
@@ -32,14 +28,8 @@ function counters(row: Record<string, unknown>): Counters {
   };
 }
 
-// A request with several tags counts on each tag line; an untagged one on the null line.
-const RECORD_GROUP: Record<GroupBy, RawBuilder<unknown>> = {
-  tag: sql`t.tag`,
-  model: sql`r.model`,
-  key: sql`r.api_key_id::text`,
-  day: sql`to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
-};
 const NO_KEY = '00000000-0000-0000-0000-000000000000';
+const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
 type Grouped = Map<string | null, Counters>;
@@ -53,123 +43,160 @@ function add(into: Grouped, group: string | null, c: Counters): void {
   for (const k of Object.keys(c) as (keyof Counters)[]) have[k] += c[k];
 }
 
-/** From the records, for a range shorter than a day (the partial days at a report's edges). */
-async function fromRecords(
-  db: Db,
-  userId: string,
-  groupBy: GroupBy,
-  start: Date,
-  end: Date,
-  into: Grouped,
-  total: Grouped,
-): Promise<void> {
-  if (end <= start) return;
-  const from =
-    groupBy === 'tag'
-      ? sql`usage_records r CROSS JOIN LATERAL unnest(CASE WHEN cardinality(r.tags) = 0 THEN ARRAY[NULL::text] ELSE r.tags END) AS t(tag)`
-      : sql`usage_records r`;
-  const where = sql`r.user_id = ${userId} AND r.created_at >= ${start} AND r.created_at < ${end}`;
-  const [grouped, sum] = await Promise.all([
-    sql<
-      Record<string, unknown>
-    >`SELECT ${RECORD_GROUP[groupBy]} AS grp, ${COUNTERS} FROM ${from} WHERE ${where} GROUP BY 1`.execute(db),
-    sql<Record<string, unknown>>`SELECT ${COUNTERS} FROM usage_records r WHERE ${where}`.execute(db),
-  ]);
-  for (const r of grouped.rows) add(into, (r.grp as string | null) ?? null, counters(r));
-  add(total, 'total', counters(sum.rows[0] ?? {}));
-}
+/** A half-open range of instants, in ms since the epoch. */
+export type Span = [from: number, to: number];
 
-/** From the daily rollups, for whole UTC days [fromDay, toDay). */
-async function fromRollups(
-  db: Db,
-  userId: string,
-  groupBy: GroupBy,
-  fromDay: string,
-  toDay: string,
-  into: Grouped,
-  total: Grouped,
-): Promise<void> {
-  const range = sql`user_id = ${userId} AND day >= ${fromDay}::date AND day < ${toDay}::date`;
-  const SUMS = sql`sum(requests) AS requests, sum(errors) AS errors, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
-    sum(cached_tokens) AS cached_tokens, sum(charged_micro_usd) AS charged_micro_usd`;
-  const grouped =
-    groupBy === 'tag'
-      ? sql<
-          Record<string, unknown>
-        >`SELECT nullif(tag, '') AS grp, ${SUMS} FROM usage_daily_tags WHERE ${range} GROUP BY 1`
-      : groupBy === 'model'
-        ? sql<Record<string, unknown>>`SELECT model AS grp, ${SUMS} FROM usage_daily_models WHERE ${range} GROUP BY 1`
-        : groupBy === 'key'
-          ? sql<
-              Record<string, unknown>
-            >`SELECT nullif(api_key_id, ${NO_KEY}::uuid)::text AS grp, ${SUMS} FROM usage_daily_keys WHERE ${range} GROUP BY 1`
-          : sql<
-              Record<string, unknown>
-            >`SELECT to_char(day, 'YYYY-MM-DD') AS grp, ${SUMS} FROM usage_daily_models WHERE ${range} GROUP BY 1`;
-  // Every request once: the per-model rollup (few rows a day) gives the total.
-  const [rows, sum] = await Promise.all([
-    grouped.execute(db),
-    sql<Record<string, unknown>>`SELECT ${SUMS} FROM usage_daily_models WHERE ${range}`.execute(db),
-  ]);
-  for (const r of rows.rows) add(into, (r.grp as string | null) ?? null, counters(r));
-  add(total, 'total', counters(sum.rows[0] ?? {}));
+/** Where each part of a report's range is read: the records, the hourly or the daily rollups. */
+export interface Spans {
+  records: Span[];
+  hourly: Span[];
+  daily: Span[];
 }
-
-const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /**
- * The account's usage in [start, end) grouped one way, and the total (each request counted once).
- * Whole UTC days come from the daily rollups the usage drain keeps (usage_daily_models, _keys, _tags);
- * only the partial days at the edges are read from the records, so a 93-day report reads at most
- * two days of records however many calls the account made.
+ * Splits [start, end) into whole UTC days (daily rollups), the whole UTC hours left at either edge
+ * (hourly rollups) and the partial hours left at the very edges (records): a 93-day report reads
+ * at most two hours of records, however many calls the account made.
  */
-export async function usageReport(
-  db: Db,
-  userId: string,
-  groupBy: GroupBy,
-  start: Date,
-  end: Date,
-): Promise<{ rows: ReportRow[]; total: Counters }> {
-  const groups: Grouped = new Map();
-  const total: Grouped = new Map();
-  const firstWhole = Math.ceil(start.getTime() / DAY_MS) * DAY_MS;
-  const lastWhole = Math.floor(end.getTime() / DAY_MS) * DAY_MS;
-  if (firstWhole < lastWhole) {
-    await Promise.all([
-      fromRecords(db, userId, groupBy, start, new Date(firstWhole), groups, total),
-      fromRollups(db, userId, groupBy, dayOf(firstWhole), dayOf(lastWhole), groups, total),
-      fromRecords(db, userId, groupBy, new Date(lastWhole), end, groups, total),
-    ]);
-  } else {
-    await fromRecords(db, userId, groupBy, start, end, groups, total);
+export function reportSpans(start: number, end: number): Spans {
+  const spans: Spans = { records: [], hourly: [], daily: [] };
+  const levels = [
+    { unit: DAY_MS, into: spans.daily },
+    { unit: HOUR_MS, into: spans.hourly },
+  ];
+  const split = (from: number, to: number, level: number): void => {
+    if (from >= to) return;
+    const step = levels[level];
+    if (!step) {
+      spans.records.push([from, to]);
+      return;
+    }
+    const firstWhole = Math.ceil(from / step.unit) * step.unit;
+    const lastWhole = Math.floor(to / step.unit) * step.unit;
+    if (firstWhole >= lastWhole) return split(from, to, level + 1);
+    step.into.push([firstWhole, lastWhole]);
+    split(from, firstWhole, level + 1);
+    split(lastWhole, to, level + 1);
+  };
+  split(start, end, 0);
+  return spans;
+}
+
+const RECORD_COUNTERS = sql`count(*) AS requests, count(*) FILTER (WHERE r.status_code >= 400) AS errors,
+  coalesce(sum(r.input_tokens), 0) AS input_tokens, coalesce(sum(r.output_tokens), 0) AS output_tokens,
+  coalesce(sum(r.cached_tokens), 0) AS cached_tokens, coalesce(sum(r.charged_micro_usd), 0) AS charged_micro_usd`;
+const ROLLUP_SUMS = sql`sum(requests) AS requests, sum(errors) AS errors, sum(input_tokens) AS input_tokens,
+  sum(output_tokens) AS output_tokens, sum(cached_tokens) AS cached_tokens, sum(charged_micro_usd) AS charged_micro_usd`;
+
+// A request with several tags counts on each tag line; an untagged one on the null line.
+const RECORD_GROUP: Record<GroupBy, RawBuilder<unknown>> = {
+  tag: sql`t.tag`,
+  model: sql`r.model`,
+  key: sql`r.api_key_id::text`,
+  day: sql`to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
+};
+const ALL_TAGS = sql`usage_records r CROSS JOIN LATERAL unnest(CASE WHEN cardinality(r.tags) = 0 THEN ARRAY[NULL::text] ELSE r.tags END) AS t(tag)`;
+
+function fromRecords(userId: string, groupBy: GroupBy, spans: Span[]) {
+  const within = sql.join(
+    spans.map(([from, to]) => sql`(r.created_at >= ${new Date(from)} AND r.created_at < ${new Date(to)})`),
+    sql` OR `,
+  );
+  return sql<Record<string, unknown>>`SELECT ${RECORD_GROUP[groupBy]} AS grp, ${RECORD_COUNTERS}
+    FROM ${groupBy === 'tag' ? ALL_TAGS : sql`usage_records r`} WHERE r.user_id = ${userId} AND (${within}) GROUP BY 1`;
+}
+
+// Per rollup dimension: its table suffix and the group it reads ('' = untagged, the zero uuid = no key).
+const ROLLUP_GROUP: Record<GroupBy, { table: string; group: (period: RawBuilder<unknown>) => RawBuilder<unknown> }> = {
+  tag: { table: 'tags', group: () => sql`nullif(tag, '')` },
+  model: { table: 'models', group: () => sql`model` },
+  key: { table: 'keys', group: () => sql`nullif(api_key_id, ${NO_KEY}::uuid)::text` },
+  day: { table: 'models', group: (period) => sql`to_char(${period}, 'YYYY-MM-DD')` },
+};
+
+function fromRollups(userId: string, groupBy: GroupBy, period: 'daily' | 'hourly', spans: Span[]) {
+  // `hour` is a UTC hour (timestamptz): its UTC date is the day it belongs to.
+  const column = period === 'daily' ? sql.ref('day') : sql.ref('hour');
+  const asDay = period === 'daily' ? column : sql`(hour AT TIME ZONE 'UTC')`;
+  const bound = (ms: number) =>
+    period === 'daily' ? sql`${new Date(ms).toISOString().slice(0, 10)}::date` : sql`${new Date(ms)}`;
+  const within = sql.join(
+    spans.map(([from, to]) => sql`(${column} >= ${bound(from)} AND ${column} < ${bound(to)})`),
+    sql` OR `,
+  );
+  const { table, group } = ROLLUP_GROUP[groupBy];
+  return sql<Record<string, unknown>>`SELECT ${group(asDay)} AS grp, ${ROLLUP_SUMS}
+    FROM ${sql.table(`usage_${period}_${table}`)} WHERE user_id = ${userId} AND (${within}) GROUP BY 1`;
+}
+
+/** The account's usage over the spans, grouped one way: each source read in its own statement, at once. */
+async function grouped(db: Db, userId: string, groupBy: GroupBy, spans: Spans): Promise<Grouped> {
+  const statements = [
+    ...(spans.records.length ? [fromRecords(userId, groupBy, spans.records)] : []),
+    ...(spans.hourly.length ? [fromRollups(userId, groupBy, 'hourly', spans.hourly)] : []),
+    ...(spans.daily.length ? [fromRollups(userId, groupBy, 'daily', spans.daily)] : []),
+  ];
+  const into: Grouped = new Map();
+  for (const result of await Promise.all(statements.map((s) => s.execute(db)))) {
+    for (const r of result.rows) add(into, (r.grp as string | null) ?? null, counters(r));
   }
-  const rows = [...groups].map(([group, c]) => ({ group, ...c }));
+  return into;
+}
+
+const ZERO: Counters = {
+  requests: 0,
+  errors: 0,
+  input_tokens: 0,
+  output_tokens: 0,
+  cached_tokens: 0,
+  charged_micro_usd: 0,
+};
+
+/** The sum of groups that hold every request once (not tags: a request counts on each of its tags). */
+function sumOf(groups: Grouped): Counters {
+  const total: Grouped = new Map([[null, { ...ZERO }]]);
+  for (const c of groups.values()) add(total, null, c);
+  return total.get(null)!;
+}
+
+async function report(db: Db, userId: string, groupBy: GroupBy, spans: Spans) {
+  const [groups, byModel] = await Promise.all([
+    grouped(db, userId, groupBy, spans),
+    groupBy === 'tag' ? grouped(db, userId, 'model', spans) : undefined,
+  ]);
+  const rows = [...groups].map(([group, c]) => ({ group, ...c })).filter((r) => r.requests > 0);
   rows.sort((a, b) =>
     a.group === null ? 1 : b.group === null ? -1 : a.group < b.group ? -1 : a.group > b.group ? 1 : 0,
   );
-  const zero: Counters = {
-    requests: 0,
-    errors: 0,
-    input_tokens: 0,
-    output_tokens: 0,
-    cached_tokens: 0,
-    charged_micro_usd: 0,
-  };
-  return { rows: rows.filter((r) => r.requests > 0), total: total.get('total') ?? zero };
+  return { rows, total: sumOf(byModel ?? groups) };
 }
 
-/** The same report computed from the records alone (the baseline the benchmark compares against). */
-export async function usageReportFromRecords(
+/**
+ * The account's usage in [start, end) grouped one way, and the total (each request counted once).
+ * Whole UTC days come from the daily rollups the usage drain keeps, the whole hours of the edge days
+ * from its hourly rollups, and only the partial hours at the very edges from the records
+ * (docs/decisions/0010-usage-rollups.md).
+ */
+export function usageReport(
   db: Db,
   userId: string,
   groupBy: GroupBy,
   start: Date,
   end: Date,
 ): Promise<{ rows: ReportRow[]; total: Counters }> {
-  const groups: Grouped = new Map();
-  const total: Grouped = new Map();
-  await fromRecords(db, userId, groupBy, start, end, groups, total);
-  return { rows: [...groups].map(([group, c]) => ({ group, ...c })), total: total.get('total')! };
+  return report(db, userId, groupBy, reportSpans(start.getTime(), end.getTime()));
+}
+
+/** The same report computed from the records alone (the baseline the benchmark and tests compare against). */
+export function usageReportFromRecords(
+  db: Db,
+  userId: string,
+  groupBy: GroupBy,
+  start: Date,
+  end: Date,
+): Promise<{ rows: ReportRow[]; total: Counters }> {
+  const spans: Spans = { records: [[start.getTime(), end.getTime()]], hourly: [], daily: [] };
+  return report(db, userId, groupBy, spans);
 }
 
 export interface LogFilters {

@@ -106,7 +106,7 @@ const COPY_STAGE = "COPY usage_stage (doc) FROM STDIN WITH (FORMAT csv, DELIMITE
 
 /**
  * Writes a batch in one transaction: the records' JSON texts go to a staging table by COPY, then one
- * statement moves them into usage_records, the daily rollups, balances and the ledger. → the charges.
+ * statement moves them into usage_records, the daily and hourly rollups, balances and the ledger. → the charges.
  */
 async function writeBatch(db: Db, texts: Buffer[]): Promise<Charged[]> {
   const client = await rawClient(db);
@@ -135,6 +135,40 @@ function copyLines(texts: Buffer[]): Buffer {
   return Buffer.concat(parts);
 }
 
+const NO_KEY = "'00000000-0000-0000-0000-000000000000'::uuid";
+const SUMS = `count(*), count(*) FILTER (WHERE i.status_code >= 400), sum(i.input_tokens), sum(i.output_tokens),
+  sum(i.cached_tokens), sum(i.charged_micro_usd)`;
+const COUNTERS = 'requests, errors, input_tokens, output_tokens, cached_tokens, charged_micro_usd';
+const ADD_COUNTERS = COUNTERS.split(', ')
+  .map((c) => `${c} = d.${c} + excluded.${c}`)
+  .join(', ');
+// A request counts once by model and by key (no key: the zero uuid), and on each of its tags ('' = untagged).
+const DIMENSIONS = [
+  { table: 'models', column: 'model', value: 'i.model', from: 'inserted i' },
+  { table: 'keys', column: 'api_key_id', value: `coalesce(i.api_key_id, ${NO_KEY})`, from: 'inserted i' },
+  {
+    table: 'tags',
+    column: 'tag',
+    value: 't.tag',
+    from: "inserted i CROSS JOIN LATERAL unnest(CASE WHEN cardinality(i.tags) = 0 THEN ARRAY['']::text[] ELSE i.tags END) AS t(tag)",
+  },
+];
+const PERIODS = [
+  { name: 'daily', column: 'day', value: "(i.created_at AT TIME ZONE 'UTC')::date" },
+  // Truncated in UTC whatever the session's time zone (a half-hour offset would split UTC hours).
+  { name: 'hourly', column: 'hour', value: "date_trunc('hour', i.created_at, 'UTC')" },
+];
+/** The statement's rollup upserts: per UTC day and hour (the report's whole days and edge hours), per dimension. */
+const ROLLUPS = PERIODS.flatMap((p) =>
+  DIMENSIONS.map(
+    (d) => `${p.name}_${d.table} AS (
+      INSERT INTO usage_${p.name}_${d.table} AS d (user_id, ${p.column}, ${d.column}, ${COUNTERS})
+      SELECT i.user_id, ${p.value}, ${d.value}, ${SUMS} FROM ${d.from} GROUP BY 1, 2, 3
+      ON CONFLICT (user_id, ${p.column}, ${d.column}) DO UPDATE SET ${ADD_COUNTERS}
+    )`,
+  ),
+);
+
 // Fields a record of an earlier release lacks read as NULL. Window sums give each charge its
 // balance_after within one account, in the order of the calls.
 const MOVE_STAGED = `
@@ -162,32 +196,7 @@ const MOVE_STAGED = `
       FROM input
       ON CONFLICT (id, created_at) DO NOTHING
       RETURNING id, user_id, api_key_id, model, status_code, input_tokens, output_tokens, cached_tokens, charged_micro_usd, tags, created_at
-    ), daily_models AS (
-      INSERT INTO usage_daily_models AS d (user_id, day, model, requests, errors, input_tokens, output_tokens, cached_tokens, charged_micro_usd)
-      SELECT user_id, (created_at AT TIME ZONE 'UTC')::date, model,
-        count(*), count(*) FILTER (WHERE status_code >= 400), sum(input_tokens), sum(output_tokens), sum(cached_tokens), sum(charged_micro_usd)
-      FROM inserted GROUP BY 1, 2, 3
-      ON CONFLICT (user_id, day, model) DO UPDATE SET requests = d.requests + excluded.requests, errors = d.errors + excluded.errors,
-        input_tokens = d.input_tokens + excluded.input_tokens, output_tokens = d.output_tokens + excluded.output_tokens,
-        cached_tokens = d.cached_tokens + excluded.cached_tokens, charged_micro_usd = d.charged_micro_usd + excluded.charged_micro_usd
-    ), daily_keys AS (
-      INSERT INTO usage_daily_keys AS d (user_id, day, api_key_id, requests, errors, input_tokens, output_tokens, cached_tokens, charged_micro_usd)
-      SELECT user_id, (created_at AT TIME ZONE 'UTC')::date, coalesce(api_key_id, '00000000-0000-0000-0000-000000000000'),
-        count(*), count(*) FILTER (WHERE status_code >= 400), sum(input_tokens), sum(output_tokens), sum(cached_tokens), sum(charged_micro_usd)
-      FROM inserted GROUP BY 1, 2, 3
-      ON CONFLICT (user_id, day, api_key_id) DO UPDATE SET requests = d.requests + excluded.requests, errors = d.errors + excluded.errors,
-        input_tokens = d.input_tokens + excluded.input_tokens, output_tokens = d.output_tokens + excluded.output_tokens,
-        cached_tokens = d.cached_tokens + excluded.cached_tokens, charged_micro_usd = d.charged_micro_usd + excluded.charged_micro_usd
-    ), daily_tags AS (
-      INSERT INTO usage_daily_tags AS d (user_id, day, tag, requests, errors, input_tokens, output_tokens, cached_tokens, charged_micro_usd)
-      SELECT i.user_id, (i.created_at AT TIME ZONE 'UTC')::date, t.tag,
-        count(*), count(*) FILTER (WHERE i.status_code >= 400), sum(i.input_tokens), sum(i.output_tokens), sum(i.cached_tokens), sum(i.charged_micro_usd)
-      FROM inserted i CROSS JOIN LATERAL unnest(CASE WHEN cardinality(i.tags) = 0 THEN ARRAY['']::text[] ELSE i.tags END) AS t(tag)
-      GROUP BY 1, 2, 3
-      ON CONFLICT (user_id, day, tag) DO UPDATE SET requests = d.requests + excluded.requests, errors = d.errors + excluded.errors,
-        input_tokens = d.input_tokens + excluded.input_tokens, output_tokens = d.output_tokens + excluded.output_tokens,
-        cached_tokens = d.cached_tokens + excluded.cached_tokens, charged_micro_usd = d.charged_micro_usd + excluded.charged_micro_usd
-    ), charges AS (
+    ), ${ROLLUPS.join(', ')}, charges AS (
       SELECT id, user_id, charged_micro_usd AS amount,
         sum(charged_micro_usd) OVER (PARTITION BY user_id ORDER BY created_at, id) AS running,
         sum(charged_micro_usd) OVER (PARTITION BY user_id) AS total

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { usageReport, usageReportFromRecords, type GroupBy } from '../../shared/db/usage-reports.js';
+import { reportSpans, usageReport, usageReportFromRecords, type GroupBy } from '../../shared/db/usage-reports.js';
 import { dropExpiredUsagePartitions, ensureUsagePartitions } from '../../shared/db/usage-partitions.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chatRequest, postChat } from '../support/http.js';
@@ -64,6 +64,65 @@ describe('usage report from rollups', () => {
       x: 2,
       y: 2,
     });
+  });
+
+  it('equals the records when the edges fall mid-hour and mid-day: whole days, whole hours, partial hours', async () => {
+    const a = await gw.account({ balance: 50_000_000 });
+    const H = 3_600_000;
+    const M = 60_000;
+    // Calls on both sides of every cut the ranges below make (minutes into an hour, hours into a day),
+    // far enough from each cut for the clock's running on during a call.
+    const at = [
+      D - DAY + 10 * H + 5 * M,
+      D - DAY + 10 * H + 40 * M,
+      D - DAY + 11 * H + 20 * M,
+      D - DAY + 17 * H,
+      D - 30_000,
+      D,
+      D + 30 * M,
+      D + 12 * H,
+      D + DAY + 9 * H + 10 * M,
+      D + DAY + 9 * H + 50 * M,
+    ];
+    for (const [i, t] of at.entries()) {
+      clock.set(t);
+      const tags = { 'x-service-tags': i % 2 ? 'odd' : 'even,all' };
+      await postChat(gw.url, a.key, chatRequest(i % 3 ? 'gpt-sim' : 'free-sim', `edge ${i}`, { max_tokens: 3 }), tags);
+    }
+    await drained(gw);
+    const ranges: Array<[number, number]> = [
+      [D - DAY + 10 * H + 20 * M, D + DAY + 9 * H + 30 * M], // partial hour, whole hours, a whole day, whole hours, partial hour
+      [D - DAY + 10 * H + 20 * M, D - DAY + 11 * H + 30 * M], // inside one day: two partial hours around a whole one
+      [D - DAY + 10 * H + 10 * M, D - DAY + 10 * H + 50 * M], // inside one hour
+      [D - M, D + M], // across midnight, no whole hour
+      [D - DAY + 10 * H + 20 * M, D + 45 * M], // across midnight, whole hours on both sides
+    ];
+    // Every range but the last two reads each source the split promises.
+    expect(reportSpans(...ranges[0]!)).toEqual({
+      daily: [[D, D + DAY]],
+      hourly: [
+        [D - DAY + 11 * H, D],
+        [D + DAY, D + DAY + 9 * H],
+      ],
+      records: [
+        [D - DAY + 10 * H + 20 * M, D - DAY + 11 * H],
+        [D + DAY + 9 * H, D + DAY + 9 * H + 30 * M],
+      ],
+    });
+    expect(reportSpans(...ranges[2]!)).toEqual({ daily: [], hourly: [], records: [ranges[2]] });
+    for (const [s, e] of ranges) {
+      for (const groupBy of ['tag', 'model', 'key', 'day'] as GroupBy[]) {
+        const fast = await usageReport(gw.services.db, a.userId, groupBy, new Date(s), new Date(e));
+        const slow = await usageReportFromRecords(gw.services.db, a.userId, groupBy, new Date(s), new Date(e));
+        expect(fast, `${groupBy} ${new Date(s).toISOString()}–${new Date(e).toISOString()}`).toEqual(slow);
+      }
+    }
+    const first = await usageReport(gw.services.db, a.userId, 'day', new Date(ranges[0]![0]), new Date(ranges[0]![1]));
+    expect(first.rows.map((r) => [r.group, r.requests])).toEqual([
+      ['2026-10-19', 4], // 10:40, 11:20, 17:00, 23:59:30
+      ['2026-10-20', 3],
+      ['2026-10-21', 1], // 09:10; 09:50 is past the end
+    ]);
   });
 
   it('keeps monthly partitions ahead and drops raw months past the retention, rollups staying', async () => {
