@@ -46,23 +46,28 @@ function add(into: Grouped, group: string | null, c: Counters): void {
 /** A half-open range of instants, in ms since the epoch. */
 export type Span = [from: number, to: number];
 
-/** Where each part of a report's range is read: the records, the hourly or the daily rollups. */
+/** Where each part of a report's range is read: the records, or the hourly, daily or weekly rollups. */
 export interface Spans {
   records: Span[];
   hourly: Span[];
   daily: Span[];
+  weekly: Span[];
 }
 
+const WEEK_MS = 7 * DAY_MS;
+const FIRST_MONDAY = 4 * DAY_MS; // 1970-01-05: weeks run from Monday 00:00 UTC, as Postgres's date_trunc('week')
+
 /**
- * Splits [start, end) into whole UTC days (daily rollups), the whole UTC hours left at either edge
- * (hourly rollups) and the partial hours left at the very edges (records): a 93-day report reads
- * at most two hours of records, however many calls the account made.
+ * Splits [start, end) into whole UTC weeks (when `weeks`: only the per-key rollup has them), whole
+ * UTC days, the whole hours left at either edge and the partial hours left at the very edges (the
+ * records): a 93-day report reads at most two hours of records, however many calls the account made.
  */
-export function reportSpans(start: number, end: number): Spans {
-  const spans: Spans = { records: [], hourly: [], daily: [] };
+export function reportSpans(start: number, end: number, weeks = false): Spans {
+  const spans: Spans = { records: [], hourly: [], daily: [], weekly: [] };
   const levels = [
-    { unit: DAY_MS, into: spans.daily },
-    { unit: HOUR_MS, into: spans.hourly },
+    ...(weeks ? [{ unit: WEEK_MS, origin: FIRST_MONDAY, into: spans.weekly }] : []),
+    { unit: DAY_MS, origin: 0, into: spans.daily },
+    { unit: HOUR_MS, origin: 0, into: spans.hourly },
   ];
   const split = (from: number, to: number, level: number): void => {
     if (from >= to) return;
@@ -71,8 +76,9 @@ export function reportSpans(start: number, end: number): Spans {
       spans.records.push([from, to]);
       return;
     }
-    const firstWhole = Math.ceil(from / step.unit) * step.unit;
-    const lastWhole = Math.floor(to / step.unit) * step.unit;
+    const { unit, origin } = step;
+    const firstWhole = Math.ceil((from - origin) / unit) * unit + origin;
+    const lastWhole = Math.floor((to - origin) / unit) * unit + origin;
     if (firstWhole >= lastWhole) return split(from, to, level + 1);
     step.into.push([firstWhole, lastWhole]);
     split(from, firstWhole, level + 1);
@@ -114,12 +120,14 @@ const ROLLUP_GROUP: Record<GroupBy, { table: string; group: (period: RawBuilder<
   day: { table: 'models', group: (period) => sql`to_char(${period}, 'YYYY-MM-DD')` },
 };
 
-function fromRollups(userId: string, groupBy: GroupBy, period: 'daily' | 'hourly', spans: Span[]) {
+const PERIOD_COLUMN = { hourly: 'hour', daily: 'day', weekly: 'week' } as const;
+
+function fromRollups(userId: string, groupBy: GroupBy, period: keyof typeof PERIOD_COLUMN, spans: Span[]) {
+  const column = sql.ref(PERIOD_COLUMN[period]);
   // `hour` is a UTC hour (timestamptz): its UTC date is the day it belongs to.
-  const column = period === 'daily' ? sql.ref('day') : sql.ref('hour');
-  const asDay = period === 'daily' ? column : sql`(hour AT TIME ZONE 'UTC')`;
+  const asDay = period === 'hourly' ? sql`(hour AT TIME ZONE 'UTC')` : column;
   const bound = (ms: number) =>
-    period === 'daily' ? sql`${new Date(ms).toISOString().slice(0, 10)}::date` : sql`${new Date(ms)}`;
+    period === 'hourly' ? sql`${new Date(ms)}` : sql`${new Date(ms).toISOString().slice(0, 10)}::date`;
   const within = sql.join(
     spans.map(([from, to]) => sql`(${column} >= ${bound(from)} AND ${column} < ${bound(to)})`),
     sql` OR `,
@@ -135,6 +143,7 @@ async function grouped(db: Db, userId: string, groupBy: GroupBy, spans: Spans): 
     ...(spans.records.length ? [fromRecords(userId, groupBy, spans.records)] : []),
     ...(spans.hourly.length ? [fromRollups(userId, groupBy, 'hourly', spans.hourly)] : []),
     ...(spans.daily.length ? [fromRollups(userId, groupBy, 'daily', spans.daily)] : []),
+    ...(spans.weekly.length ? [fromRollups(userId, groupBy, 'weekly', spans.weekly)] : []),
   ];
   const into: Grouped = new Map();
   for (const result of await Promise.all(statements.map((s) => s.execute(db)))) {
@@ -173,8 +182,8 @@ async function report(db: Db, userId: string, groupBy: GroupBy, spans: Spans) {
 
 /**
  * The account's usage in [start, end) grouped one way, and the total (each request counted once).
- * Whole UTC days come from the daily rollups the usage drain keeps, the whole hours of the edge days
- * from its hourly rollups, and only the partial hours at the very edges from the records
+ * Whole UTC days (and by key whole weeks) come from the rollups the usage drain keeps, the whole hours
+ * of the edge days from its hourly rollups, and only the partial hours at the very edges from the records
  * (docs/decisions/0010-usage-rollups.md).
  */
 export function usageReport(
@@ -184,7 +193,7 @@ export function usageReport(
   start: Date,
   end: Date,
 ): Promise<{ rows: ReportRow[]; total: Counters }> {
-  return report(db, userId, groupBy, reportSpans(start.getTime(), end.getTime()));
+  return report(db, userId, groupBy, reportSpans(start.getTime(), end.getTime(), groupBy === 'key'));
 }
 
 /** The same report computed from the records alone (the baseline the benchmark and tests compare against). */
@@ -195,7 +204,7 @@ export function usageReportFromRecords(
   start: Date,
   end: Date,
 ): Promise<{ rows: ReportRow[]; total: Counters }> {
-  const spans: Spans = { records: [[start.getTime(), end.getTime()]], hourly: [], daily: [] };
+  const spans: Spans = { records: [[start.getTime(), end.getTime()]], hourly: [], daily: [], weekly: [] };
   return report(db, userId, groupBy, spans);
 }
 

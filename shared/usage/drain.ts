@@ -106,7 +106,7 @@ const COPY_STAGE = "COPY usage_stage (doc) FROM STDIN WITH (FORMAT csv, DELIMITE
 
 /**
  * Writes a batch in one transaction: the records' JSON texts go to a staging table by COPY, then one
- * statement moves them into usage_records, the daily and hourly rollups, balances and the ledger. → the charges.
+ * statement moves them into usage_records, the rollups, balances and the ledger. → the charges.
  */
 async function writeBatch(db: Db, texts: Buffer[]): Promise<Charged[]> {
   const client = await rawClient(db);
@@ -153,21 +153,30 @@ const DIMENSIONS = [
     from: "inserted i CROSS JOIN LATERAL unnest(CASE WHEN cardinality(i.tags) = 0 THEN ARRAY['']::text[] ELSE i.tags END) AS t(tag)",
   },
 ];
-const PERIODS = [
-  { name: 'daily', column: 'day', value: "(i.created_at AT TIME ZONE 'UTC')::date" },
+const PERIODS = {
+  daily: { column: 'day', value: "(i.created_at AT TIME ZONE 'UTC')::date" },
   // Truncated in UTC whatever the session's time zone (a half-hour offset would split UTC hours).
-  { name: 'hourly', column: 'hour', value: "date_trunc('hour', i.created_at, 'UTC')" },
+  hourly: { column: 'hour', value: "date_trunc('hour', i.created_at, 'UTC')" },
+  weekly: { column: 'week', value: "date_trunc('week', i.created_at AT TIME ZONE 'UTC')::date" },
+};
+type Period = keyof typeof PERIODS;
+// Per UTC day and hour (the report's whole days and edge hours) for every dimension; per week by
+// key too (an account with many keys has a row per key and day).
+const KEPT: Array<[Period, (typeof DIMENSIONS)[number]]> = [
+  ...(['daily', 'hourly'] as const).flatMap((p) =>
+    DIMENSIONS.map((d) => [p, d] as [Period, (typeof DIMENSIONS)[number]]),
+  ),
+  ['weekly', DIMENSIONS[1]!],
 ];
-/** The statement's rollup upserts: per UTC day and hour (the report's whole days and edge hours), per dimension. */
-const ROLLUPS = PERIODS.flatMap((p) =>
-  DIMENSIONS.map(
-    (d) => `${p.name}_${d.table} AS (
-      INSERT INTO usage_${p.name}_${d.table} AS d (user_id, ${p.column}, ${d.column}, ${COUNTERS})
+/** The statement's rollup upserts. */
+const ROLLUPS = KEPT.map(([name, d]) => {
+  const p = PERIODS[name];
+  return `${name}_${d.table} AS (
+      INSERT INTO usage_${name}_${d.table} AS d (user_id, ${p.column}, ${d.column}, ${COUNTERS})
       SELECT i.user_id, ${p.value}, ${d.value}, ${SUMS} FROM ${d.from} GROUP BY 1, 2, 3
       ON CONFLICT (user_id, ${p.column}, ${d.column}) DO UPDATE SET ${ADD_COUNTERS}
-    )`,
-  ),
-);
+    )`;
+});
 
 // Fields a record of an earlier release lacks read as NULL. Window sums give each charge its
 // balance_after within one account, in the order of the calls.

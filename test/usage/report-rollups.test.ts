@@ -73,6 +73,8 @@ describe('usage report from rollups', () => {
     // Calls on both sides of every cut the ranges below make (minutes into an hour, hours into a day),
     // far enough from each cut for the clock's running on during a call.
     const at = [
+      D - 9 * DAY + 10 * H + 5 * M,
+      D - 5 * DAY,
       D - DAY + 10 * H + 5 * M,
       D - DAY + 10 * H + 40 * M,
       D - DAY + 11 * H + 20 * M,
@@ -96,9 +98,11 @@ describe('usage report from rollups', () => {
       [D - DAY + 10 * H + 10 * M, D - DAY + 10 * H + 50 * M], // inside one hour
       [D - M, D + M], // across midnight, no whole hour
       [D - DAY + 10 * H + 20 * M, D + 45 * M], // across midnight, whole hours on both sides
+      [D - 9 * DAY + 10 * H, D + DAY + 9 * H + 30 * M], // by key: a whole week (from Monday 2026-10-12) too
     ];
-    // Every range but the last two reads each source the split promises.
+    // Each range reads the sources the split promises.
     expect(reportSpans(...ranges[0]!)).toEqual({
+      weekly: [],
       daily: [[D, D + DAY]],
       hourly: [
         [D - DAY + 11 * H, D],
@@ -109,7 +113,16 @@ describe('usage report from rollups', () => {
         [D + DAY + 9 * H, D + DAY + 9 * H + 30 * M],
       ],
     });
-    expect(reportSpans(...ranges[2]!)).toEqual({ daily: [], hourly: [], records: [ranges[2]] });
+    expect(reportSpans(...ranges[2]!)).toEqual({ weekly: [], daily: [], hourly: [], records: [ranges[2]] });
+    expect(reportSpans(...ranges[5]!, true)).toEqual({
+      weekly: [[D - 8 * DAY, D - DAY]],
+      daily: [[D - DAY, D + DAY]],
+      hourly: [
+        [D - 9 * DAY + 10 * H, D - 8 * DAY],
+        [D + DAY, D + DAY + 9 * H],
+      ],
+      records: [[D + DAY + 9 * H, D + DAY + 9 * H + 30 * M]],
+    });
     for (const [s, e] of ranges) {
       for (const groupBy of ['tag', 'model', 'key', 'day'] as GroupBy[]) {
         const fast = await usageReport(gw.services.db, a.userId, groupBy, new Date(s), new Date(e));
