@@ -34,13 +34,13 @@ const DAY_MS = 86_400_000;
 
 type Grouped = Map<string | null, Counters>;
 
-function add(into: Grouped, group: string | null, c: Counters): void {
-  const have = into.get(group);
+function add(into: Grouped, group: string | null, c: Counters, sign = 1): void {
+  let have = into.get(group);
   if (!have) {
-    into.set(group, { ...c });
-    return;
+    have = { requests: 0, errors: 0, input_tokens: 0, output_tokens: 0, cached_tokens: 0, charged_micro_usd: 0 };
+    into.set(group, have);
   }
-  for (const k of Object.keys(c) as (keyof Counters)[]) have[k] += c[k];
+  for (const k of Object.keys(c) as (keyof Counters)[]) have[k] += sign * c[k];
 }
 
 /** A half-open range of instants, in ms since the epoch. */
@@ -50,6 +50,8 @@ export type Span = [from: number, to: number];
 export interface Spans {
   records: Span[];
   hourly: Span[];
+  /** Hours taken off a whole day: an edge day's whole hours read as the day less the hours outside them. */
+  hourlyLess: Span[];
   daily: Span[];
   weekly: Span[];
 }
@@ -61,9 +63,10 @@ const FIRST_MONDAY = 4 * DAY_MS; // 1970-01-05: weeks run from Monday 00:00 UTC,
  * Splits [start, end) into whole UTC weeks (when `weeks`: only the per-key rollup has them), whole
  * UTC days, the whole hours left at either edge and the partial hours left at the very edges (the
  * records): a 93-day report reads at most two hours of records, however many calls the account made.
+ * More than 12 whole hours of one day are read as the day less its other hours (fewer rows).
  */
 export function reportSpans(start: number, end: number, weeks = false): Spans {
-  const spans: Spans = { records: [], hourly: [], daily: [], weekly: [] };
+  const spans: Spans = { records: [], hourly: [], hourlyLess: [], daily: [], weekly: [] };
   const levels = [
     ...(weeks ? [{ unit: WEEK_MS, origin: FIRST_MONDAY, into: spans.weekly }] : []),
     { unit: DAY_MS, origin: 0, into: spans.daily },
@@ -80,7 +83,12 @@ export function reportSpans(start: number, end: number, weeks = false): Spans {
     const firstWhole = Math.ceil((from - origin) / unit) * unit + origin;
     const lastWhole = Math.floor((to - origin) / unit) * unit + origin;
     if (firstWhole >= lastWhole) return split(from, to, level + 1);
-    step.into.push([firstWhole, lastWhole]);
+    const day = Math.floor(firstWhole / DAY_MS) * DAY_MS;
+    if (unit === HOUR_MS && lastWhole - firstWhole > DAY_MS / 2 && lastWhole <= day + DAY_MS) {
+      spans.daily.push([day, day + DAY_MS]);
+      if (day < firstWhole) spans.hourlyLess.push([day, firstWhole]);
+      if (lastWhole < day + DAY_MS) spans.hourlyLess.push([lastWhole, day + DAY_MS]);
+    } else step.into.push([firstWhole, lastWhole]);
     split(from, firstWhole, level + 1);
     split(lastWhole, to, level + 1);
   };
@@ -139,15 +147,18 @@ function fromRollups(userId: string, groupBy: GroupBy, period: keyof typeof PERI
 
 /** The account's usage over the spans, grouped one way: each source read in its own statement, at once. */
 async function grouped(db: Db, userId: string, groupBy: GroupBy, spans: Spans): Promise<Grouped> {
-  const statements = [
-    ...(spans.records.length ? [fromRecords(userId, groupBy, spans.records)] : []),
-    ...(spans.hourly.length ? [fromRollups(userId, groupBy, 'hourly', spans.hourly)] : []),
-    ...(spans.daily.length ? [fromRollups(userId, groupBy, 'daily', spans.daily)] : []),
-    ...(spans.weekly.length ? [fromRollups(userId, groupBy, 'weekly', spans.weekly)] : []),
+  const sources: Array<[spans: Span[], read: (spans: Span[]) => ReturnType<typeof fromRecords>, sign: number]> = [
+    [spans.records, (s) => fromRecords(userId, groupBy, s), 1],
+    [spans.hourly, (s) => fromRollups(userId, groupBy, 'hourly', s), 1],
+    [spans.hourlyLess, (s) => fromRollups(userId, groupBy, 'hourly', s), -1],
+    [spans.daily, (s) => fromRollups(userId, groupBy, 'daily', s), 1],
+    [spans.weekly, (s) => fromRollups(userId, groupBy, 'weekly', s), 1],
   ];
+  const read = sources.filter(([s]) => s.length > 0);
+  const results = await Promise.all(read.map(([s, statement]) => statement(s).execute(db)));
   const into: Grouped = new Map();
-  for (const result of await Promise.all(statements.map((s) => s.execute(db)))) {
-    for (const r of result.rows) add(into, (r.grp as string | null) ?? null, counters(r));
+  for (const [i, result] of results.entries()) {
+    for (const r of result.rows) add(into, (r.grp as string | null) ?? null, counters(r), read[i]![2]);
   }
   return into;
 }
@@ -204,7 +215,13 @@ export function usageReportFromRecords(
   start: Date,
   end: Date,
 ): Promise<{ rows: ReportRow[]; total: Counters }> {
-  const spans: Spans = { records: [[start.getTime(), end.getTime()]], hourly: [], daily: [], weekly: [] };
+  const spans: Spans = {
+    records: [[start.getTime(), end.getTime()]],
+    hourly: [],
+    hourlyLess: [],
+    daily: [],
+    weekly: [],
+  };
   return report(db, userId, groupBy, spans);
 }
 

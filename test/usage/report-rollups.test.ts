@@ -101,26 +101,35 @@ describe('usage report from rollups', () => {
       [D - 9 * DAY + 10 * H, D + DAY + 9 * H + 30 * M], // by key: a whole week (from Monday 2026-10-12) too
     ];
     // Each range reads the sources the split promises.
+    // Past 12 whole hours of a day, the day less its other hours.
     expect(reportSpans(...ranges[0]!)).toEqual({
       weekly: [],
-      daily: [[D, D + DAY]],
-      hourly: [
-        [D - DAY + 11 * H, D],
-        [D + DAY, D + DAY + 9 * H],
+      daily: [
+        [D, D + DAY],
+        [D - DAY, D],
       ],
+      hourly: [[D + DAY, D + DAY + 9 * H]],
+      hourlyLess: [[D - DAY, D - DAY + 11 * H]],
       records: [
         [D - DAY + 10 * H + 20 * M, D - DAY + 11 * H],
         [D + DAY + 9 * H, D + DAY + 9 * H + 30 * M],
       ],
     });
-    expect(reportSpans(...ranges[2]!)).toEqual({ weekly: [], daily: [], hourly: [], records: [ranges[2]] });
+    expect(reportSpans(...ranges[2]!)).toEqual({
+      weekly: [],
+      daily: [],
+      hourly: [],
+      hourlyLess: [],
+      records: [ranges[2]],
+    });
     expect(reportSpans(...ranges[5]!, true)).toEqual({
       weekly: [[D - 8 * DAY, D - DAY]],
-      daily: [[D - DAY, D + DAY]],
-      hourly: [
-        [D - 9 * DAY + 10 * H, D - 8 * DAY],
-        [D + DAY, D + DAY + 9 * H],
+      daily: [
+        [D - 9 * DAY, D - 8 * DAY],
+        [D - DAY, D + DAY],
       ],
+      hourly: [[D + DAY, D + DAY + 9 * H]],
+      hourlyLess: [[D - 9 * DAY, D - 9 * DAY + 10 * H]],
       records: [[D + DAY + 9 * H, D + DAY + 9 * H + 30 * M]],
     });
     for (const [s, e] of ranges) {
