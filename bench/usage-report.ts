@@ -60,8 +60,8 @@ async function seed(): Promise<{ userId: string; keyId: string }> {
   );
   process.stdout.write(`seeded ${ROWS} records in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
   const rollups = performance.now();
-  // The same backfills as migrations 0012 (daily) and 0027 (hourly, weekly by key); the drain maintains them as records arrive.
-  for (const migration of ['0012_usage_partitions.sql', '0027_usage_hourly_rollups.sql']) {
+  // The same backfills as migrations 0012 (daily) and 0025 (hourly, weekly by key); the drain maintains them as records arrive.
+  for (const migration of ['0012_usage_partitions.sql', '0025_usage_hourly_rollups.sql']) {
     for (const statement of (await readFile(projectPath('migrations', migration), 'utf8'))
       .split(';')
       .filter((q) => /^\s*INSERT INTO usage_(daily|hourly|weekly)/m.test(q))) {
