@@ -63,6 +63,8 @@ export async function acceptTaskCall(
       tags,
       idempotencyKey: req.clientRequestId,
       baseUrl: baseUrl(services, ctx),
+      // The handler looked for this id's stored result first (replay-call.ts).
+      replayChecked: true,
     });
     const view = created.body as { id: string; status: string };
     return { taskId: view.id, status: view.status, replayed: created.replayed };

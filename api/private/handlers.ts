@@ -24,6 +24,7 @@ import {
 } from './calls.js';
 import { readChatCall, withinInput } from './chat-call.js';
 import { chatCallAfter, firstWait } from './chat-wait.js';
+import { findEarlierCall, taskBodyOf } from './replay-call.js';
 
 /** Steps 1-3 with the key from the body (read and size-limited first): an `ak-` key, and only one. */
 async function authenticateBody(
@@ -87,24 +88,34 @@ export function privateCall(services: GatewayServices): Middleware {
       const tags = requestTags(ctx, key);
       const { apiKey: _key, wait_ms: _wait, ...identity } = authed.body;
       const hash = requestHash(identity);
-      const kind = kindOf(services, req.model);
+      // Replay first: a known clientRequestId answers its call before anything that may have changed since.
+      const earlier = await findEarlierCall(services, key, req, hash);
+      const kind = earlier ? kindOfCall(earlier) : kindOf(services, req.model);
       if (kind === 'chat') {
-        const chat = await readChatCall(services, key, req); // parsed and step 4 once, before anything is stored
-        if (chat.parsed.stream) return await streamPrivateChat(services, ctx, key, req, chat, { hash, tags });
+        const streamed = req.stream === true && key.profile === 'standard_v1';
+        // Parsed and step 4 once, before anything is stored; a replay needs neither.
+        const chat = earlier ? undefined : await readChatCall(services, key, req);
+        if (streamed) {
+          if (earlier) return sendSuccess(ctx, key.profile, viewOf(services, ctx, earlier));
+          return await streamPrivateChat(services, ctx, key, req, chat!, { hash, tags });
+        }
         const limitMs = earlyAnswerMs(key, req);
         let first: ReturnType<typeof firstWait>;
         try {
-          const accepted = await acceptChatCall(
-            services,
-            ctx,
-            key,
-            req,
-            chat,
-            { hash, tags },
-            {
-              beforeEnqueue: (id) => (first = firstWait(services, id, limitMs)),
-            },
-          );
+          const accepted =
+            earlier?.kind === 'chat'
+              ? { call: earlier.call, replayed: true }
+              : await acceptChatCall(
+                  services,
+                  ctx,
+                  key,
+                  req,
+                  chat!,
+                  { hash, tags },
+                  {
+                    beforeEnqueue: (id) => (first = firstWait(services, id, limitMs)),
+                  },
+                );
           const call = await chatCallAfter(services, key, accepted.call, first, limitMs, ctx.res);
           // A chat call refused when it ran (steps 5-6: balance, quota, limits) or failed upstream answers
           // as an error, as /v1/chat/completions would; getResult keeps showing its state.
@@ -114,10 +125,10 @@ export function privateCall(services: GatewayServices): Middleware {
           first?.cancel();
         }
       }
-      const route = TASK_ROUTES[kind];
-      const body = Object.assign({}, req.input, { model: req.model });
-      withinInput(() => route.parse(body));
-      const accepted = await acceptTaskCall(services, ctx, key, req, kind, body, tags);
+      const accepted =
+        earlier?.kind === 'task'
+          ? { taskId: earlier.task.id, status: earlier.task.status, replayed: true }
+          : await acceptNewTaskCall(services, ctx, key, req, kind, tags);
       const waitMs = req.wait_ms ?? 0;
       if (waitMs <= 0 && !accepted.replayed)
         return sendSuccess(ctx, key.profile, {
@@ -139,6 +150,22 @@ export function privateCall(services: GatewayServices): Middleware {
     }
   };
 }
+
+/** A new task call: its input validated as the standard call's, then its task created (replays were answered before). */
+function acceptNewTaskCall(
+  services: GatewayServices,
+  ctx: Context,
+  key: ApiKeyContext,
+  req: PrivateCallRequest,
+  kind: TaskKind,
+  tags: string[],
+) {
+  const body = taskBodyOf(req);
+  withinInput(() => TASK_ROUTES[kind].parse(body));
+  return acceptTaskCall(services, ctx, key, req, kind, body, tags);
+}
+
+const kindOfCall = (found: FoundCall): 'chat' | TaskKind => (found.kind === 'chat' ? 'chat' : found.task.kind);
 
 const logError = (services: GatewayServices) => (err: unknown) => services.log.error({ err }, 'unhandled error');
 

@@ -7,7 +7,7 @@ import { readJsonObject } from '../middleware/read-json.js';
 import { authenticateRequest } from '../http/credential.js';
 import { answerCreated, baseUrl } from './task-responses.js';
 
-/** The creating call of every task surface: steps 1-4, validation and pricing, then an idempotent job. */
+/** The creating call of every task surface: steps 1-3, a known Idempotency-Key's replay, else step 4, validation and pricing, then a job. */
 export async function acceptTask<R extends { model: string }>(
   ctx: Context,
   services: GatewayServices,
@@ -17,11 +17,11 @@ export async function acceptTask<R extends { model: string }>(
   const idempotencyKey = parseIdempotencyKey(ctx.get('idempotency-key') || undefined);
   const tags = callTags(ctx.get('x-service-tags') || undefined, key.tags);
   const body = await readJsonObject(ctx, services.config.http.bodyLimitBytes);
-  const { created, model } = await createRouteTask(services, key, route, body.value, {
+  const { created, modelId } = await createRouteTask(services, key, route, body.value, {
     requestId: ctx.state.requestId as string,
     tags,
     idempotencyKey,
     baseUrl: baseUrl(services, ctx),
   });
-  answerCreated(ctx, created, model.id);
+  answerCreated(ctx, created, modelId);
 }

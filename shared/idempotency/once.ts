@@ -19,7 +19,8 @@ function scopeDigest(scope: IdempotencyScope): string {
  * the private protocol): a key already used within its window replays its first result (`replay`;
  * another body under it answers 422); otherwise one request per key does the work (`create`, which
  * stores the result with the key in one statement) while a concurrent duplicate waits (bounded) for
- * that result instead of reserving money or limits a second time.
+ * that result instead of reserving money or limits a second time. Called before the call is routed,
+ * priced or authorized for its model: `create` does all of that, so a replay depends on none of it.
  */
 export async function onceByKey<T>(
   services: GatewayServices,
@@ -27,8 +28,10 @@ export async function onceByKey<T>(
   hash: Buffer,
   create: () => Promise<T>,
   replay: (stored: StoredResult) => Promise<T>,
+  options: { lookedUp?: boolean } = {},
 ): Promise<T> {
-  const stored = await findReplay(services.db, scope, hash, services.clock.now());
+  // `lookedUp`: the caller has just looked (the private protocol looks across call kinds first).
+  const stored = options.lookedUp ? undefined : await findReplay(services.db, scope, hash, services.clock.now());
   if (stored) return replay(stored);
   const marker = services.redisKeys.idempotencyInProgress(scopeDigest(scope));
   const waitUntil = Date.now() + IN_PROGRESS_WAIT_MS;

@@ -46,6 +46,41 @@ export async function findReplay(
   return { status: row.response_status, body: row.response_body };
 }
 
+/** A stored result of a key under one of several endpoints, with the hash it was stored for. */
+export interface StoredUnder extends StoredResult {
+  endpoint: string;
+  requestHash: Buffer;
+  /** The row the result stands for (a task, a private call). */
+  taskId: string | null;
+}
+
+/**
+ * The results stored for one key under any of `endpoints` (the private protocol's `clientRequestId`
+ * names a chat call or a task: one primary-key range read), still within their window.
+ */
+export function findStoredResults(
+  db: Db,
+  scope: Omit<IdempotencyScope, 'endpoint'>,
+  endpoints: readonly string[],
+  now: number,
+): Promise<StoredUnder[]> {
+  return db
+    .selectFrom('idempotency_keys')
+    .select([
+      'endpoint',
+      'request_hash as requestHash',
+      'response_status as status',
+      'response_body as body',
+      'task_id as taskId',
+    ])
+    .where('user_id', '=', scope.userId)
+    .where('api_key_id', '=', scope.apiKeyId)
+    .where('endpoint', 'in', endpoints)
+    .where('key', '=', scope.key)
+    .where('expires_at', '>', new Date(now))
+    .execute();
+}
+
 /** Purges keys past their window (run by the maintenance job). */
 export async function purgeExpiredKeys(db: Db, now: number): Promise<number> {
   const result = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', new Date(now)).executeTakeFirst();

@@ -4,9 +4,8 @@ import type { TaskKind } from '../db/schema.js';
 import { insertTask, type NewTask } from '../db/tasks.js';
 import { admit } from '../gateway/pipeline.js';
 import type { GatewayServices } from '../gateway/services.js';
-import { IDEMPOTENCY_WINDOW_MS, requestHash } from '../idempotency/idempotency-key.js';
+import { IDEMPOTENCY_WINDOW_MS } from '../idempotency/idempotency-key.js';
 import { findReplay, type IdempotencyScope, type StoredResult } from '../idempotency/replay.js';
-import { onceByKey } from '../idempotency/once.js';
 import { randomBase62 } from '../ids.js';
 import { jobId } from '../jobs/catalog.js';
 import type { JobQueues } from '../jobs/queues.js';
@@ -24,11 +23,10 @@ export interface CreateTaskInput {
    * made once the call is admitted: it may fetch images, which a call that may not run must not.
    */
   request: () => Promise<Record<string, unknown>>;
-  /** The body as the client sent it: what an Idempotency-Key is compared on. */
-  rawBody: unknown;
   requestId: string;
   tags: string[];
-  idempotencyKey: string | undefined;
+  /** The key's scope and the request's hash, stored with the task (the caller looked for a replay first). */
+  idempotency: { scope: IdempotencyScope; hash: Buffer } | undefined;
   /** The priced cost (after discount), reserved now and charged on success. */
   cost: number;
 }
@@ -42,29 +40,16 @@ export const TASK_ENDPOINT: Record<TaskKind, Endpoint> = { video: 'videos', imag
 const RESERVATION_SLACK_MS = 60 * 60 * 1000;
 
 /**
- * Accepts a creating call as an idempotent job: replays the first result of a known key without
- * touching money, otherwise reserves the cost, stores the task (and the key's result) in one
- * statement, and hands it to the submit queue. Answers at once; the workers do the rest.
+ * Accepts a creating call as a job: reserves the cost, stores the task (and its idempotency key's
+ * result) in one statement, and hands it to the submit queue. Answers at once; the workers do the
+ * rest. The caller has already answered a known key's replay (task-route.ts), before routing.
  */
 export async function createTask(
   services: GatewayServices,
   queues: JobQueues,
   input: CreateTaskInput,
 ): Promise<CreatedTask> {
-  const endpoint = TASK_ENDPOINT[input.kind];
-  const now = services.clock.now();
-  const scope: IdempotencyScope | undefined = input.idempotencyKey
-    ? { userId: input.key.userId, apiKeyId: input.key.id, endpoint, key: input.idempotencyKey }
-    : undefined;
-  const hash = requestHash(input.rawBody);
-  if (!scope) return accept(services, queues, input, now, hash, undefined);
-  return onceByKey(
-    services,
-    scope,
-    hash,
-    () => accept(services, queues, input, now, hash, scope),
-    async (stored) => ({ ...stored, replayed: true }),
-  );
+  return accept(services, queues, input, services.clock.now());
 }
 
 async function accept(
@@ -72,8 +57,6 @@ async function accept(
   queues: JobQueues,
   input: CreateTaskInput,
   now: number,
-  hash: Buffer,
-  scope: IdempotencyScope | undefined,
 ): Promise<CreatedTask> {
   const { key } = input;
   const id = `${ID_PREFIX[input.kind]}${Date.now().toString(36)}${randomBase62(16)}`;
@@ -87,7 +70,7 @@ async function accept(
       await release(services, key, id, now);
       throw err;
     }
-    return await store(services, queues, input, request, now, hash, scope, id, deadlineMs);
+    return await store(services, queues, input, request, now, id, deadlineMs);
   } finally {
     // The creation held a concurrency slot; the hours the task may run upstream do not.
     await services.admissions.releaseLeases(admitted, id).catch(() => undefined);
@@ -113,12 +96,10 @@ async function store(
   input: CreateTaskInput,
   request: Record<string, unknown>,
   now: number,
-  hash: Buffer,
-  scope: IdempotencyScope | undefined,
   id: string,
   deadlineMs: number,
 ): Promise<CreatedTask> {
-  const { key, model } = input;
+  const { key, model, idempotency } = input;
   const endpoint = TASK_ENDPOINT[input.kind];
   const route = input.route;
   const task: NewTask = {
@@ -163,11 +144,11 @@ async function store(
     updated_at: new Date(now),
     deadline_at: new Date(now + deadlineMs),
   });
-  const idem = scope
+  const idem = idempotency
     ? {
-        key: scope.key,
+        key: idempotency.scope.key,
         endpoint,
-        requestHash: hash,
+        requestHash: idempotency.hash,
         responseStatus: 200,
         responseBody: body,
         now: new Date(now),
@@ -185,8 +166,8 @@ async function store(
   if (!created) {
     // A concurrent duplicate won: give this reservation back and answer with its result.
     await release(services, key, id, now);
-    const replay = await findReplay(services.db, scope!, hash, now);
-    if (!replay) throw new Error(`idempotency key ${scope!.key} has no stored result`);
+    const replay = idempotency && (await findReplay(services.db, idempotency.scope, idempotency.hash, now));
+    if (!replay) throw new Error(`task ${id} was not inserted and its idempotency key has no stored result`);
     return { ...replay, replayed: true };
   }
   // If Redis is away the task waits in Postgres; the reconciler enqueues it when Redis is back.

@@ -10,6 +10,9 @@ import { parseProviderPreferences } from '../routing/provider-preferences.js';
 import { checkImageCount } from '../assets/fetch-images.js';
 import { externalImageUrls, rehostExternalImages } from '../assets/rehost.js';
 import { resolveAssetReferences } from '../assets/resolve-references.js';
+import { requestHash } from '../idempotency/idempotency-key.js';
+import { onceByKey } from '../idempotency/once.js';
+import type { IdempotencyScope, StoredResult } from '../idempotency/replay.js';
 import { createTask, type CreatedTask } from './create-task.js';
 
 /** What differs between the task kinds when a task is created: validation, pricing, checks. */
@@ -35,16 +38,60 @@ export interface TaskCallContext {
   idempotencyKey: string | undefined;
   /** The origin of the links the upstream fetches references from. */
   baseUrl: string;
+  /** The caller already looked for this key's stored result (the private protocol does, across call kinds). */
+  replayChecked?: boolean;
 }
 
-/** A task from a creating call's body (the task surfaces, and the private protocol's task calls). */
+/** A created task, or a replayed one, and the model that answers it (`X-Service-Model`). */
+export interface RouteTask {
+  created: CreatedTask;
+  modelId: string;
+}
+
+/**
+ * A task from a creating call's body (the task surfaces, and the private protocol's task calls). A
+ * known key answers its stored first result before anything that may differ on a retry — routing
+ * and account health, the catalog and its prices, the key's group, assets and fetched images — so a
+ * replay answers the same during an outage or after a model, an asset or an allowance went away
+ * (docs/reference/idempotency.md). One request per key runs the rest; a refusal stores nothing.
+ */
 export async function createRouteTask<R extends { model: string }>(
   services: GatewayServices,
   key: ApiKeyContext,
   route: TaskRoute<R>,
   bodyValue: Record<string, unknown>,
   call: TaskCallContext,
-): Promise<{ created: CreatedTask; model: CatalogModel }> {
+): Promise<RouteTask> {
+  const hash = requestHash(bodyValue);
+  if (!call.idempotencyKey) return planAndCreate(services, key, route, bodyValue, call, undefined);
+  const scope: IdempotencyScope = {
+    userId: key.userId,
+    apiKeyId: key.id,
+    endpoint: route.endpoint,
+    key: call.idempotencyKey,
+  };
+  return onceByKey(
+    services,
+    scope,
+    hash,
+    () => planAndCreate(services, key, route, bodyValue, call, { scope, hash }),
+    async (stored) => ({ created: { ...stored, replayed: true }, modelId: storedModel(stored) }),
+    { lookedUp: call.replayChecked === true },
+  );
+}
+
+function storedModel(stored: StoredResult): string {
+  return String((stored.body as { model?: unknown }).model ?? '');
+}
+
+async function planAndCreate<R extends { model: string }>(
+  services: GatewayServices,
+  key: ApiKeyContext,
+  route: TaskRoute<R>,
+  bodyValue: Record<string, unknown>,
+  call: TaskCallContext,
+  idempotency: { scope: IdempotencyScope; hash: Buffer } | undefined,
+): Promise<RouteTask> {
   // `provider` (preferred providers) is the gateway's routing field, not part of the task request.
   const { provider: providerField, ...fields } = withDefaultModel(bodyValue, key);
   const parsed = route.parse(fields);
@@ -85,11 +132,10 @@ export async function createRouteTask<R extends { model: string }>(
         key,
         model.accepts_urls ? prepared.request : await rehostExternalImages(links, key.userId, prepared.request),
       ),
-    rawBody: bodyValue,
     requestId: call.requestId,
     tags: call.tags,
-    idempotencyKey: call.idempotencyKey,
+    idempotency,
     cost,
   });
-  return { created, model };
+  return { created, modelId: model.id };
 }

@@ -103,6 +103,8 @@ export interface TaskGatewayOptions {
   workers?: boolean;
   /** A running S3 server to share; otherwise one is started (and stopped on close). */
   s3?: TestS3;
+  /** The catalog document (default taskCatalog). */
+  catalog?: (simUrl: string) => unknown;
 }
 
 export async function startTaskGateway(options: TaskGatewayOptions = {}): Promise<TaskGateway> {
@@ -116,7 +118,7 @@ export async function startTaskGateway(options: TaskGatewayOptions = {}): Promis
   const gw = await startTestGateway({
     env,
     sim: { apiKey: SIM_KEY, ...options.sim },
-    catalog: taskCatalog,
+    catalog: options.catalog ?? taskCatalog,
     ...(options.clock ? { clock: options.clock } : {}),
   });
   let workers: TaskWorkers | undefined;
