@@ -18,13 +18,45 @@ export function requestHash(body: unknown): Buffer {
   return createHash('sha256').update(canonicalJson(body)).digest();
 }
 
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+/** A piece of the output, queued between the values still to write. */
+class Token {
+  constructor(readonly text: string) {}
+}
+const COMMA = new Token(',');
+const CLOSE_ARRAY = new Token(']');
+const CLOSE_OBJECT = new Token('}');
+
+/**
+ * JSON with object keys sorted (and undefined members left out), written with an explicit stack: a
+ * body nested thousands deep (JSON.parse reads it) is hashed, not a stack overflow.
+ */
+function canonicalJson(root: unknown): string {
+  let out = '';
+  const todo: unknown[] = [root];
+  while (todo.length > 0) {
+    const item = todo.pop();
+    if (item instanceof Token) {
+      out += item.text;
+    } else if (Array.isArray(item)) {
+      out += '[';
+      todo.push(CLOSE_ARRAY);
+      for (let i = item.length - 1; i >= 0; i--) {
+        todo.push(item[i]);
+        if (i > 0) todo.push(COMMA);
+      }
+    } else if (item !== null && typeof item === 'object') {
+      out += '{';
+      const entries = Object.entries(item as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      todo.push(CLOSE_OBJECT);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        todo.push(entries[i]![1], new Token(`${JSON.stringify(entries[i]![0])}:`));
+        if (i > 0) todo.push(COMMA);
+      }
+    } else {
+      out += JSON.stringify(item) ?? '';
+    }
   }
-  return JSON.stringify(value);
+  return out;
 }

@@ -62,8 +62,8 @@ export async function createRouteTask<R extends { model: string }>(
   bodyValue: Record<string, unknown>,
   call: TaskCallContext,
 ): Promise<RouteTask> {
-  const hash = requestHash(bodyValue);
   if (!call.idempotencyKey) return planAndCreate(services, key, route, bodyValue, call, undefined);
+  const hash = requestHash(bodyValue);
   const scope: IdempotencyScope = {
     userId: key.userId,
     apiKeyId: key.id,
