@@ -94,8 +94,9 @@ const envSchema = z
     WEBAUTHN_ORIGIN: z.url({ protocol: /^https?$/ }).optional(),
     WORKER_QUEUES: z.string().default('all'),
     WORKER_CONCURRENCY: z.string().default(''),
-    WORKER_LOCK_MS: z.coerce.number().int().min(1_000).default(30_000),
-    WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(30_000),
+    // A dead worker's job (a task's charge among them) is taken up within lock + interval, ~7 s.
+    WORKER_LOCK_MS: z.coerce.number().int().min(1_000).default(5_000),
+    WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(2_000),
     MAINTENANCE_EVERY_MS: z.coerce.number().int().min(100).default(30_000),
     TASK_RECONCILE_AFTER_MS: z.coerce.number().int().min(100).default(120_000),
     TASK_FIRST_POLL_MS: z.coerce.number().int().min(50).default(2_000),

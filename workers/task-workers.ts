@@ -42,6 +42,9 @@ const DEFAULT_CONCURRENCY: Record<TaskJobName, number> = {
   webhook: 50,
 };
 
+/** Stalls (its worker died, or lost the lock) a job survives; past that it fails, and the reconciler re-drives its task. */
+const MAX_STALLED_COUNT = 5;
+
 export interface TaskWorkerOptions {
   /** Which queues this process serves (WORKER_QUEUES: `all` or a comma list). */
   queues: string;
@@ -99,6 +102,9 @@ export function startTaskWorkers(s: TaskJobServices, options: TaskWorkerOptions)
       // A job whose worker died is taken up again once its lock lapses and a stall check sees it.
       lockDuration: s.config.worker.lockMs,
       stalledInterval: s.config.worker.stalledIntervalMs,
+      // Every processor is idempotent, so a job whose workers died under it is run again, not
+      // failed at its second stall (BullMQ's default), which would wait for the reconciler.
+      maxStalledCount: MAX_STALLED_COUNT,
     });
     worker.on('completed', () => jobOutcomes.inc({ queue: name, outcome: 'completed' }));
     worker.on('failed', (job, err) => {

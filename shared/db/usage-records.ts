@@ -61,3 +61,24 @@ export function recentKeyCalls(db: Db, keyId: string, limit: number) {
     .limit(limit)
     .execute();
 }
+
+/**
+ * Waits (up to `timeoutMs`) until the usage drain has written the record `id` — with its ledger
+ * entry, in the same statement — to Postgres; false when it has not by then. `since` bounds the
+ * partitions read: the record is made after it.
+ */
+export async function usageRecordWritten(db: Db, id: string, since: Date, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  // The drain reads its queue every 50-100 ms when it is not busy: look about as often, then less.
+  for (let pause = 25; ; pause = Math.min(pause * 2, 400)) {
+    const row = await db
+      .selectFrom('usage_records')
+      .select('id')
+      .where('id', '=', id)
+      .where('created_at', '>=', since)
+      .executeTakeFirst();
+    if (row) return true;
+    if (Date.now() + pause > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+}

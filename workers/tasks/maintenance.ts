@@ -4,17 +4,10 @@ import { purgeExpiredKeys } from '../../shared/idempotency/replay.js';
 import { dropExpiredUsagePartitions, ensureUsagePartitions } from '../../shared/db/usage-partitions.js';
 import { sweepExpiredUploads } from '../../shared/assets/sweep.js';
 import { sweepFetchedObjects } from '../../shared/assets/sweep-fetched.js';
-import { jobId, type JobName } from '../../shared/jobs/catalog.js';
-import type { TaskJobServices } from './task-steps.js';
+import { jobId } from '../../shared/jobs/catalog.js';
+import { NEXT_JOB, type TaskJobServices } from './task-steps.js';
 import { sweepWebhooks } from '../../shared/webhooks/sweep.js';
 import { mailBudgetNotices } from '../../shared/keys/budget-notice.js';
-
-const NEXT_JOB: Record<string, JobName> = {
-  submit: 'task-submit',
-  poll: 'task-poll',
-  mirror: 'task-mirror',
-  settle: 'task-settle',
-};
 
 /**
  * Periodically, on one worker at a time: purges idempotency keys past their window, keeps the

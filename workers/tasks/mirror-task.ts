@@ -1,8 +1,7 @@
 import type { Job } from 'bullmq';
-import { findTask } from '../../shared/db/tasks.js';
-import { endTask } from '../../shared/tasks/end-task.js';
+import { advanceTask, findTask } from '../../shared/db/tasks.js';
 import { jobId } from '../../shared/jobs/catalog.js';
-import { lastAttempt, providerOf, type TaskJobServices } from './task-steps.js';
+import { enqueueStageJob, lastAttempt, providerOf, type TaskJobServices } from './task-steps.js';
 
 const EXTENSIONS: Record<string, string> = {
   'video/mp4': 'mp4',
@@ -15,11 +14,16 @@ const EXTENSIONS: Record<string, string> = {
 /**
  * Streams the provider's result into the gateway's object store (multipart for S3: never the whole
  * file in memory), so `stored_url` keeps working after the provider's link expires. When every
- * attempt fails the task still succeeds, with `provider_url` only.
+ * attempt fails the task still succeeds, with `provider_url` only. The task stays `running` here:
+ * it reads `succeeded` once settle has charged it (settle-task.ts).
  */
 export async function mirrorTask(s: TaskJobServices, job: Job<{ taskId: string }>): Promise<string> {
   const task = await findTask(s.db, job.data.taskId);
-  if (!task || task.stage !== 'mirror' || !task.upstream_id) return 'nothing to do';
+  if (task && task.stage !== 'mirror') {
+    await enqueueStageJob(s, task);
+    return 'nothing to do';
+  }
+  if (!task?.upstream_id) return 'nothing to do';
   const { upstream, provider } = providerOf(s, task);
   const urls = task.provider_urls?.length ? task.provider_urls : [undefined];
   const keys: string[] = [];
@@ -44,10 +48,8 @@ export async function mirrorTask(s: TaskJobServices, job: Job<{ taskId: string }
     );
   }
   const mirrored = keys.length === urls.length;
-  const moved = await endTask(s.db, task.id, ['mirror'], {
-    status: 'succeeded',
+  const moved = await advanceTask(s.db, task.id, ['mirror'], {
     stage: 'settle',
-    finished_at: new Date(s.clock.now()),
     ...(mirrored ? { stored_keys: keys, result_size: size } : {}),
   });
   if (moved) await s.jobs.enqueue('task-settle', { taskId: task.id }, { jobId: jobId('task-settle', task.id) });

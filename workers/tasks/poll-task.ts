@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import { advanceTask, findTask } from '../../shared/db/tasks.js';
 import { jobId } from '../../shared/jobs/catalog.js';
 import type { TaskSnapshot } from '../../shared/providers/tasks/task-provider.js';
-import { endUnsuccessfully, nextPollDelayMs, providerOf, type TaskJobServices } from './task-steps.js';
+import { endUnsuccessfully, enqueueStageJob, nextPollDelayMs, providerOf, type TaskJobServices } from './task-steps.js';
 
 /**
  * One look at the upstream task, then the next poll is scheduled (a delayed job, backing off). A
@@ -11,7 +11,12 @@ import { endUnsuccessfully, nextPollDelayMs, providerOf, type TaskJobServices } 
  */
 export async function pollTask(s: TaskJobServices, job: Job<{ taskId: string }>): Promise<string> {
   const task = await findTask(s.db, job.data.taskId);
-  if (!task || task.stage !== 'poll' || !task.upstream_id) return 'nothing to do';
+  if (!task) return 'nothing to do';
+  if (task.stage !== 'poll' && task.stage !== 'submit') {
+    await enqueueStageJob(s, task);
+    return 'nothing to do';
+  }
+  if (task.stage !== 'poll' || !task.upstream_id) return 'nothing to do';
   const { upstream, provider } = providerOf(s, task);
   if (s.clock.now() >= task.deadline_at.getTime()) {
     await provider.cancel(upstream, task.upstream_id).catch(() => {});

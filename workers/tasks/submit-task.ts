@@ -3,7 +3,14 @@ import { sql } from 'kysely';
 import { advanceTask, findTask } from '../../shared/db/tasks.js';
 import { jobId } from '../../shared/jobs/catalog.js';
 import { UpstreamTaskError } from '../../shared/providers/tasks/task-provider.js';
-import { endUnsuccessfully, lastAttempt, nextPollDelayMs, providerOf, type TaskJobServices } from './task-steps.js';
+import {
+  endUnsuccessfully,
+  enqueueStageJob,
+  lastAttempt,
+  nextPollDelayMs,
+  providerOf,
+  type TaskJobServices,
+} from './task-steps.js';
 
 /**
  * Creates the upstream task. The gateway's task id is the upstream's Idempotency-Key, so a retry
@@ -11,7 +18,11 @@ import { endUnsuccessfully, lastAttempt, nextPollDelayMs, providerOf, type TaskJ
  */
 export async function submitTask(s: TaskJobServices, job: Job<{ taskId: string }>): Promise<string> {
   const task = await findTask(s.db, job.data.taskId);
-  if (!task || task.stage !== 'submit') return 'nothing to do';
+  if (task && task.stage !== 'submit') {
+    await enqueueStageJob(s, task);
+    return 'nothing to do';
+  }
+  if (!task) return 'nothing to do';
   const { upstream, provider } = providerOf(s, task);
   await s.db
     .updateTable('tasks')

@@ -1,7 +1,7 @@
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import type { TaskRow, TaskStage } from '../../shared/db/schema.js';
 import { endTask } from '../../shared/tasks/end-task.js';
-import { jobId } from '../../shared/jobs/catalog.js';
+import { jobId, type JobName } from '../../shared/jobs/catalog.js';
 import { taskProviderFor } from '../../shared/providers/tasks/index.js';
 import type { TaskProvider } from '../../shared/providers/tasks/task-provider.js';
 import type { Upstream } from '../../shared/providers/registry.js';
@@ -14,6 +14,33 @@ export function providerOf(s: TaskJobServices, task: TaskRow): { upstream: Upstr
   const accounts = s.upstreams.accounts(task.provider);
   const upstream = accounts.find((a) => a.account === task.upstream_account) ?? accounts[0]!;
   return { upstream, provider: taskProviderFor(upstream.provider.protocol) };
+}
+
+/** The job that carries a task on from each stage (`done` has none). */
+export const NEXT_JOB: Partial<Record<TaskStage, JobName>> = {
+  submit: 'task-submit',
+  poll: 'task-poll',
+  mirror: 'task-mirror',
+  settle: 'task-settle',
+};
+
+/**
+ * Enqueues the job of the task's current stage under its fixed id (a no-op while that job exists).
+ * A job that finds its task already past its own stage calls it: a run killed between moving the
+ * task on and enqueueing the next job leaves no next job, and its retry is what notices, within
+ * seconds, instead of the reconciler after TASK_RECONCILE_AFTER_MS.
+ */
+export async function enqueueStageJob(
+  s: TaskJobServices,
+  task: Pick<TaskRow, 'id' | 'stage' | 'polls'>,
+): Promise<void> {
+  const name = NEXT_JOB[task.stage];
+  if (!name) return;
+  await s.jobs.enqueue(
+    name,
+    { taskId: task.id },
+    { jobId: jobId(name, task.id, name === 'task-poll' ? task.polls : 0) },
+  );
 }
 
 /** Ends a task that cost nothing (failed, cancelled upstream, expired) and hands it to settle. */
