@@ -28,7 +28,8 @@ describe('100 concurrent identical POST /v1/videos with one Idempotency-Key', ()
   it('make one task, one upstream submit and one charge; all 100 get the same body, 99 marked replayed', async () => {
     const funds = 200 * PRICE;
     const a = await gw.account({ balance: funds });
-    const body = videoBody('one and only', { duration: 5, resolution: '720p' });
+    // The upstream task runs 2 s: its reservation is still held when the burst is checked.
+    const body = videoBody('[[sim:taskRunMs=2000]] one and only', { duration: 5, resolution: '720p' });
     const headers = { 'idempotency-key': 'retry-storm-1' };
     const before = gw.sim.stats().tasks['content-tasks'];
 
