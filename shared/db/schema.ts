@@ -2,7 +2,9 @@ import type { ColumnType, Generated, Insertable, Selectable, Updateable } from '
 import type { ConsoleTables } from './console-schema.js';
 import type { RoutingTables } from './routing-schema.js';
 import type { WebhookTables } from './webhook-schema.js';
-import type { BudgetPeriod } from '../keys/budget.js';
+
+/** A key budget's period (the column's values; shared/keys/budget.ts is its logic). */
+export type BudgetPeriod = 'day' | 'week' | 'month' | 'total';
 
 // pg returns BIGINT as a string by default; shared/db/index.ts parses it to a number, which is
 // exact up to 2^53 micro-USD (about 9 billion USD).
@@ -61,7 +63,7 @@ export interface ApiKeysTable {
   tags: ColumnType<string[], string[] | undefined, string[]>;
   usage_access: ColumnType<boolean, boolean | undefined, boolean>;
   default_preset: ColumnType<string | null, string | null | undefined, string | null>;
-  /** The budget (migrations/0024_key_budgets.sql): all three null, or limit and period set. */
+  /** The budget (migrations/0024_key_budgets.sql; shared/keys/budget.ts): all three null, or limit and period set. */
   budget_micro_usd: Money | null;
   budget_period: ColumnType<BudgetPeriod | null, BudgetPeriod | null | undefined, BudgetPeriod | null>;
   budget_soft_percent: ColumnType<number | null, number | null | undefined, number | null>;

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { startOfUtcDay, startOfUtcIsoWeek, startOfUtcMonth, utcPeriods } from '../clock.js';
 
-export const BUDGET_PERIODS = ['day', 'week', 'month', 'total'] as const;
-export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
+import type { BudgetPeriod } from '../db/schema.js';
+
+export type { BudgetPeriod };
+export const BUDGET_PERIODS = ['day', 'week', 'month', 'total'] as const satisfies readonly BudgetPeriod[];
 /** How messages name a budget: "this key's weekly budget". */
 export const BUDGET_ADJECTIVE: Record<BudgetPeriod, string> = {
   day: 'daily',
