@@ -28,7 +28,34 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw invalidJson('request body must be a JSON object');
   refuseNulInJson(raw, value);
+  if (raw.length > 2 * MAX_DEPTH) refuseDeepNesting(raw);
   return { value: value as Record<string, unknown>, raw, bytes: raw.length };
+}
+
+/**
+ * Nesting the gateway reads: every walker of a body (assets, images, hashes, translations) may
+ * recurse, and a body nested tens of thousands deep would overflow the stack (a 500). Only a body
+ * of more than 2 × MAX_DEPTH bytes can be nested deeper, so the common call is not scanned.
+ */
+const MAX_DEPTH = 1000;
+const OPEN = new Set([0x7b, 0x5b]);
+const CLOSE = new Set([0x7d, 0x5d]);
+
+function refuseDeepNesting(raw: Buffer): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]!;
+    if (inString) {
+      if (c === 0x5c)
+        i++; // an escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (OPEN.has(c)) {
+      if (++depth > MAX_DEPTH)
+        throw new GatewayError('invalid_json', 400, `request body is nested more than ${MAX_DEPTH} levels deep`);
+    } else if (CLOSE.has(c)) depth--;
+  }
 }
 
 const tooLarge = (limit: number) => new GatewayError('body_too_large', 413, `request body exceeds ${limit} bytes`);
