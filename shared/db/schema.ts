@@ -1,7 +1,10 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { AssetTables } from './assets-schema.js';
 import type { ConsoleTables } from './console-schema.js';
 import type { RoutingTables } from './routing-schema.js';
 import type { WebhookTables } from './webhook-schema.js';
+
+export type { AssetRow, AssetUploadRow } from './assets-schema.js';
 
 /** A key budget's period (the column's values; shared/keys/budget.ts is its logic). */
 export type BudgetPeriod = 'day' | 'week' | 'month' | 'total';
@@ -207,35 +210,6 @@ export interface DatasetExportsTable {
   finished_at: Timestamp | null;
 }
 
-export interface AssetUploadsTable {
-  id: string;
-  user_id: string;
-  api_key_id: string | null;
-  filename: string;
-  content_type: string;
-  size_bytes: Money;
-  sha256: string | null;
-  object_key: string;
-  expires_at: Timestamp;
-  asset_id: string | null;
-  created_at: CreatedAt;
-}
-
-export interface AssetsTable {
-  id: string;
-  user_id: string;
-  api_key_id: string | null;
-  upload_id: string;
-  filename: string;
-  content_type: string;
-  size_bytes: Money;
-  width: number;
-  height: number;
-  sha256: string;
-  object_key: string;
-  created_at: CreatedAt;
-}
-
 /** One soft-threshold mail of a key's budget: at most one per key, period and threshold. */
 export interface KeyBudgetNoticesTable {
   api_key_id: string;
@@ -246,15 +220,7 @@ export interface KeyBudgetNoticesTable {
   notified_at: CreatedAt;
 }
 
-/** An image the gateway fetched and keeps behind signed links until `expires_at` (migrations/0021_fetched_objects.sql). */
-export interface FetchedObjectsTable {
-  object_key: string;
-  user_id: string;
-  expires_at: Timestamp;
-  created_at: CreatedAt;
-}
-
-export interface Database extends RoutingTables, ConsoleTables, WebhookTables {
+export interface Database extends RoutingTables, ConsoleTables, WebhookTables, AssetTables {
   users: UsersTable;
   api_keys: ApiKeysTable;
   console_sessions: ConsoleSessionsTable;
@@ -265,9 +231,6 @@ export interface Database extends RoutingTables, ConsoleTables, WebhookTables {
   private_calls: PrivateCallsTable;
   scores: ScoresTable;
   dataset_exports: DatasetExportsTable;
-  asset_uploads: AssetUploadsTable;
-  assets: AssetsTable;
-  fetched_objects: FetchedObjectsTable;
   key_budget_notices: KeyBudgetNoticesTable;
 }
 
@@ -278,9 +241,6 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewApiKey = Insertable<ApiKeysTable>;
 export type ApiKeyUpdate = Updateable<ApiKeysTable>;
 export type UsageRecordRow = Insertable<UsageRecordsTable>;
-
-export type AssetRow = Selectable<AssetsTable>;
-export type AssetUploadRow = Selectable<AssetUploadsTable>;
 
 export type PrivateCallKind = 'chat';
 
