@@ -88,10 +88,12 @@ async function withEveryChange(
     channel: gw.services.redisKeys.keyInvalidation,
     catalog: gw.services.catalog,
   };
-  // `locked` allows neither model; the key cache hears of the change through Redis.
+  // `locked` allows neither model; the key cache hears of the change through Redis. (A probe call would
+  // run, and be replayed, if it arrived before the change did: the cache itself is what is waited on.)
   await updateKey(admin, acct.userId, acct.keyId, { group: 'locked' });
+  await waitUntil(async () => (await gw.services.keyCache.lookup(acct.key))?.groupId === 'locked', 5_000, 10);
   const probe = { apiKey: acct.key, clientRequestId: 'probe', model: VIDEO_MODEL, input: videoInput('p') };
-  await waitUntil(async () => (await post(gw.url, 'call', probe)).status === 403, 5_000);
+  expect((await post(gw.url, 'call', probe)).status).toBe(403);
   await replay(gw.url, "the key's group no longer allowing the model");
 }
 
