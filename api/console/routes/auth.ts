@@ -17,9 +17,11 @@ import {
   resetRequestSchema,
 } from '../auth/password.js';
 import { confirmRegistration, register, registerConfirmSchema, registerSchema } from '../auth/register.js';
+import { issueSessionToken } from '../auth/session-token.js';
 import { listSessions, revokeSessionRoute } from '../auth/sessions.js';
 import { mfaStatus, setTwoFactor, twoFactorSchema } from '../auth/two-factor.js';
 import type { Route } from '../../routes/route.js';
+import { SESSION_TOKEN_RESPONSE } from '../../routes/console-examples.js';
 import { CODE_SENT_RESPONSE, SESSION_RESPONSE } from '../../routes/examples.js';
 /** Sign-up, password sign-in and the security settings (two-step, password, sessions, passkeys, closing). */
 export const authRoutes: Route[] = [
@@ -140,6 +142,16 @@ export const authRoutes: Route[] = [
     auth: 'session',
     responses: { 204: 'revoked', 404: 'not yours or not live' },
     handler: revokeSessionRoute,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/auth/session/token',
+    tag: 'Console: security',
+    summary:
+      'A bearer token for this session (`gwb_…`, 15 minutes; ask again with it to renew), for a console site that is not same-site with the API; ended with the session',
+    auth: 'session',
+    examples: { response: SESSION_TOKEN_RESPONSE },
+    handler: issueSessionToken,
   },
   {
     method: 'post',
