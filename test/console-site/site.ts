@@ -33,6 +33,8 @@ export interface SiteHarnessOptions {
   crossSite?: boolean;
   /** The object store's origin browsers upload to (S3 presigned PUTs), for the site's CSP. */
   uploadOrigin?: string;
+  /** Job queues the gateway's workers serve besides `mail` (e.g. `dataset-export`). */
+  moreQueues?: string;
 }
 
 export async function startSiteHarness(options: SiteHarnessOptions = {}): Promise<SiteHarness> {
@@ -58,6 +60,7 @@ export async function startSiteHarness(options: SiteHarnessOptions = {}): Promis
   });
   const site = options.crossSite ? { ...started, url: started.url.replace('//localhost:', '//127.0.0.1:') } : started;
   const sec: SecurityGateway = await startSecurityGateway({
+    ...(options.moreQueues && { moreQueues: options.moreQueues }),
     env: { CONSOLE_ORIGIN: site.url, ...(token && { CAPTCHA_TEST_TOKEN: token }), ...env(site.url) },
   });
   gatewayHandler = createRequestListener(sec.gw.services);
