@@ -1357,14 +1357,6 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
                 "302": {
                     headers: {
                         [name: string]: unknown;
