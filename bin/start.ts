@@ -7,6 +7,7 @@ import { loadCatalogOrExit } from '../shared/catalog/load-for-process.js';
 import { loadConfigOrExit } from '../shared/config.js';
 import { migrate } from '../shared/db/migrate.js';
 import { buildServices } from '../shared/gateway/build-services.js';
+import { directUploadOrigin } from '../shared/storage/upload-origin.js';
 import { startBanner } from '../shared/lifecycle/local/banner.js';
 import { probeServicesOrExit } from '../shared/lifecycle/local/probe.js';
 import { provideLocalServicesOrExit } from '../shared/lifecycle/local/provide.js';
@@ -47,6 +48,7 @@ const site = await startConsoleSiteOrWarn(consoleSetting, api, {
   host: config.http.host,
   gatewayUrl: config.publicBaseUrl,
   captchaTestToken: config.console.captcha.testToken,
+  uploadOrigin: await directUploadOrigin(services.storage),
 });
 if (site) process.stdout.write(`console: ${site.url}\n\n`);
 

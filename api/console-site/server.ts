@@ -29,6 +29,14 @@ export interface ConsoleSiteOptions {
   captcha?: SiteCaptcha | undefined;
   /** The built site; default dist/console. */
   root?: string;
+  /**
+   * Where the site's pages call the console API (config.json `api_base`); default this site's
+   * own origin, which forwards it. Another site's origin makes the pages sign in with bearer
+   * tokens (docs/reference/console-api.md, "Cross-site console").
+   */
+  apiBase?: string | (() => string | undefined) | undefined;
+  /** The object store's origin when browsers upload straight to it (S3 presigned PUTs): the CSP allows it. */
+  uploadOrigin?: string | undefined;
 }
 
 export interface ConsoleSite {
@@ -49,18 +57,32 @@ export async function startConsoleSite(options: ConsoleSiteOptions): Promise<Con
   const root = path.resolve(options.root ?? CONSOLE_BUILD_DIR);
   if (!existsSync(path.join(root, 'index.html')))
     throw new Error(`the console site is not built (${root}/index.html missing): run npm run build`);
-  const headers = securityHeaders(consoleCsp({ extraOrigins: captchaOrigins(options.captcha) }));
+  // Read per request, as gatewayUrl: a test's gateway starts after the site whose origin it names.
+  const apiBase = () => {
+    const base = typeof options.apiBase === 'function' ? options.apiBase() : options.apiBase;
+    return base ? new URL(base).origin : '';
+  };
+  const headersFor = (api: string) =>
+    securityHeaders(
+      consoleCsp({
+        apiOrigin: api || undefined,
+        uploadOrigin: options.uploadOrigin,
+        extraOrigins: captchaOrigins(options.captcha),
+      }),
+    );
   const gatewayUrl = typeof options.gatewayUrl === 'string' ? () => options.gatewayUrl as string : options.gatewayUrl;
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
     if (FORWARDED.some((prefix) => url.startsWith(prefix)) || url === '/api/v1') return options.gateway(req, res);
+    const api = apiBase();
+    const headers = headersFor(api);
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return send(res, 405, 'method not allowed', { ...headers, allow: 'GET, HEAD' });
     if (url === '/config.json' || url.startsWith('/config.json?'))
       return send(
         res,
         200,
-        JSON.stringify({ api_base: '', gateway_url: gatewayUrl(), captcha: options.captcha ?? null }),
+        JSON.stringify({ api_base: api, gateway_url: gatewayUrl(), captcha: options.captcha ?? null }),
         headers,
         'application/json; charset=utf-8',
       );
@@ -81,7 +103,12 @@ export async function startConsoleSite(options: ConsoleSiteOptions): Promise<Con
 export async function startConsoleSiteOrWarn(
   setting: ConsoleSiteSetting | undefined,
   api: { server: Server; url: string },
-  options: { host: string; gatewayUrl?: string | undefined; captchaTestToken?: string | undefined },
+  options: {
+    host: string;
+    gatewayUrl?: string | undefined;
+    captchaTestToken?: string | undefined;
+    uploadOrigin?: string | undefined;
+  },
 ): Promise<ConsoleSite | undefined> {
   if (!setting) return undefined;
   const gateway = api.server.listeners('request')[0] as RequestListener;
@@ -93,6 +120,7 @@ export async function startConsoleSiteOrWarn(
       gateway,
       gatewayUrl: options.gatewayUrl ?? api.url,
       captcha,
+      uploadOrigin: options.uploadOrigin,
     });
   } catch (err) {
     const reason =

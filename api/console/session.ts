@@ -1,5 +1,6 @@
 import type { Context, Middleware } from 'koa';
-import { findSession, isApiKeySecret, type LiveSession } from '../../shared/console/sessions.js';
+import { BEARER_PREFIX } from '../../shared/console/bearer-tokens.js';
+import { findSession, findSessionByBearer, isApiKeySecret, type LiveSession } from '../../shared/console/sessions.js';
 import type { User } from '../../shared/db/schema.js';
 import { unauthorized } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
@@ -21,15 +22,19 @@ export const refuseApiKeys: Middleware = async (ctx, next) => {
 };
 
 /**
- * Requires a live session, from `Authorization: Bearer <session token>` or else the session
- * cookie, and sets `ctx.state.user` and `ctx.state.session`. A bearer token that does not
- * resolve is refused even when a cookie is present: the caller chose that credential.
+ * Requires a live session, from `Authorization: Bearer <token>` — the session token or a
+ * short-lived token issued for the session (`gwb_`, POST /api/v1/auth/session/token) — or else
+ * the session cookie, and sets `ctx.state.user` and `ctx.state.session`. A bearer token that does
+ * not resolve is refused even when a cookie is present: the caller chose that credential.
  */
 export function requireSession(services: GatewayServices): Middleware {
   return async (ctx, next) => {
-    const token = bearerToken(ctx) ?? readSessionCookie(services, ctx);
+    const bearer = bearerToken(ctx);
+    const token = bearer ?? readSessionCookie(services, ctx);
     if (!token) throw unauthorized('sign in first: send the session cookie or `Authorization: Bearer <session token>`');
-    const session = await findSession(services.db, token);
+    const session = token.startsWith(BEARER_PREFIX)
+      ? await findSessionByBearer(services.db, token, services.linkSecret, services.clock.now())
+      : await findSession(services.db, token);
     if (!session) throw unauthorized('the session is invalid, expired or signed out');
     ctx.state.session = session;
     ctx.state.user = session.user;

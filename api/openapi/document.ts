@@ -71,8 +71,9 @@ function parameters(route: RouteDoc): unknown[] {
 function operation(route: RouteDoc): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   const declared: [string, string][] = Object.entries(route.responses ?? {});
-  // A 200 is assumed where no success status is declared (only refusals, or nothing).
-  const statuses: [string, string][] = declared.some(([status]) => /^2/.test(status))
+  // A 200 is assumed where no success status is declared (only refusals, or nothing); a route
+  // that answers with a redirect declares its 3xx and has no 200.
+  const statuses: [string, string][] = declared.some(([status]) => /^[23]/.test(status))
     ? declared
     : [['200', 'success'], ...declared];
   // The response example belongs to the success answer: the first 2xx that has a body.

@@ -285,3 +285,6 @@ export const PRIVATE_LOOKUP_EXAMPLES = {
   request: { apiKey: 'ak-your-private-protocol-key', clientRequestId: 'order-1042' },
   response: PRIVATE_CALL_EXAMPLES.response,
 };
+
+/** The console objects the examples above show, for the console routes' other examples (console-examples.ts). */
+export const CONSOLE_OBJECTS = { key, user, endpoint, preset, template };

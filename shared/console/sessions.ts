@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/index.js';
-import { findLiveSession, insertSession, revokeSession } from '../db/sessions.js';
+import { findLiveSession, findLiveSessionById, insertSession, revokeSession } from '../db/sessions.js';
 import type { User } from '../db/schema.js';
 import { findUserById } from '../db/users.js';
 import { hashSecret } from '../keys/secret.js';
+import { verifyBearer } from './bearer-tokens.js';
+import { UUID_PATTERN } from '../ids.js';
 
 // A prefix no API key has: a bearer token is recognisable (and rejectable) without a query.
 const TOKEN_PREFIX = 'gws_';
@@ -48,6 +50,24 @@ export async function startSession(
 export async function findSession(db: Db, token: string): Promise<LiveSession | undefined> {
   if (!token.startsWith(TOKEN_PREFIX)) return undefined;
   const session = await findLiveSession(db, hashSecret(token));
+  if (!session) return undefined;
+  const user = await findUserById(db, session.user_id);
+  return user && { sessionId: session.session_id, expiresAt: session.expires_at, user };
+}
+
+/**
+ * The session a short-lived bearer token (./bearer-tokens.ts) was issued for, while both the token
+ * and the session live; undefined otherwise.
+ */
+export async function findSessionByBearer(
+  db: Db,
+  token: string,
+  secret: Buffer,
+  now: number,
+): Promise<LiveSession | undefined> {
+  const claims = verifyBearer(token, secret, now);
+  if (!claims || !UUID_PATTERN.test(claims.sessionId)) return undefined;
+  const session = await findLiveSessionById(db, claims.sessionId);
   if (!session) return undefined;
   const user = await findUserById(db, session.user_id);
   return user && { sessionId: session.session_id, expiresAt: session.expires_at, user };

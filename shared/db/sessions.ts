@@ -23,6 +23,18 @@ export function findLiveSession(db: Db | Trx, tokenHash: Buffer) {
     .executeTakeFirst();
 }
 
+/** A live session by its id (a signed bearer token names it), or undefined when revoked or expired. */
+export function findLiveSessionById(db: Db | Trx, sessionId: string) {
+  return db
+    .selectFrom('console_sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['s.id as session_id', 's.expires_at', 'u.id as user_id'])
+    .where('s.id', '=', sessionId)
+    .where('s.revoked_at', 'is', null)
+    .where('s.expires_at', '>', new Date())
+    .executeTakeFirst();
+}
+
 export function revokeSession(db: Db | Trx, sessionId: string) {
   return db.updateTable('console_sessions').set({ revoked_at: new Date() }).where('id', '=', sessionId).execute();
 }

@@ -93,6 +93,69 @@ describe('console site: keys and usage', { timeout: 120_000 }, () => {
     await page.close();
   });
 
+  it('sets, changes and removes a key budget in the create and edit forms', async () => {
+    const { email, userId } = await h.sec.gw.account();
+    const page = await h.browser.newPage();
+    const problems = watchProblems(page);
+    await signIn(page, h.site, email);
+    const budgetOf = async () =>
+      await h.sec.gw.services.db
+        .selectFrom('api_keys')
+        .select(['budget_micro_usd', 'budget_period', 'budget_soft_percent'])
+        .where('user_id', '=', userId)
+        .where('name', '=', 'budget key')
+        .executeTakeFirstOrThrow();
+
+    await page.getByRole('link', { name: 'Keys', exact: true }).click();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByLabel('Name').fill('budget key');
+    await page.getByLabel('Budget (USD)', { exact: true }).fill('1.25');
+    await page.getByLabel('Budget period').selectOption('week');
+    await page.getByLabel('Warning at (% of budget)').fill('150');
+    const create = page.locator('form').getByRole('button', { name: 'Create key' });
+    await create.click();
+    // Checked in the form, next to its field, before any request.
+    expect(
+      await page
+        .locator('.field', { has: page.getByLabel('Warning at (% of budget)') })
+        .getByRole('alert')
+        .textContent(),
+    ).toContain('1 to 100');
+    await page.getByLabel('Warning at (% of budget)').fill('80');
+    expect(await seriousViolations(page)).toEqual([]);
+    await create.click();
+    await page.getByLabel('New key secret').waitFor();
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await page.getByRole('row', { name: /budget key/ }).textContent()).toContain('budget $1.25/week');
+    expect(await budgetOf()).toEqual({ budget_micro_usd: 1_250_000, budget_period: 'week', budget_soft_percent: 80 });
+
+    // Edited: the form shows the budget as set; a new period and no warning replace it whole.
+    await page.getByRole('button', { name: 'Edit budget key' }).click();
+    expect(await page.getByLabel('Budget (USD)', { exact: true }).inputValue()).toBe('1.25');
+    expect(await page.getByLabel('Budget period').inputValue()).toBe('week');
+    expect(await page.getByLabel('Warning at (% of budget)').inputValue()).toBe('80');
+    await page.getByLabel('Budget (USD)', { exact: true }).fill('3');
+    await page.getByLabel('Budget period').selectOption('day');
+    await page.getByLabel('Warning at (% of budget)').fill('');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page
+      .getByRole('row', { name: /budget key/ })
+      .getByText('budget $3.00/day')
+      .waitFor();
+    expect(await budgetOf()).toEqual({ budget_micro_usd: 3_000_000, budget_period: 'day', budget_soft_percent: null });
+
+    // Emptied, the budget is removed.
+    await page.getByRole('button', { name: 'Edit budget key' }).click();
+    await page.getByLabel('Budget (USD)', { exact: true }).fill('');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(async () => (await budgetOf()).budget_micro_usd, { timeout: 10_000 }).toBeNull();
+    await expect
+      .poll(() => page.getByRole('row', { name: /budget key/ }).textContent(), { timeout: 10_000 })
+      .not.toContain('budget $');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('shows an API error next to the field it concerns', async () => {
     const { email } = await h.sec.gw.account();
     const page = await h.browser.newPage();

@@ -26,6 +26,15 @@ export interface SiteHarnessOptions {
   env?: (siteUrl: string) => Record<string, string>;
   /** The gateway's CAPTCHA_TEST_TOKEN, handed to the site as its development captcha. */
   captchaTestToken?: string;
+  /**
+   * The site on `http://127.0.0.1:<port>` calling the API at `http://localhost:<port>`: two
+   * sites to the browser, so no session cookie crosses and the pages sign in with bearer tokens.
+   */
+  crossSite?: boolean;
+  /** The object store's origin browsers upload to (S3 presigned PUTs), for the site's CSP. */
+  uploadOrigin?: string;
+  /** Job queues the gateway's workers serve besides `mail` (e.g. `dataset-export`). */
+  moreQueues?: string;
 }
 
 export async function startSiteHarness(options: SiteHarnessOptions = {}): Promise<SiteHarness> {
@@ -39,15 +48,19 @@ export async function startSiteHarness(options: SiteHarnessOptions = {}): Promis
   // The site listens first: its origin is the gateway's CONSOLE_ORIGIN (and so the passkey
   // origin), as `npm start` sets it. Then /api/v1 goes to the gateway's own handler, as there.
   let gatewayHandler: RequestListener | undefined;
-  const site = await startConsoleSite({
+  const started = await startConsoleSite({
     port: 0,
     host: '127.0.0.1',
     root: BUILT_SITE,
     gateway: (req, res) => gatewayHandler?.(req, res),
     gatewayUrl: () => sec.gw.url,
     captcha: siteCaptcha(undefined, token),
+    uploadOrigin: options.uploadOrigin,
+    ...(options.crossSite && { apiBase: () => sec.gw.url.replace('//127.0.0.1:', '//localhost:') }),
   });
+  const site = options.crossSite ? { ...started, url: started.url.replace('//localhost:', '//127.0.0.1:') } : started;
   const sec: SecurityGateway = await startSecurityGateway({
+    ...(options.moreQueues && { moreQueues: options.moreQueues }),
     env: { CONSOLE_ORIGIN: site.url, ...(token && { CAPTCHA_TEST_TOKEN: token }), ...env(site.url) },
   });
   gatewayHandler = createRequestListener(sec.gw.services);

@@ -11,11 +11,16 @@ export interface SecurityGateway {
   close(): Promise<void>;
 }
 
-export async function startSecurityGateway(options: TestGatewayOptions = {}): Promise<SecurityGateway> {
+export async function startSecurityGateway(
+  options: TestGatewayOptions & {
+    /** The job queues its workers serve besides `mail` (comma separated), e.g. `dataset-export`. */
+    moreQueues?: string;
+  } = {},
+): Promise<SecurityGateway> {
   const smtp = await startSmtp();
   const gw = await startTestGateway({ ...options, env: { SMTP_URL: smtp.url, ...options.env } });
   const workers: TaskWorkers = startTaskWorkers(gw.services, {
-    queues: 'mail',
+    queues: ['mail', ...(options.moreQueues ? [options.moreQueues] : [])].join(','),
     concurrency: '',
     maintenanceEveryMs: 60_000,
     staleAfterMs: 60_000,

@@ -26,19 +26,30 @@ new S3rver({
   port: 0,
   silent: true,
   directory: process.env.S3RVER_DIR,
-  configureBuckets: [{ name: process.env.S3RVER_BUCKET }],
+  configureBuckets: [{ name: process.env.S3RVER_BUCKET, configs: process.env.S3RVER_CORS ? [process.env.S3RVER_CORS] : [] }],
 }).run().then(
   (address) => process.stdout.write(JSON.stringify(address) + '\\n'),
   (err) => { console.error(err); process.exit(1); },
 );
 `;
 
-/** s3rver on a free loopback port with an empty temp directory and one bucket; `close` removes it all. */
-export async function startS3(bucket = 'gateway-test'): Promise<TestS3> {
+// Browsers may PUT (presigned uploads) and GET from any origin, as a console's bucket allows its site.
+const BROWSER_CORS = `<CORSConfiguration><CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>PUT</AllowedMethod><AllowedMethod>GET</AllowedMethod><AllowedHeader>*</AllowedHeader></CORSRule></CORSConfiguration>`;
+
+/**
+ * s3rver on a free loopback port with an empty temp directory and one bucket; `close` removes it
+ * all. `browserCors`: the bucket answers browsers' cross-origin PUTs and GETs.
+ */
+export async function startS3(bucket = 'gateway-test', options: { browserCors?: boolean } = {}): Promise<TestS3> {
   const directory = await mkdtemp(path.join(tmpdir(), 'gw-s3-'));
   const child = spawn(process.execPath, ['-e', SERVER], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', S3RVER_DIR: directory, S3RVER_BUCKET: bucket },
+    env: {
+      PATH: process.env.PATH ?? '',
+      S3RVER_DIR: directory,
+      S3RVER_BUCKET: bucket,
+      ...(options.browserCors && { S3RVER_CORS: BROWSER_CORS }),
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -6,6 +6,13 @@
  */
 export interface SiteConfig {
   api_base: string;
+  /**
+   * How the pages prove the session: `cookie` (the HttpOnly session cookie, sent only where the
+   * API is same-site with the site) or `bearer` (short-lived tokens issued for the session,
+   * src/api/bearer.ts). Default: `cookie` when the API is this origin or on this host name,
+   * otherwise `bearer`; a deployment on sibling subdomains (same site) may set `cookie`.
+   */
+  session: 'cookie' | 'bearer';
   gateway_url: string;
   /**
    * The password-reset page's captcha: a provider's widget (`script` loaded on that page only,
@@ -22,9 +29,18 @@ export async function loadConfig(): Promise<SiteConfig> {
   const res = await fetch('/config.json');
   if (!res.ok) throw new Error(`config.json: ${res.status}`);
   const raw = (await res.json()) as Partial<SiteConfig>;
+  const apiBase = (raw.api_base ?? '').replace(/\/+$/, '');
   return {
-    api_base: (raw.api_base ?? '').replace(/\/+$/, ''),
+    api_base: apiBase,
+    session: raw.session === 'cookie' || raw.session === 'bearer' ? raw.session : sessionFor(apiBase),
     gateway_url: (raw.gateway_url ?? '').replace(/\/+$/, ''),
     captcha: raw.captcha ?? null,
   };
+}
+
+/** Same host name and scheme: the cookie reaches the API. Anything else may be another site. */
+function sessionFor(apiBase: string): SiteConfig['session'] {
+  if (!apiBase) return 'cookie';
+  const api = new URL(apiBase, location.href);
+  return api.hostname === location.hostname && api.protocol === location.protocol ? 'cookie' : 'bearer';
 }

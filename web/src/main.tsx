@@ -1,4 +1,5 @@
 import { render } from 'preact';
+import { BearerSession } from './api/bearer';
 import { createApi } from './api/client';
 import { App } from './app';
 import { loadConfig } from './config';
@@ -6,7 +7,10 @@ import './styles.css';
 
 const root = document.getElementById('app')!;
 loadConfig().then(
-  (config) => render(<App config={config} api={createApi(config.api_base)} />, root),
+  (config) => {
+    const bearer = config.session === 'bearer' ? new BearerSession(config.api_base) : undefined;
+    render(<App config={config} api={createApi(config.api_base, bearer)} />, root);
+  },
   (err: unknown) => {
     root.textContent = `The console could not load its settings (config.json): ${String(err)}`;
   },

@@ -5,6 +5,15 @@ import { createExport, getExport, listExports } from '../datasets/exports.js';
 import { pageQuerySchema } from '../envelope.js';
 import { consoleLedger, consoleLogsQuerySchema, consoleUsageLogs, consoleUsageReport } from '../usage/console-usage.js';
 import type { Route } from '../../routes/route.js';
+import {
+  ACCOUNT_SETTINGS_RESPONSE,
+  EXPORTS_RESPONSE,
+  EXPORT_QUEUED_RESPONSE,
+  EXPORT_RESPONSE,
+  LEDGER_RESPONSE,
+  USAGE_LOGS_RESPONSE,
+  USAGE_REPORT_RESPONSE,
+} from '../../routes/console-examples.js';
 import { ACCOUNT_SETTINGS_EXAMPLES } from '../../routes/examples.js';
 
 /** Usage, the ledger, account settings and dataset exports. */
@@ -16,6 +25,7 @@ export const accountRoutes: Route[] = [
     summary: "The signed-in owner's usage report (as /v1/usage/report)",
     auth: 'session',
     query: reportQuerySchema,
+    examples: { response: USAGE_REPORT_RESPONSE },
     handler: consoleUsageReport,
   },
   {
@@ -25,6 +35,7 @@ export const accountRoutes: Route[] = [
     summary: "The signed-in owner's request records, with /v1/usage/logs's filters (paginated envelope)",
     auth: 'session',
     query: consoleLogsQuerySchema,
+    examples: { response: USAGE_LOGS_RESPONSE },
     handler: consoleUsageLogs,
   },
   {
@@ -34,6 +45,7 @@ export const accountRoutes: Route[] = [
     summary: "The account's ledger, newest first (paginated envelope)",
     auth: 'session',
     query: pageQuerySchema,
+    examples: { response: LEDGER_RESPONSE },
     handler: consoleLedger,
   },
   {
@@ -42,6 +54,7 @@ export const accountRoutes: Route[] = [
     tag: 'Console: account',
     summary: 'Account settings (`log_content`)',
     auth: 'session',
+    examples: { response: ACCOUNT_SETTINGS_RESPONSE },
     handler: getAccountSettings,
   },
   {
@@ -61,6 +74,7 @@ export const accountRoutes: Route[] = [
     summary: "The account's dataset exports (paginated envelope)",
     auth: 'session',
     query: pageQuerySchema,
+    examples: { response: EXPORTS_RESPONSE },
     handler: listExports,
   },
   {
@@ -71,6 +85,7 @@ export const accountRoutes: Route[] = [
     auth: 'session',
     body: exportRequestSchema,
     responses: { 202: 'the export, queued' },
+    examples: { response: EXPORT_QUEUED_RESPONSE },
     handler: createExport,
   },
   {
@@ -79,6 +94,7 @@ export const accountRoutes: Route[] = [
     tag: 'Console: usage',
     summary: 'An export: its status and, once written, a short-lived download link',
     auth: 'session',
+    examples: { response: EXPORT_RESPONSE },
     handler: getExport,
   },
 ];

@@ -3,6 +3,12 @@ import { completeUpload } from '../../assets/complete-upload.js';
 import { assetContent, deleteAsset, getAsset, listAssets } from '../../assets/read-assets.js';
 import { reserveSchema, reserveUpload } from '../../assets/reserve-upload.js';
 import type { Route } from '../../routes/route.js';
+import {
+  ASSETS_RESPONSE,
+  ASSET_CONTENT_RESPONSE,
+  ASSET_RESPONSE,
+  ASSET_UPLOAD_RESPONSE,
+} from '../../routes/console-examples.js';
 import { pageQuerySchema } from '../envelope.js';
 
 /** The console's copy of the asset sequence: uploads here count as "uploaded in the console" (every key with `own` sees them). */
@@ -14,6 +20,7 @@ export const consoleAssetRoutes: Route[] = [
     summary: 'Reserve an upload from the console (the same sequence, the console envelope)',
     auth: 'session',
     body: reserveSchema,
+    examples: { response: ASSET_UPLOAD_RESPONSE },
     handler: (services) => reserveUpload(services, consoleSurface),
   },
   {
@@ -22,6 +29,7 @@ export const consoleAssetRoutes: Route[] = [
     tag: 'Console: assets',
     summary: 'Confirm a console upload',
     auth: 'session',
+    examples: { response: ASSET_RESPONSE },
     handler: (services) => completeUpload(services, consoleSurface),
   },
   {
@@ -31,6 +39,7 @@ export const consoleAssetRoutes: Route[] = [
     summary: 'Every asset of the account, newest first (paginated envelope)',
     query: pageQuerySchema,
     auth: 'session',
+    examples: { response: ASSETS_RESPONSE },
     handler: (services) => listAssets(services, consoleSurface),
   },
   {
@@ -39,6 +48,7 @@ export const consoleAssetRoutes: Route[] = [
     tag: 'Console: assets',
     summary: 'One asset',
     auth: 'session',
+    examples: { response: ASSET_RESPONSE },
     handler: (services) => getAsset(services, consoleSurface),
   },
   {
@@ -47,6 +57,7 @@ export const consoleAssetRoutes: Route[] = [
     tag: 'Console: assets',
     summary: 'A 15-minute download link',
     auth: 'session',
+    examples: { response: ASSET_CONTENT_RESPONSE },
     handler: (services) => assetContent(services, consoleSurface),
   },
   {

@@ -17,9 +17,19 @@ import {
   resetRequestSchema,
 } from '../auth/password.js';
 import { confirmRegistration, register, registerConfirmSchema, registerSchema } from '../auth/register.js';
+import { issueSessionToken } from '../auth/session-token.js';
 import { listSessions, revokeSessionRoute } from '../auth/sessions.js';
 import { mfaStatus, setTwoFactor, twoFactorSchema } from '../auth/two-factor.js';
 import type { Route } from '../../routes/route.js';
+import {
+  MFA_STATUS_RESPONSE,
+  PASSKEYS_RESPONSE,
+  PASSKEY_REGISTERED_RESPONSE,
+  PASSKEY_REGISTER_OPTIONS_RESPONSE,
+  SESSIONS_RESPONSE,
+  SESSION_TOKEN_RESPONSE,
+  TWO_FACTOR_RESPONSE,
+} from '../../routes/console-examples.js';
 import { CODE_SENT_RESPONSE, SESSION_RESPONSE } from '../../routes/examples.js';
 /** Sign-up, password sign-in and the security settings (two-step, password, sessions, passkeys, closing). */
 export const authRoutes: Route[] = [
@@ -75,6 +85,7 @@ export const authRoutes: Route[] = [
     tag: 'Console: security',
     summary: 'Whether two-step verification is on: `{enabled}`',
     auth: 'session',
+    examples: { response: MFA_STATUS_RESPONSE },
     handler: () => mfaStatus,
   },
   {
@@ -85,6 +96,7 @@ export const authRoutes: Route[] = [
     auth: 'session',
     body: twoFactorSchema,
     responses: { 403: 'invalid_password', 400: 'verification_invalid / verification_exhausted' },
+    examples: { response: TWO_FACTOR_RESPONSE },
     handler: setTwoFactor,
   },
   {
@@ -130,6 +142,7 @@ export const authRoutes: Route[] = [
     tag: 'Console: security',
     summary: 'The live sessions (`current` marks this one)',
     auth: 'session',
+    examples: { response: SESSIONS_RESPONSE },
     handler: listSessions,
   },
   {
@@ -140,6 +153,16 @@ export const authRoutes: Route[] = [
     auth: 'session',
     responses: { 204: 'revoked', 404: 'not yours or not live' },
     handler: revokeSessionRoute,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/auth/session/token',
+    tag: 'Console: security',
+    summary:
+      'A bearer token for this session (`gwb_…`, 15 minutes; ask again with it to renew), for a console site that is not same-site with the API; ended with the session',
+    auth: 'session',
+    examples: { response: SESSION_TOKEN_RESPONSE },
+    handler: issueSessionToken,
   },
   {
     method: 'post',
@@ -158,6 +181,7 @@ export const authRoutes: Route[] = [
     tag: 'Console: security',
     summary: 'Your passkeys',
     auth: 'session',
+    examples: { response: PASSKEYS_RESPONSE },
     handler: listPasskeys,
   },
   {
@@ -168,6 +192,7 @@ export const authRoutes: Route[] = [
       'Start adding a passkey (password and an `add_passkey` code) → `{ceremony_id, expires_at, options}` for navigator.credentials.create',
     auth: 'session',
     body: passkeyOptionsSchema,
+    examples: { response: PASSKEY_REGISTER_OPTIONS_RESPONSE },
     handler: passkeyRegistrationOptions,
   },
   {
@@ -178,6 +203,7 @@ export const authRoutes: Route[] = [
     auth: 'session',
     body: passkeyRegisterSchema,
     responses: { 201: 'the passkey', 400: 'passkey_invalid' },
+    examples: { response: PASSKEY_REGISTERED_RESPONSE },
     handler: registerPasskey,
   },
 ];

@@ -15,6 +15,15 @@ import { passkeySignIn, passkeySignInOptions, passkeySignInSchema, removePasskey
 import { patchProfile, profileSchema } from '../auth/profile.js';
 import { sensitiveCode, sensitiveCodeSchema } from '../auth/sensitive-code.js';
 import type { Route } from '../../routes/route.js';
+import {
+  IDENTITIES_RESPONSE,
+  LOGOUT_RESPONSE,
+  ME_RESPONSE,
+  PASSKEY_LOGIN_OPTIONS_RESPONSE,
+  PROVIDERS_RESPONSE,
+  PROVIDER_LINK_RESPONSE,
+  PROVIDER_RETURN_RESPONSE,
+} from '../../routes/console-examples.js';
 import { CODE_SENT_RESPONSE, PROFILE_EXAMPLES, SESSION_RESPONSE } from '../../routes/examples.js';
 /** Passkey and provider sign-in, linked identities, and the signed-in user. */
 export const identityRoutes: Route[] = [
@@ -24,6 +33,7 @@ export const identityRoutes: Route[] = [
     tag: 'Console: account',
     summary: 'Start a passkey sign-in → `{ceremony_id, expires_at, options}` for navigator.credentials.get',
     auth: 'none',
+    examples: { response: PASSKEY_LOGIN_OPTIONS_RESPONSE },
     handler: passkeySignInOptions,
   },
   {
@@ -53,6 +63,7 @@ export const identityRoutes: Route[] = [
     tag: 'Console: account',
     summary: 'The enabled sign-in providers `[{name, display_name}]`',
     auth: 'none',
+    examples: { response: PROVIDERS_RESPONSE },
     handler: listProviders,
   },
   {
@@ -72,7 +83,8 @@ export const identityRoutes: Route[] = [
     summary:
       "The provider's return, only in the browser that started it (its binding cookie; a link also in the same console session): signs in, signs up or links, then redirects to the console's `/oauth/callback?provider&result=signed_in|mfa_required|linked|error`",
     auth: 'none',
-    responses: { 302: 'to the console' },
+    responses: { 302: 'to the console', 200: 'with `Accept: application/json`: `{provider, result}`' },
+    examples: { response: PROVIDER_RETURN_RESPONSE },
     handler: callback,
   },
   {
@@ -96,6 +108,7 @@ export const identityRoutes: Route[] = [
     auth: 'session',
     body: confirmation,
     responses: { 409: 'provider_already_linked' },
+    examples: { response: PROVIDER_LINK_RESPONSE },
     handler: linkProvider,
   },
   {
@@ -104,6 +117,7 @@ export const identityRoutes: Route[] = [
     tag: 'Console: security',
     summary: 'The providers linked to you',
     auth: 'session',
+    examples: { response: IDENTITIES_RESPONSE },
     handler: listIdentities,
   },
   {
@@ -122,6 +136,7 @@ export const identityRoutes: Route[] = [
     tag: 'Console: account',
     summary: 'End the session',
     auth: 'session',
+    examples: { response: LOGOUT_RESPONSE },
     handler: logout,
   },
   {
@@ -130,6 +145,7 @@ export const identityRoutes: Route[] = [
     tag: 'Console: account',
     summary: 'The signed-in user',
     auth: 'session',
+    examples: { response: ME_RESPONSE },
     handler: () => me,
   },
   {

@@ -7,6 +7,12 @@ import { listKeys } from '../keys/list-keys.js';
 import { revokeKey } from '../keys/revoke-key.js';
 import { updateKey } from '../keys/update-key.js';
 import type { Route } from '../../routes/route.js';
+import {
+  KEYS_RESPONSE,
+  KEY_GROUPS_RESPONSE,
+  KEY_RESPONSE,
+  KEY_REVOKED_RESPONSE,
+} from '../../routes/console-examples.js';
 import { KEY_CREATE_EXAMPLES, KEY_UPDATE_EXAMPLES } from '../../routes/examples.js';
 
 /** The user's API keys (`/keys/groups` before `/keys/:id`: routes match in list order). */
@@ -18,6 +24,7 @@ export const keyRoutes: Route[] = [
     summary: "The user's API keys (paginated envelope)",
     auth: 'session',
     query: pageQuerySchema,
+    examples: { response: KEYS_RESPONSE },
     handler: listKeys,
   },
   {
@@ -37,6 +44,7 @@ export const keyRoutes: Route[] = [
     tag: 'Console: keys',
     summary: 'The groups you may give a key: `default`, the self-service ones and those the operator allowed you',
     auth: 'session',
+    examples: { response: KEY_GROUPS_RESPONSE },
     handler: listKeyGroups,
   },
   {
@@ -45,6 +53,7 @@ export const keyRoutes: Route[] = [
     tag: 'Console: keys',
     summary: 'One key',
     auth: 'session',
+    examples: { response: KEY_RESPONSE },
     handler: getKey,
   },
   {
@@ -65,6 +74,7 @@ export const keyRoutes: Route[] = [
     tag: 'Console: keys',
     summary: 'Revoke the key',
     auth: 'session',
+    examples: { response: KEY_REVOKED_RESPONSE },
     handler: revokeKey,
   },
 ];

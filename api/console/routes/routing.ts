@@ -11,6 +11,12 @@ import {
 } from '../prompt-templates/prompt-templates.js';
 import type { Route } from '../../routes/route.js';
 import {
+  PRESETS_RESPONSE,
+  PRESET_RESPONSE,
+  TEMPLATES_RESPONSE,
+  TEMPLATE_RESPONSE,
+} from '../../routes/console-examples.js';
+import {
   PRESET_CREATE_EXAMPLES,
   PRESET_UPDATE_EXAMPLES,
   TEMPLATE_CREATE_EXAMPLES,
@@ -26,6 +32,7 @@ export const routingRoutes: Route[] = [
     summary: "The account's routing presets (paginated envelope)",
     auth: 'session',
     query: pageQuerySchema,
+    examples: { response: PRESETS_RESPONSE },
     handler: listPresetsRoute,
   },
   {
@@ -45,6 +52,7 @@ export const routingRoutes: Route[] = [
     tag: 'Console: routing',
     summary: 'One preset',
     auth: 'session',
+    examples: { response: PRESET_RESPONSE },
     handler: getPreset,
   },
   {
@@ -73,6 +81,7 @@ export const routingRoutes: Route[] = [
     summary: "The account's prompt templates (paginated envelope)",
     auth: 'session',
     query: pageQuerySchema,
+    examples: { response: TEMPLATES_RESPONSE },
     handler: listTemplatesRoute,
   },
   {
@@ -92,6 +101,7 @@ export const routingRoutes: Route[] = [
     tag: 'Console: routing',
     summary: 'One prompt template',
     auth: 'session',
+    examples: { response: TEMPLATE_RESPONSE },
     handler: getTemplate,
   },
   {

@@ -10,6 +10,13 @@ import {
 } from '../webhooks/endpoints.js';
 import { webhookCreateSchema, webhookUpdateSchema } from '../webhooks/webhook-body.js';
 import type { Route } from '../../routes/route.js';
+import {
+  DELIVERIES_RESPONSE,
+  DELIVERY_QUEUED_RESPONSE,
+  WEBHOOKS_RESPONSE,
+  WEBHOOK_RESPONSE,
+  WEBHOOK_ROTATED_RESPONSE,
+} from '../../routes/console-examples.js';
 import { WEBHOOK_CREATE_EXAMPLES, WEBHOOK_UPDATE_EXAMPLES } from '../../routes/examples.js';
 
 const tag = 'Console: webhooks';
@@ -23,6 +30,7 @@ export const webhookRoutes: Route[] = [
     summary: "The account's webhook endpoints (paginated envelope)",
     auth: 'session',
     query: pageQuerySchema,
+    examples: { response: WEBHOOKS_RESPONSE },
     handler: listWebhooks,
   },
   {
@@ -39,7 +47,15 @@ export const webhookRoutes: Route[] = [
     },
     handler: createWebhook,
   },
-  { method: 'get', path: '/api/v1/webhooks/:id', tag, summary: 'One endpoint', auth: 'session', handler: getWebhook },
+  {
+    method: 'get',
+    path: '/api/v1/webhooks/:id',
+    tag,
+    summary: 'One endpoint',
+    auth: 'session',
+    examples: { response: WEBHOOK_RESPONSE },
+    handler: getWebhook,
+  },
   {
     method: 'patch',
     path: '/api/v1/webhooks/:id',
@@ -65,6 +81,7 @@ export const webhookRoutes: Route[] = [
     tag,
     summary: 'A new signing secret, shown once; the previous one keeps signing beside it for 24 h',
     auth: 'session',
+    examples: { response: WEBHOOK_ROTATED_RESPONSE },
     handler: rotateWebhookSecret,
   },
   {
@@ -74,6 +91,7 @@ export const webhookRoutes: Route[] = [
     summary: "The endpoint's deliveries, newest first, with their attempts (paginated envelope)",
     auth: 'session',
     query: pageQuerySchema,
+    examples: { response: DELIVERIES_RESPONSE },
     handler: listWebhookDeliveries,
   },
   {
@@ -83,6 +101,7 @@ export const webhookRoutes: Route[] = [
     summary: 'Send a delivered or failed event again, with the same `webhook-id`',
     auth: 'session',
     responses: { 202: 'the delivery, pending again', 409: 'still pending, or the endpoint is disabled' },
+    examples: { response: DELIVERY_QUEUED_RESPONSE },
     handler: redeliverWebhook,
   },
   {
@@ -92,6 +111,7 @@ export const webhookRoutes: Route[] = [
     summary: 'Send a `webhook.test` event to this endpoint',
     auth: 'session',
     responses: { 202: 'the delivery of the test event', 409: 'the endpoint is disabled' },
+    examples: { response: DELIVERY_QUEUED_RESPONSE },
     handler: testWebhook,
   },
 ];

@@ -1,4 +1,5 @@
 import createClient from 'openapi-fetch';
+import type { BearerSession } from './bearer';
 import type { paths } from './schema';
 
 /** The console's failure envelope, `{code, error_code, message, request_id}`, as a thrown error. */
@@ -20,10 +21,13 @@ export type Api = ReturnType<typeof createApi>;
 /**
  * The typed client of the console API: paths, query parameters and request bodies are checked
  * against the types generated from the gateway's OpenAPI document (schema.d.ts). The session is
- * the HttpOnly cookie; this code never sees it.
+ * the HttpOnly cookie, which this code never sees — or, where the API is on another site, the
+ * short-lived bearer tokens of `bearer` (./bearer.ts).
  */
-export function createApi(base: string) {
-  return createClient<paths>({ baseUrl: base, credentials: 'include' });
+export function createApi(base: string, bearer?: BearerSession) {
+  const client = createClient<paths>({ baseUrl: base, credentials: bearer ? 'omit' : 'include' });
+  if (bearer) client.use(bearer.middleware);
+  return client;
 }
 
 interface Envelope<T> {

@@ -263,11 +263,19 @@ export function KeysPage() {
   );
 }
 
+const BUDGET_PER: Record<NonNullable<Key['budget']>['period'], string> = {
+  day: '/day',
+  week: '/week',
+  month: '/month',
+  total: ' in total',
+};
+
 function caps(key: Key, locale: string): string {
   const parts = [
     key.total_micro_usd !== null && `total ${formatMoney(key.total_micro_usd, locale)}`,
     key.daily_micro_usd !== null && `${formatMoney(key.daily_micro_usd, locale)}/day`,
     key.monthly_micro_usd !== null && `${formatMoney(key.monthly_micro_usd, locale)}/month`,
+    key.budget && `budget ${formatMoney(key.budget.limit_micro_usd, locale)}${BUDGET_PER[key.budget.period]}`,
   ].filter(Boolean);
   return parts.length ? parts.join(', ') : '—';
 }

@@ -60,6 +60,27 @@ export function UsagePage() {
   }, []);
 
   const csv = `${config.api_base}/api/v1/usage/report?${new URLSearchParams({ ...draft, format: 'csv' }).toString()}`;
+  // With bearer tokens (an API on another site) a plain link would carry no credential: fetch the
+  // file with the token and hand the browser its bytes.
+  async function downloadCsv(event: Event) {
+    if (config.session !== 'bearer') return;
+    event.preventDefault();
+    setErrors({});
+    try {
+      const { data, response } = await api.GET('/api/v1/usage/report', {
+        params: { query: { ...draft, format: 'csv' } },
+        parseAs: 'blob',
+      });
+      if (!response.ok || !(data instanceof Blob)) throw new Error(`The CSV could not be made (${response.status}).`);
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(data);
+      link.download = `usage-${draft.start}-${draft.end}.csv`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+    } catch (err) {
+      setErrors({ form: err instanceof Error ? err.message : String(err) });
+    }
+  }
   const label = (group: string | null, by: GroupBy) =>
     group === null
       ? by === 'tag'
@@ -122,7 +143,7 @@ export function UsagePage() {
           <button type="submit" class="primary" disabled={loading}>
             Show report
           </button>
-          <a class="button" href={csv} download>
+          <a class="button" href={csv} download onClick={(e) => void downloadCsv(e)}>
             Download CSV
           </a>
         </div>

@@ -1,4 +1,4 @@
-import type { AssetAccess, Key } from '../api/models';
+import type { AssetAccess, Key, KeyBudget } from '../api/models';
 import type { paths } from '../api/schema';
 import { parseUsd, usdField } from '../format';
 
@@ -17,6 +17,11 @@ export interface KeyFormState {
   total_usd: string;
   daily_usd: string;
   monthly_usd: string;
+  /** The budget's limit in USD; empty = no budget (removed on save). */
+  budget_usd: string;
+  budget_period: KeyBudget['period'];
+  /** Percent of the budget that mails the owner once per period; empty = no mail. */
+  budget_soft_percent: string;
   tags: string;
   asset_access: AssetAccess;
   usage_access: boolean;
@@ -24,7 +29,10 @@ export interface KeyFormState {
   kind: 'standard' | 'private';
 }
 
-export type KeyField = Exclude<keyof KeyFormState, 'kind' | 'usage_access' | 'asset_access'> | 'asset_access';
+export type KeyField =
+  | Exclude<keyof KeyFormState, 'kind' | 'usage_access' | 'asset_access' | 'budget_period'>
+  | 'asset_access'
+  | 'budget_period';
 
 const count = (n: number | null) => (n === null ? '' : String(n));
 
@@ -47,6 +55,9 @@ export function formOf(key?: Key): KeyFormState {
     total_usd: usdField(key?.total_micro_usd),
     daily_usd: usdField(key?.daily_micro_usd),
     monthly_usd: usdField(key?.monthly_micro_usd),
+    budget_usd: usdField(key?.budget?.limit_micro_usd),
+    budget_period: key?.budget?.period ?? 'month',
+    budget_soft_percent: count(key?.budget?.soft_threshold_percent ?? null),
     tags: key?.tags.join(', ') ?? '',
     asset_access: key?.asset_access ?? 'own',
     usage_access: key?.usage_access ?? false,
@@ -72,6 +83,14 @@ export function toBody(
       errors[field] = 'Enter an amount in USD such as 25 or 0.50 (up to 6 decimals), or leave empty for no cap.';
     return micro ?? null;
   };
+  const budgetLimit = usd('budget_usd', f.budget_usd);
+  let soft: number | null = null;
+  if (f.budget_soft_percent.trim() !== '') {
+    soft = Number(f.budget_soft_percent.trim());
+    if (!/^\d{1,3}$/.test(f.budget_soft_percent.trim()) || soft < 1 || soft > 100)
+      errors.budget_soft_percent = 'Enter a whole percent from 1 to 100, or leave empty for no warning mail.';
+    else if (budgetLimit === null) errors.budget_soft_percent = 'Set a budget first: the warning is a percent of it.';
+  }
   let expires: string | null = null;
   if (f.expires_at) {
     const at = new Date(f.expires_at);
@@ -89,6 +108,10 @@ export function toBody(
     total_micro_usd: usd('total_usd', f.total_usd),
     daily_micro_usd: usd('daily_usd', f.daily_usd),
     monthly_micro_usd: usd('monthly_usd', f.monthly_usd),
+    budget:
+      budgetLimit === null
+        ? null
+        : { limit_micro_usd: budgetLimit, period: f.budget_period, soft_threshold_percent: soft },
     tags: f.tags
       .split(',')
       .map((t) => t.trim())
@@ -112,6 +135,7 @@ export const KEY_PARAMS: Partial<Record<string, KeyField>> = {
   total_micro_usd: 'total_usd',
   daily_micro_usd: 'daily_usd',
   monthly_micro_usd: 'monthly_usd',
+  budget: 'budget_usd',
   tags: 'tags',
   asset_access: 'asset_access',
   default_preset: 'default_preset',

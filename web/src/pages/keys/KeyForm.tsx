@@ -22,7 +22,7 @@ interface KeyFormProps {
   onCancel(): void;
 }
 
-/** Every setting of a key: name, group, expiry, IP allowlist, rate limits, caps, tags, access, preset. */
+/** Every setting of a key: name, group, expiry, IP allowlist, rate limits, caps, budget, tags, access, preset. */
 export function KeyForm({ editing, groups, presets, submitLabel, onSubmit, onCancel }: KeyFormProps) {
   const [form, setForm] = useState<KeyFormState>(() => formOf(editing));
   const [errors, setErrors] = useState<Partial<Record<KeyField | 'form', string>>>({});
@@ -109,7 +109,7 @@ export function KeyForm({ editing, groups, presets, submitLabel, onSubmit, onCan
       <fieldset>
         <legend>Spending caps in USD (empty = no cap)</legend>
         <div class="row">
-          <Field label="Total budget (USD)" error={errors.total_usd}>
+          <Field label="Total cap (USD)" error={errors.total_usd}>
             {(p) => <input {...p} inputMode="decimal" {...text('total_usd')} />}
           </Field>
           <Field label="Daily cap (USD)" error={errors.daily_usd}>
@@ -117,6 +117,38 @@ export function KeyForm({ editing, groups, presets, submitLabel, onSubmit, onCan
           </Field>
           <Field label="Monthly cap (USD)" error={errors.monthly_usd}>
             {(p) => <input {...p} inputMode="decimal" {...text('monthly_usd')} />}
+          </Field>
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Budget (empty = none)</legend>
+        <p class="hint">
+          A hard limit per UTC period: calls that would pass it are refused with 402, counting calls in flight.
+        </p>
+        <div class="row">
+          <Field label="Budget (USD)" error={errors.budget_usd}>
+            {(p) => <input {...p} inputMode="decimal" {...text('budget_usd')} />}
+          </Field>
+          <Field label="Budget period" error={errors.budget_period}>
+            {(p) => (
+              <select
+                {...p}
+                value={form.budget_period}
+                onChange={(e) => set('budget_period')(e.currentTarget.value as KeyFormState['budget_period'])}
+              >
+                <option value="day">Day</option>
+                <option value="week">Week (from Monday)</option>
+                <option value="month">Month</option>
+                <option value="total">Total (never resets)</option>
+              </select>
+            )}
+          </Field>
+          <Field
+            label="Warning at (% of budget)"
+            error={errors.budget_soft_percent}
+            hint="E-mails you once per period when spending reaches it."
+          >
+            {(p) => <input {...p} inputMode="numeric" {...text('budget_soft_percent')} />}
           </Field>
         </div>
       </fieldset>

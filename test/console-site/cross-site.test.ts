@@ -1,0 +1,82 @@
+import { readFile } from 'node:fs/promises';
+import type { Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSiteHarness, signIn, watchProblems, type SiteHarness } from './site.js';
+
+// The site on http://127.0.0.1:<port>, the console API on http://localhost:<port>: two sites to
+// the browser, so the SameSite=Lax session cookie never reaches the API. The pages sign in with
+// short-lived bearer tokens issued for the session, kept in memory only.
+let h: SiteHarness;
+
+beforeAll(async () => {
+  h = await startSiteHarness({ crossSite: true });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('console site on another site than its API', { timeout: 120_000 }, () => {
+  it('signs in with a bearer token of the session, works on every call, keeps nothing in cookies or storage, and signing out ends the session', async () => {
+    const { email, userId } = await h.sec.gw.account({ balance: 1_000_000 });
+    const apiOrigin = h.sec.gw.url.replace('//127.0.0.1:', '//localhost:');
+    expect(new URL(h.site.url).hostname).toBe('127.0.0.1');
+    const context = await h.browser.newContext();
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    const apiCalls: Request[] = [];
+    page.on('request', (r) => {
+      if (r.url().startsWith(`${apiOrigin}/api/v1/`)) apiCalls.push(r);
+    });
+
+    await signIn(page, h.site, email);
+    await page.getByRole('link', { name: 'Keys', exact: true }).click();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByLabel('Name').fill('cross-site key');
+    await page.locator('form').getByRole('button', { name: 'Create key' }).click();
+    expect((await page.getByLabel('New key secret').textContent())?.trim()).toMatch(/^sk-/);
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('row', { name: /cross-site key/ }).waitFor();
+
+    // The CSV comes through the token too (a plain link would carry no credential).
+    await page.getByRole('link', { name: 'Usage', exact: true }).click();
+    await page.getByRole('button', { name: 'Show report' }).waitFor();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download CSV' }).click(),
+    ]);
+    expect((await readFile((await download.path())!, 'utf8')).split('\n')[0]).toMatch(/^group,/);
+
+    // Every call went to the API's own origin with a gwb_ token; the session token (gws_) was
+    // sent once, to be exchanged, and no cookie ever came along.
+    const sent = await Promise.all(
+      apiCalls.filter((r) => r.method() !== 'OPTIONS').map(async (r) => ({ r, headers: await r.allHeaders() })),
+    );
+    expect(sent.length).toBeGreaterThan(4);
+    for (const { r, headers } of sent) expect(headers.cookie, r.url()).toBeUndefined();
+    const withToken = sent.filter(({ headers }) => headers.authorization);
+    expect(
+      withToken.filter(({ headers }) => headers.authorization!.startsWith('Bearer gws_')).map(({ r }) => r.url()),
+    ).toEqual([`${apiOrigin}/api/v1/auth/session/token`]);
+    expect(withToken.filter(({ headers }) => /^Bearer gwb_/.test(headers.authorization!)).length).toBeGreaterThan(3);
+    expect(await context.cookies()).toEqual([]);
+    expect(await page.evaluate('JSON.stringify(localStorage) + JSON.stringify(sessionStorage)')).toBe('{}{}');
+    expect(problems).toEqual([]);
+
+    // The token lives in the page only: a reload asks to sign in again.
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await signIn(page, h.site, email);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    const live = await h.sec.gw.services.db
+      .selectFrom('console_sessions')
+      .select('id')
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', new Date())
+      .execute();
+    // The first session was never signed out (the reload dropped its token); the second was.
+    expect(live).toHaveLength(1);
+    await context.close();
+  });
+});
