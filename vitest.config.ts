@@ -30,6 +30,7 @@ const PROCESS_TESTS = [
   'test/limits/fitting-reservations.test.ts',
   'test/limits/grants.test.ts',
   'test/gateway/durability.test.ts',
+  'test/ops/postgres-outage.test.ts',
   'test/gateway/invalidation.test.ts',
   'test/tasks/worker-sigkill.test.ts',
   'test/tasks/workers-side-by-side.test.ts',

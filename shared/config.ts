@@ -21,6 +21,9 @@ const envSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/gateway'),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).default(10),
+    // A Postgres that does not answer (a cut network drops packets, no reset) fails a query after
+    // this rather than holding its call; also the longest a query waits for a free pooled connection.
+    DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
     REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
     REDIS_PREFIX: z.string().default('gw:'),
     // Set: every Redis client finds the master through these Sentinels (REDIS_URL then gives only
@@ -143,7 +146,7 @@ export interface Config {
   /** `proxyHops`: appending proxies trusted in X-Forwarded-For (api/http/exchange.ts, clientIp); 0 = none. */
   readonly http: Readonly<{ host: string; port: number; proxyHops: number; bodyLimitBytes: number }>;
   readonly log: Readonly<{ level: Env['LOG_LEVEL'] }>;
-  readonly db: Readonly<{ url: string; poolSize: number }>;
+  readonly db: Readonly<{ url: string; poolSize: number; connectTimeoutMs: number }>;
   /** `sentinels` set: the master is found through them by `sentinelName` (shared/redis/client.ts). */
   readonly redis: Readonly<RedisTarget & { prefix: string }>;
   readonly catalog: Readonly<{ file: string | undefined }>;
@@ -218,7 +221,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
     },
     log: { level: e.LOG_LEVEL },
-    db: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
+    db: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS },
     redis: {
       url: e.REDIS_URL,
       prefix: e.REDIS_PREFIX,

@@ -9,7 +9,7 @@ import { JobQueues, bullPrefix } from '../jobs/queues.js';
 import { createObjectStore, loadOrCreateLinkSecret } from '../storage/index.js';
 import type { Catalog } from '../catalog/index.js';
 import type { Config } from '../config.js';
-import { createDb } from '../db/index.js';
+import { createDb, logLostConnections } from '../db/index.js';
 import { KeyCache } from '../keys/key-cache.js';
 import type { Logger } from '../log.js';
 import { UpstreamRegistry } from '../providers/registry.js';
@@ -31,7 +31,10 @@ export async function buildServices(
   log: Logger,
   clock: Clock = systemClock,
 ): Promise<RunningServices> {
-  const db = createDb(config.db.url, config.db.poolSize);
+  const db = createDb(config.db.url, config.db.poolSize, {
+    connectTimeoutMs: config.db.connectTimeoutMs,
+    onConnectionError: logLostConnections(log),
+  });
   const redis = createRedis(config.redis);
   // Admissions and finishes go out batched on a connection of their own (see createStepRedis).
   const stepConnection = createStepRedis(config.redis);
