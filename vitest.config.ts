@@ -18,6 +18,7 @@ const ISOLATED_TESTS = [
   'test/limits/redis-outage.test.ts',
   'test/tasks/redis-restart.test.ts',
   'test/tasks/redis-loss.test.ts',
+  'test/ops/redis-sentinel.test.ts',
   // Measure the RSS growth of the test process: a fresh one, not one that ran other files first.
   'test/storage/s3-memory.test.ts',
   'test/upstream-sim/result-files.test.ts',
@@ -29,6 +30,7 @@ const PROCESS_TESTS = [
   'test/limits/fitting-reservations.test.ts',
   'test/limits/grants.test.ts',
   'test/gateway/durability.test.ts',
+  'test/ops/postgres-outage.test.ts',
   'test/gateway/invalidation.test.ts',
   'test/tasks/worker-sigkill.test.ts',
   'test/tasks/workers-side-by-side.test.ts',

@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   await admin.connect();
   await admin.query(`CREATE DATABASE ${DB_NAME}`);
   const db = createDb(url.toString(), 4);
-  const redis = createRedis(process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379', {});
+  const redis = createRedis({ url: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379' });
   defineScripts(redis);
   await connectRedis(redis);
   const keys = redisKeys(`gwbd${Date.now().toString(36)}:`);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { checkStorageEnv, storageConfig, storageEnvShape, type StorageConfig } from './storage/config.js';
 import { consoleConfig, consoleEnvIssues, type ConsoleConfig } from './console/config.js';
 import type { ImageFetchLimits } from './assets/fetch-images.js';
+import type { RedisTarget } from './redis/client.js';
 import { webhookConfig, webhookEnvIssues, webhookEnvShape, type WebhookConfig } from './webhooks/config.js';
 
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
@@ -20,8 +21,22 @@ const envSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/gateway'),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).default(10),
+    // A Postgres that does not answer (a cut network drops packets, no reset) fails a query after
+    // this rather than holding its call; also the longest a query waits for a free pooled connection.
+    DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
     REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
     REDIS_PREFIX: z.string().default('gw:'),
+    // Set: every Redis client finds the master through these Sentinels (REDIS_URL then gives only
+    // the master's password, database and TLS).
+    REDIS_SENTINELS: z
+      .string()
+      .regex(
+        /^\s*[^\s,:]+:\d{1,5}\s*(,\s*[^\s,:]+:\d{1,5}\s*)*$/,
+        'a comma-separated list of host:port (the Sentinels to ask for the master)',
+      )
+      .optional(),
+    REDIS_SENTINEL_NAME: z.string().min(1).default('mymaster'),
+    REDIS_SENTINEL_PASSWORD: optionalString,
     CATALOG_FILE: optionalString,
     DATA_DIR: z.string().default('./data'),
     BODY_LIMIT_BYTES: int(10 * 1024 * 1024),
@@ -131,8 +146,9 @@ export interface Config {
   /** `proxyHops`: appending proxies trusted in X-Forwarded-For (api/http/exchange.ts, clientIp); 0 = none. */
   readonly http: Readonly<{ host: string; port: number; proxyHops: number; bodyLimitBytes: number }>;
   readonly log: Readonly<{ level: Env['LOG_LEVEL'] }>;
-  readonly db: Readonly<{ url: string; poolSize: number }>;
-  readonly redis: Readonly<{ url: string; prefix: string }>;
+  readonly db: Readonly<{ url: string; poolSize: number; connectTimeoutMs: number }>;
+  /** `sentinels` set: the master is found through them by `sentinelName` (shared/redis/client.ts). */
+  readonly redis: Readonly<RedisTarget & { prefix: string }>;
   readonly catalog: Readonly<{ file: string | undefined }>;
   readonly dataDir: string;
   readonly upstream: Readonly<{ connections: number; headersTimeoutMs: number; bodyTimeoutMs: number }>;
@@ -179,6 +195,14 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+function parseSentinels(list: string | undefined): RedisTarget['sentinels'] {
+  if (list === undefined) return undefined;
+  return list.split(',').map((entry) => {
+    const [host, port] = entry.trim().split(':');
+    return { host: host!, port: Number(port) };
+  });
+}
+
 export function parseConfig(source: NodeJS.ProcessEnv): Config {
   const parsed = envSchema.safeParse(source);
   if (!parsed.success) {
@@ -197,8 +221,14 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
     },
     log: { level: e.LOG_LEVEL },
-    db: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
-    redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX },
+    db: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS },
+    redis: {
+      url: e.REDIS_URL,
+      prefix: e.REDIS_PREFIX,
+      sentinels: parseSentinels(e.REDIS_SENTINELS),
+      sentinelName: e.REDIS_SENTINEL_NAME,
+      sentinelPassword: e.REDIS_SENTINEL_PASSWORD,
+    },
     catalog: { file: e.CATALOG_FILE },
     dataDir: e.DATA_DIR,
     upstream: {

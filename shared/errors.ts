@@ -109,6 +109,36 @@ export const internalError = () => new GatewayError('internal_error', 500, 'inte
 export const serviceUnavailable = (message = 'a backing service is unavailable, try again shortly') =>
   new GatewayError('service_unavailable', 503, message, { retryAfter: 1 });
 
+// Postgres SQLSTATEs of a server that is going or gone: connection exceptions (class 08), shutdowns,
+// "cannot connect now" (starting up), too many connections.
+const PG_UNAVAILABLE = /^(08...|57P0[123]|53300)$/;
+const NET_UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+// What pg, pg-pool and ioredis say when their server cannot be reached (they carry no code).
+const CLIENT_UNAVAILABLE =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Stream isn't writeable|Command timed out|max retries per request|All sentinels are unreachable/;
+
+/**
+ * True for an error that says Postgres or Redis cannot be reached (rather than a bug): the caller
+ * gets a 503 to retry, not a 500.
+ */
+export function isBackingServiceDown(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== 'object' || depth > 3) return false;
+  const e = err as { code?: unknown; message?: unknown; errors?: unknown; cause?: unknown };
+  if (typeof e.code === 'string' && (PG_UNAVAILABLE.test(e.code) || NET_UNAVAILABLE.has(e.code))) return true;
+  if (typeof e.message === 'string' && CLIENT_UNAVAILABLE.test(e.message)) return true;
+  if (Array.isArray(e.errors) && e.errors.some((inner) => isBackingServiceDown(inner, depth + 1))) return true;
+  return isBackingServiceDown(e.cause, depth + 1);
+}
+
 export function isGatewayError(err: unknown): err is GatewayError {
   return err instanceof GatewayError;
 }

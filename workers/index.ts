@@ -19,7 +19,7 @@ export async function startWorkers(s: GatewayServices, serveMetrics: boolean): P
   if (selected.has('usage')) {
     drainer = await startUsageDrainer({
       db: s.db,
-      redisUrl: config.redis.url,
+      redis: config.redis,
       keys: s.redisKeys,
       batch: config.usage.drainBatch,
       log: s.log,

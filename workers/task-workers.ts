@@ -5,7 +5,7 @@ import { exportDataset } from './datasets/export-dataset.js';
 import { runPrivateChat } from './private/run-chat.js';
 import { closeMailer, sendMail } from './mail.js';
 import { bullPrefix } from '../shared/jobs/queues.js';
-import { createRedis } from '../shared/redis/client.js';
+import { createPatientRedis, reportRedisErrors } from '../shared/redis/client.js';
 import { jobOutcomes } from './metrics.js';
 import { maintenance } from './tasks/maintenance.js';
 import { watchRedisLoss } from './tasks/redis-loss.js';
@@ -83,13 +83,8 @@ function concurrencyOf(spec: string, name: TaskJobName): number {
 export function startTaskWorkers(s: TaskJobServices, options: TaskWorkerOptions): TaskWorkers {
   const selected = selectedQueues(options.queues);
   // Workers block on Redis: their connection waits for it instead of failing fast.
-  const connection: Redis = createRedis(s.config.redis.url, {
-    maxRetriesPerRequest: null,
-    enableOfflineQueue: true,
-    commandTimeout: undefined,
-    lazyConnect: false,
-  });
-  connection.on('error', () => {});
+  const connection: Redis = createPatientRedis(s.config.redis, { lazyConnect: false });
+  reportRedisErrors(connection, s.log, 'workers');
   const workers: Worker[] = [];
   for (const name of Object.keys(PROCESSORS) as TaskJobName[]) {
     if (!selected.has(name)) continue;

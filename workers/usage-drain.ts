@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import type { Db } from '../shared/db/index.js';
 import type { Logger } from '../shared/log.js';
-import { createRedis, connectRedis } from '../shared/redis/client.js';
+import { connectRedis, createPatientRedis, reportRedisErrors, type RedisTarget } from '../shared/redis/client.js';
 import { defineScripts } from '../shared/lifecycle/redis-scripts.js';
 import type { RedisKeys } from '../shared/redis/keys.js';
 import { usageOverReservation, usageRecordsDrained } from './metrics.js';
@@ -18,7 +18,7 @@ export interface UsageDrainer {
 
 export interface UsageDrainOptions {
   db: Db;
-  redisUrl: string;
+  redis: RedisTarget;
   keys: RedisKeys;
   batch: number;
   log: Logger;
@@ -34,12 +34,8 @@ export interface UsageDrainOptions {
  */
 export async function startUsageDrainer(options: UsageDrainOptions): Promise<UsageDrainer> {
   // Waits for Redis instead of failing fast: the drain has no caller to answer.
-  const redis: Redis = createRedis(options.redisUrl, {
-    maxRetriesPerRequest: null,
-    enableOfflineQueue: true,
-    commandTimeout: undefined,
-  });
-  redis.on('error', () => {});
+  const redis: Redis = createPatientRedis(options.redis);
+  reportRedisErrors(redis, options.log, 'usage drain');
   defineScripts(redis);
   await connectRedis(redis);
   const token = `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;

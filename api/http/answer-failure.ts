@@ -19,7 +19,7 @@ export async function answerFailure(
   protocol: ErrorProtocol = 'openai',
 ): Promise<void> {
   const err = toGatewayError(caught);
-  if (err.status >= 500 && !isGatewayError(caught))
+  if (err.code === 'internal_error' && !isGatewayError(caught))
     services.log.error({ err: caught, requestId: ex.requestId }, 'unhandled error');
   const { res } = ex;
   if (res.headersSent) {

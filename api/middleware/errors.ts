@@ -1,5 +1,12 @@
 import type { Middleware } from 'koa';
-import { GatewayError, internalError, isGatewayError, notFound } from '../../shared/errors.js';
+import {
+  GatewayError,
+  internalError,
+  isBackingServiceDown,
+  isGatewayError,
+  notFound,
+  serviceUnavailable,
+} from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';
 import { rendererFor } from '../errors/render.js';
 
@@ -12,7 +19,7 @@ export function errorBoundary(log: Logger): Middleware {
         throw notFound(`no route for ${ctx.method} ${ctx.path}`);
     } catch (caught) {
       const err = toGatewayError(caught);
-      if (err.status >= 500 && !isGatewayError(caught))
+      if (err.code === 'internal_error' && !isGatewayError(caught))
         log.error({ err: caught, requestId: ctx.state.requestId }, 'unhandled error');
       if (ctx.headerSent || !ctx.writable) return;
       ctx.status = err.status;
@@ -25,6 +32,8 @@ export function errorBoundary(log: Logger): Middleware {
 
 export function toGatewayError(err: unknown): GatewayError {
   if (isGatewayError(err)) return err;
+  // Postgres or Redis out of reach (an outage, a failover): retry shortly, not a bug.
+  if (isBackingServiceDown(err)) return serviceUnavailable();
   // Koa's own errors (e.g. a malformed URL) carry an expose-safe status.
   const e = err as { status?: number; expose?: boolean; message?: string };
   if (e && typeof e.status === 'number' && e.status < 500 && e.expose)

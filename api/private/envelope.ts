@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { CompatibilityProfile } from '../../shared/db/schema.js';
-import { internalError, isGatewayError, type GatewayError } from '../../shared/errors.js';
+import type { GatewayError } from '../../shared/errors.js';
+import { toGatewayError } from '../middleware/errors.js';
 
 /**
  * The private protocol's answers: `{code: 0, message: "success", data}`, errors `{code, message,
@@ -34,8 +35,8 @@ export function sendFailure(
   caught: unknown,
   log: (err: unknown) => void,
 ): void {
-  const err = isGatewayError(caught) ? caught : internalError();
-  if (!isGatewayError(caught)) log(caught);
+  const err = toGatewayError(caught);
+  if (err.code === 'internal_error') log(caught);
   if (err.retryAfter !== undefined) ctx.set('Retry-After', String(err.retryAfter));
   if (err.headers) ctx.set(err.headers);
   sendEnvelope(ctx, profile, err.status, privateError(err, ctx.state.requestId as string));

@@ -27,7 +27,7 @@ export class CliContext {
 
   async redis(): Promise<Redis> {
     if (!this.redisInstance) {
-      this.redisInstance = createRedis(this.config.redis.url);
+      this.redisInstance = createRedis(this.config.redis);
       this.redisInstance.on('error', () => {});
       defineScripts(this.redisInstance);
       await connectRedis(this.redisInstance);

@@ -14,6 +14,8 @@ export async function ensureDatabase(url: string): Promise<void> {
   const admin = new URL(url);
   admin.pathname = '/postgres';
   const client = new pg.Client({ connectionString: admin.toString() });
+  // A dropped connection fails the query in flight; unheard, its 'error' event would end the process.
+  client.on('error', () => {});
   await client.connect();
   try {
     const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
@@ -38,6 +40,7 @@ export async function migrate(url: string, dir = projectPath('migrations')): Pro
   await ensureDatabase(url);
   const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
   const client = new pg.Client({ connectionString: url });
+  client.on('error', () => {});
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);

@@ -9,11 +9,11 @@ import { JobQueues, bullPrefix } from '../jobs/queues.js';
 import { createObjectStore, loadOrCreateLinkSecret } from '../storage/index.js';
 import type { Catalog } from '../catalog/index.js';
 import type { Config } from '../config.js';
-import { createDb } from '../db/index.js';
+import { createDb, logLostConnections } from '../db/index.js';
 import { KeyCache } from '../keys/key-cache.js';
 import type { Logger } from '../log.js';
 import { UpstreamRegistry } from '../providers/registry.js';
-import { connectRedis, createRedis, createStepRedis } from '../redis/client.js';
+import { connectRedis, createRedis, createStepRedis, reportRedisErrors } from '../redis/client.js';
 import { redisKeys } from '../redis/keys.js';
 import { AccountHealth } from '../routing/account-health.js';
 import { LatencyTracker } from '../routing/latency.js';
@@ -31,13 +31,17 @@ export async function buildServices(
   log: Logger,
   clock: Clock = systemClock,
 ): Promise<RunningServices> {
-  const db = createDb(config.db.url, config.db.poolSize);
-  const redis = createRedis(config.redis.url);
+  const db = createDb(config.db.url, config.db.poolSize, {
+    connectTimeoutMs: config.db.connectTimeoutMs,
+    onConnectionError: logLostConnections(log),
+  });
+  const redis = createRedis(config.redis);
   // Admissions and finishes go out batched on a connection of their own (see createStepRedis).
-  const stepConnection = createStepRedis(config.redis.url);
-  const subscriber = createRedis(config.redis.url, { maxRetriesPerRequest: null });
-  for (const r of [redis, stepConnection, subscriber])
-    r.on('error', (err) => log.warn({ err: err.message }, 'redis connection problem'));
+  const stepConnection = createStepRedis(config.redis);
+  const subscriber = createRedis(config.redis, { maxRetriesPerRequest: null });
+  reportRedisErrors(redis, log, 'commands');
+  reportRedisErrors(stepConnection, log, 'admissions');
+  reportRedisErrors(subscriber, log, 'subscriber');
   defineScripts(redis);
   defineScripts(stepConnection);
   await Promise.all([connectRedis(redis), connectRedis(stepConnection), connectRedis(subscriber)]);
@@ -48,8 +52,8 @@ export async function buildServices(
   await calls.subscribe(subscriber);
   const upstreams = new UpstreamRegistry(catalog, config.upstream);
   // A producer connection of its own: BullMQ's scripts should not queue behind admission scripts.
-  const jobConnection = createRedis(config.redis.url);
-  jobConnection.on('error', () => {});
+  const jobConnection = createRedis(config.redis);
+  reportRedisErrors(jobConnection, log, 'job producer');
   await connectRedis(jobConnection);
   const jobs = new JobQueues(jobConnection, bullPrefix(config.redis.prefix));
   const storage = createObjectStore(config.storage.objects);

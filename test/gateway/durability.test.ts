@@ -68,7 +68,7 @@ describe('durability', () => {
     const keys = redisKeys(prefix);
     const drainer = await startUsageDrainer({
       db: gw.services.db,
-      redisUrl: gw.services.config.redis.url,
+      redis: gw.services.config.redis,
       keys,
       batch: 100,
       log: createLogger('silent'),

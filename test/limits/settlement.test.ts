@@ -158,7 +158,7 @@ describe('settlement', () => {
     const { services } = gw;
     const key = (await services.keyCache.lookup(acct.key))!;
     // A step connection of its own (made as the gateway makes it), to break without disturbing the harness.
-    const conn = createStepRedis(services.config.redis.url);
+    const conn = createStepRedis(services.config.redis);
     conn.on('error', () => {});
     defineScripts(conn);
     await connectRedis(conn);

@@ -68,7 +68,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const services = await buildServices(config, catalog, log, options.clock);
   const drainer = await startUsageDrainer({
     db: services.db,
-    redisUrl: config.redis.url,
+    redis: config.redis,
     keys: services.redisKeys,
     batch: 500,
     log,

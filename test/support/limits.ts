@@ -169,14 +169,17 @@ export interface RedisServer {
 }
 
 /** `redis-server` on a port of the test's choice, without persistence; resolves once it answers PING. */
-/** A private redis-server; with `aofDir`, persistent with AOF `everysec` in that folder (else nothing kept). */
-export async function startRedisServer(port: number, aofDir?: string): Promise<RedisServer> {
+/**
+ * A private redis-server; with `aofDir`, persistent with AOF `everysec` in that folder (else nothing
+ * kept); `extra` arguments are passed on (a replica's `--replicaof`).
+ */
+export async function startRedisServer(port: number, aofDir?: string, extra: string[] = []): Promise<RedisServer> {
   const persistence = aofDir
     ? ['--appendonly', 'yes', '--appendfsync', 'everysec', '--dir', aofDir]
     : ['--appendonly', 'no'];
   const child: ChildProcess = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--daemonize', 'no'],
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--daemonize', 'no', ...extra],
     {
       stdio: ['ignore', 'ignore', 'pipe'],
     },

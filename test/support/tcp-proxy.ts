@@ -10,12 +10,20 @@ export interface TcpProxy {
   readonly port: number;
   cut(): void;
   restore(): void;
+  /**
+   * Stops relaying what the target sends, every connection kept open (a replication link that
+   * fell behind); `release()` relays again.
+   */
+  hold(): void;
+  release(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const open = new Set<Socket>();
+  const pairs = new Set<{ client: Socket; upstream: Socket }>();
   let cut = false;
+  let held = false;
   const server = createServer((client) => {
     if (cut) return void client.resetAndDestroy();
     const upstream = createConnection({ host: targetHost, port: targetPort });
@@ -27,7 +35,11 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
         upstream.destroy();
       });
     }
-    client.pipe(upstream).pipe(client);
+    client.pipe(upstream);
+    const pair = { client, upstream };
+    pairs.add(pair);
+    client.on('close', () => pairs.delete(pair));
+    if (!held) upstream.pipe(client);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -38,6 +50,17 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     },
     restore() {
       cut = false;
+    },
+    hold() {
+      held = true;
+      for (const { client, upstream } of pairs) {
+        upstream.unpipe(client);
+        upstream.pause();
+      }
+    },
+    release() {
+      held = false;
+      for (const { client, upstream } of pairs) upstream.pipe(client);
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -30,7 +30,7 @@ afterAll(() => gw?.close());
 
 /** Fails every job of `queue` for good, as BullMQ does to a job that stalled too often. */
 async function failJobsOf(queue: 'task-submit' | 'task-poll', count: number): Promise<void> {
-  const connection = createRedis(gw.services.config.redis.url, {
+  const connection = createRedis(gw.services.config.redis, {
     maxRetriesPerRequest: null,
     enableOfflineQueue: true,
     lazyConnect: false,

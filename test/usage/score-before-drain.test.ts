@@ -57,7 +57,7 @@ describe('POST /v1/scores before the usage record landed', () => {
     const log = createLogger('silent');
     drainer = await startUsageDrainer({
       db: gw.services.db,
-      redisUrl: gw.services.config.redis.url,
+      redis: gw.services.config.redis,
       keys: gw.services.redisKeys,
       batch: 500,
       log,

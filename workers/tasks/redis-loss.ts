@@ -3,7 +3,9 @@ import type { TaskJobServices } from './task-steps.js';
 
 /**
  * Notices within about a second that Redis lost its data (restarted without persistence, or
- * flushed): a marker key every worker process reads is gone. The first worker to write it back
+ * flushed): a marker key every worker process reads is gone. Or lost part of it: after a Sentinel
+ * failover the new master (another server: another run_id) lacks what asynchronous replication had
+ * not copied yet — jobs just enqueued among them — though the marker survived. The first worker to write it back
  * re-drives every unfinished task from Postgres at once — its next job enqueued under its fixed id,
  * each job checking the task's stage first, so nothing is submitted or charged twice — instead of
  * waiting for the periodic reconciler's TASK_RECONCILE_AFTER_MS. A missing marker at first start
@@ -15,10 +17,30 @@ export function watchRedisLoss(s: TaskJobServices, everyMs = 1_000): NodeJS.Time
   const marker = `${s.config.redis.prefix}alive`;
   let running = false;
   let seen = false;
+  let server: string | undefined;
+  let reconnected = true;
+  s.redis.on('ready', () => {
+    reconnected = true;
+  });
   return setInterval(async () => {
     if (running) return;
     running = true;
     try {
+      // Only after a reconnect: which server answers now (a failover or a restart changes it).
+      if (reconnected) {
+        const runId = await runIdNow();
+        if (server !== undefined && runId !== server) {
+          const outcome = await maintenance(s, 0);
+          s.log.warn(
+            { outcome: outcome.summary },
+            'Redis master changed (failover or restart): every unfinished task re-driven from Postgres',
+          );
+          await s.redis.set(marker, String(s.clock.now()), 'NX');
+        }
+        // Recorded once the pass is done: a pass cut short runs again at the next tick.
+        server = runId;
+        reconnected = false;
+      }
       if ((await s.redis.exists(marker)) === 1) {
         seen = true;
         return;
@@ -31,8 +53,13 @@ export function watchRedisLoss(s: TaskJobServices, everyMs = 1_000): NodeJS.Time
       seen = true;
     } catch {
       // Redis away: the next tick tries again once it answers.
+      reconnected = true;
     } finally {
       running = false;
     }
   }, everyMs).unref();
+
+  async function runIdNow(): Promise<string | undefined> {
+    return /run_id:(\w+)/.exec(await s.redis.info('server'))?.[1];
+  }
 }

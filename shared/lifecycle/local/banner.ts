@@ -9,6 +9,9 @@ export interface BannerInput {
   demo?: { key: string; email: string; password: string };
 }
 
+const sentinelsOf = ({ redis }: Config) =>
+  `master '${redis.sentinelName}' through Sentinels ${redis.sentinels!.map((s) => `${s.host}:${s.port}`).join(', ')}`;
+
 /** The block printed once the gateway is ready: where it listens, what to try, what it runs on. */
 export function startBanner({ url, config, local, demo }: BannerInput): string {
   const where = (source: string, value: string) =>
@@ -22,7 +25,7 @@ export function startBanner({ url, config, local, demo }: BannerInput): string {
       ? [`  Queue dashboard ${url}/admin/queues   (Authorization: Bearer <OPERATOR_TOKEN>)`]
       : []),
     `  Postgres        ${where(local.postgres, config.db.url)}`,
-    `  Redis           ${where(local.redis, config.redis.url)}`,
+    `  Redis           ${config.redis.sentinels ? sentinelsOf(config) : where(local.redis, config.redis.url)}`,
   ];
   if (demo) {
     lines.push(

@@ -25,7 +25,10 @@ export async function provideLocalServices(env: NodeJS.ProcessEnv, options: { au
   const dataDir = env.DATA_DIR ?? './data';
   const wants = async (value: string | undefined, port: number) =>
     value === 'embedded' || (options.auto && value === undefined && !(await answers('127.0.0.1', port, 500)));
-  const [pgWanted, redisWanted] = await Promise.all([wants(env.DATABASE_URL, 5432), wants(env.REDIS_URL, 6379)]);
+  const [pgWanted, redisWanted] = await Promise.all([
+    wants(env.DATABASE_URL, 5432),
+    env.REDIS_SENTINELS ? false : wants(env.REDIS_URL, 6379),
+  ]);
   const started: LocalService[] = [];
   // `npm start` owns the servers under its DATA_DIR, also those a crashed earlier run left behind;
   // a CLI or API process that reuses them while that owner lives leaves them running.
