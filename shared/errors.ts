@@ -122,9 +122,10 @@ const NET_UNAVAILABLE = new Set([
   'ENOTFOUND',
   'EAI_AGAIN',
 ]);
-// What pg, pg-pool and ioredis say when their server cannot be reached (they carry no code).
+// What pg, pg-pool and ioredis say when their server cannot be reached (they carry no code), and
+// Redis's own refusals while a failover is under way (a demoted master, a replica still loading).
 const CLIENT_UNAVAILABLE =
-  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Stream isn't writeable|Command timed out|max retries per request|All sentinels are unreachable/;
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Stream isn't writeable|Command timed out|max retries per request|All sentinels are unreachable|^(READONLY|LOADING|MASTERDOWN) /;
 
 /**
  * True for an error that says Postgres or Redis cannot be reached (rather than a bug): the caller

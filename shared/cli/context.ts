@@ -27,10 +27,21 @@ export class CliContext {
 
   async redis(): Promise<Redis> {
     if (!this.redisInstance) {
-      this.redisInstance = createRedis(this.config.redis);
-      this.redisInstance.on('error', () => {});
-      defineScripts(this.redisInstance);
-      await connectRedis(this.redisInstance);
+      const redis = createRedis(this.config.redis);
+      this.redisInstance = redis;
+      let lastError = 'no answer';
+      redis.on('error', (err: Error) => {
+        lastError = err.message;
+      });
+      defineScripts(redis);
+      // A command has someone waiting: it gives up rather than wait for a master like the servers do.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        connectRedis(redis),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`Redis did not answer within 10 s: ${lastError}`)), 10_000);
+        }),
+      ]).finally(() => clearTimeout(timer));
     }
     return this.redisInstance;
   }

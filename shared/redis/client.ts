@@ -76,30 +76,42 @@ export function createPatientRedis(target: RedisTarget, overrides: RedisOptions 
   });
 }
 
-/** Connects and waits until Redis answers; used at start so the first request is not refused. */
+/**
+ * Connects and waits until Redis answers; used at start so the first request is not refused. A
+ * first attempt that fails (a master just killed, its successor not elected yet) is retried by the
+ * client, so this waits for 'ready' rather than giving up with the first error.
+ */
 export async function connectRedis(redis: Redis): Promise<void> {
-  if (redis.status === 'wait') await redis.connect();
-  else if (redis.status !== 'ready') await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+  if (redis.status === 'ready') return;
+  const ready = new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+  if (redis.status === 'wait') redis.connect().catch(() => {});
+  await ready;
 }
+
+/** A Sentinel's answer that it monitors no master by that name (ioredis words it two ways). */
+const NO_SUCH_MASTER = /No such master|invalid reply: null/;
 
 /**
  * Logs a connection's trouble once per kind, not once per reconnect attempt (a Redis away for a
  * minute would otherwise write hundreds of lines), and once more when it answers again. A Sentinel
- * that knows no master by that name says so in plain words.
+ * that knows no master by that name says so in plain words: when none of them does, in the one
+ * line of the failed round; when another found the master, once for that Sentinel.
  */
 export function reportRedisErrors(redis: Redis, log: Logger, role: string): void {
   let last: string | undefined;
-  const sentinelName = (redis.options as { name?: string }).name;
-  let unknownMaster = false;
+  const name = (redis.options as { name?: string }).name;
+  // Sentinels of the current round that named no master; reported only if another one did.
+  let strangers = new Set<string>();
+  const toldOf = new Set<string>();
   redis.on('sentinelError', (err: Error) => {
-    // The Sentinel answered, with no address for the name: a wrong REDIS_SENTINEL_NAME.
-    if (/invalid reply: null|No such master/.test(err.message)) unknownMaster = true;
+    if (!NO_SUCH_MASTER.test(err.message)) return;
+    strangers.add(/sentinel (\S+)/.exec(err.message)?.[1] ?? 'unknown');
   });
   redis.on('error', (err: Error) => {
     let message = err.message;
-    if (/No such master/.test(message) || (unknownMaster && /All sentinels are unreachable/.test(message)))
-      message = `no Sentinel of REDIS_SENTINELS knows a master named '${sentinelName}' (REDIS_SENTINEL_NAME); retrying`;
-    unknownMaster = false;
+    if (NO_SUCH_MASTER.test(message) || (strangers.size > 0 && /All sentinels are unreachable/.test(message)))
+      message = `no Sentinel of REDIS_SENTINELS knows a master named '${name}' (REDIS_SENTINEL_NAME); retrying`;
+    strangers = new Set();
     // Retry delays differ between attempts; the kind of trouble does not.
     const kind = message.replace(/\d+ms/g, '');
     if (kind === last) return;
@@ -107,6 +119,15 @@ export function reportRedisErrors(redis: Redis, log: Logger, role: string): void
     log.warn({ redis: role, err: message }, 'redis connection problem');
   });
   redis.on('ready', () => {
+    for (const sentinel of strangers) {
+      if (toldOf.has(sentinel)) continue;
+      toldOf.add(sentinel);
+      log.warn(
+        { redis: role, sentinel },
+        `Sentinel ${sentinel} knows no master named '${name}' (REDIS_SENTINEL_NAME); the master was found through another`,
+      );
+    }
+    strangers = new Set();
     if (last === undefined) return;
     last = undefined;
     log.info({ redis: role }, 'redis connection ready again');

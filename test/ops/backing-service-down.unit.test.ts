@@ -16,6 +16,7 @@ describe('isBackingServiceDown', () => {
     ['a connection exception', Object.assign(new Error('connection failure'), { code: '08006' })],
     ['Redis away', new Error("Stream isn't writeable and enableOfflineQueue options is false")],
     ['Redis stalled', new Error('Command timed out')],
+    ['a demoted Redis master', new Error("READONLY You can't write against a read only replica.")],
     [
       'no address answering',
       new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })], 'all failed'),

@@ -4,7 +4,8 @@
 // all lose their connection. Nothing may end a process; keys the API has cached keep being served
 // (admission runs in Redis, usage waits there) long past their cache TTL, with their prompt
 // template; a key never seen answers a fast 503 in the caller's format, never a 500; /readyz says
-// not ready. After Postgres is back every answered call has exactly one usage record and one charge.
+// not ready. After Postgres is back every answered call has exactly one usage record and one charge,
+// and the video tasks that were polling upstream through the outage end, submitted and charged once.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,17 +13,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTemplateParts } from '../../shared/db/prompt-templates.js';
 import { redisKeys } from '../../shared/redis/keys.js';
 import { usageDrained } from '../../shared/usage/drain.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chatRequest, postChat, sleep, waitUntil } from '../support/http.js';
+import { postJson } from '../support/limits.js';
 import { expectConsistentLedger, usageRecords } from '../support/money.js';
-import { spawnApi, writeCatalogFile, type ApiProcess } from '../support/processes.js';
-import { spawnWorker, type WorkerProcess } from '../support/task-gateway.js';
+import { spawnApi, type ApiProcess } from '../support/processes.js';
+import {
+  spawnWorker,
+  startTaskGateway,
+  VIDEO_PER_SECOND,
+  videoBody,
+  waitSettled,
+  workerEnv,
+  writeTaskCatalogFile,
+  type TaskGateway,
+  type WorkerProcess,
+} from '../support/task-gateway.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 const OUTAGE_MS = 12_000;
 const LOOPS = 6;
 
-let gw: TestGateway;
+let gw: TaskGateway;
 let proxy: TcpProxy;
 let api: ApiProcess | undefined;
 let worker: WorkerProcess | undefined;
@@ -31,7 +42,8 @@ let removeCatalog: () => Promise<void>;
 let prefix: string;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  // The harness runs no workers: the spawned worker process does the tasks' work, through the relay.
+  gw = await startTaskGateway({ workers: false });
   // Under the harness prefix (cleaned by gw.close()) but a queue of its own: the harness's
   // in-process drainer, which reaches Postgres directly, must not drain what the processes queue.
   prefix = `${gw.env.REDIS_PREFIX}outage:`;
@@ -39,10 +51,11 @@ beforeAll(async () => {
   proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));
   const proxied = new URL(direct);
   proxied.host = `127.0.0.1:${proxy.port}`;
-  const catalog = await writeCatalogFile(gw.sim.url);
+  const catalog = await writeTaskCatalogFile(gw.sim.url);
   removeCatalog = catalog.remove;
   dataDir = await mkdtemp(path.join(tmpdir(), 'gw-outage-'));
   const env = {
+    ...workerEnv(gw, catalog.file),
     DATABASE_URL: proxied.toString(),
     REDIS_PREFIX: prefix,
     CATALOG_FILE: catalog.file,
@@ -50,7 +63,10 @@ beforeAll(async () => {
     KEY_CACHE_TTL_MS: '1000',
   };
   api = await spawnApi(env);
-  worker = await spawnWorker({ ...env, DATABASE_POOL_SIZE: '4' }, 'usage');
+  worker = await spawnWorker(
+    { ...env, DATABASE_POOL_SIZE: '4' },
+    'usage,task-submit,task-poll,task-mirror,task-settle,maintenance',
+  );
 }, 90_000);
 afterAll(async () => {
   proxy?.restore();
@@ -69,6 +85,7 @@ describe('Postgres outage under load', () => {
     const funds = 50_000_000;
     const accounts = await Promise.all(Array.from({ length: 3 }, () => gw.account({ balance: funds })));
     const stranger = await gw.account({ balance: funds });
+    const tasker = await gw.account({ balance: funds });
     // One key's calls carry a prompt template: its lookup must fall back on the cached version too.
     await gw.services.db.transaction().execute(async (trx) => {
       const { id } = await trx
@@ -100,6 +117,18 @@ describe('Postgres outage under load', () => {
         if (res.status !== 200) failures.push(`${res.status} ${res.text.slice(0, 200)}`);
       }
     });
+    // Tasks that will be polling upstream while Postgres is away.
+    const tasks: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await postJson(
+        api!.url,
+        '/v1/videos',
+        tasker.key,
+        videoBody(`[[sim:taskRunMs=${4_000 + i * 500}]] ${i}`),
+      );
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      tasks.push(res.json.id as string);
+    }
     await sleep(1_500);
 
     proxy.cut();
@@ -146,6 +175,13 @@ describe('Postgres outage under load', () => {
     // Everything queued in Redis reaches Postgres: one record and one charge per answered call.
     const keys = redisKeys(prefix);
     await waitUntil(() => usageDrained(gw.services.redis, keys), 30_000, 100);
+    // The tasks that ran through the outage end, each submitted once and charged once.
+    for (const id of tasks) expect((await waitSettled(gw, id, 60_000)).status).toBe('succeeded');
+    expect(gw.sim.stats().tasks['content-tasks'].taskCreates).toBe(tasks.length);
+    await waitUntil(() => usageDrained(gw.services.redis, keys), 30_000, 100);
+    const taskCharges = await expectConsistentLedger(gw.services.db, tasker.userId);
+    expect(taskCharges.map((c) => c.request_id).sort()).toEqual([...tasks].sort());
+    expect(taskCharges.every((c) => Math.abs(c.amount_micro_usd) === 5 * VIDEO_PER_SECOND['720p']!)).toBe(true);
     for (const a of accounts) {
       const records = await usageRecords(gw.services.db, a.userId);
       expect(records.map((r) => r.request_id).sort()).toEqual([...answered.get(a.userId)!].sort());

@@ -20,6 +20,8 @@ export interface SentinelSet {
   replication: TcpProxy;
   /** `host:port,...` for REDIS_SENTINELS. */
   sentinels: string;
+  /** `host:port` of a Sentinel that answers but monitors no master (a misconfigured one). */
+  stranger: string;
   /** The address the Sentinels name as master now. */
   masterPort(): Promise<number | undefined>;
   stop(): Promise<void>;
@@ -38,7 +40,10 @@ export async function startSentinelSet(): Promise<SentinelSet> {
     dir,
   ]);
   const sentinels: { port: number; child: ChildProcess; client: Redis }[] = [];
+  let strangerAddress = '';
+  let stopStranger = () => {};
   const stop = async () => {
+    stopStranger();
     for (const s of sentinels) {
       s.client.disconnect();
       s.child.kill('SIGKILL');
@@ -51,28 +56,29 @@ export async function startSentinelSet(): Promise<SentinelSet> {
     const linked = new Redis(master.port, '127.0.0.1');
     await waitUntil(async () => /slave0:.*state=online/.test(await linked.info('replication')), 20_000, 50);
     linked.disconnect();
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 4; i++) {
       const port = await freePort();
       const file = path.join(dir, `sentinel-${i}.conf`);
-      // Quick to judge a master down and to fail over, as a test needs; production keeps the defaults.
-      await writeFile(
-        file,
-        [
-          `port ${port}`,
-          'bind 127.0.0.1',
-          `dir ${dir}`,
-          `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${master.port} 2`,
-          `sentinel down-after-milliseconds ${MASTER_NAME} 1000`,
-          `sentinel failover-timeout ${MASTER_NAME} 4000`,
-          `sentinel parallel-syncs ${MASTER_NAME} 1`,
-          '',
-        ].join('\n'),
-      );
+      // Quick to judge a master down and to fail over, as a test needs; production keeps the
+      // defaults. The fourth monitors nothing.
+      const monitor = [
+        `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${master.port} 2`,
+        `sentinel down-after-milliseconds ${MASTER_NAME} 1000`,
+        `sentinel failover-timeout ${MASTER_NAME} 4000`,
+        `sentinel parallel-syncs ${MASTER_NAME} 1`,
+      ];
+      await writeFile(file, [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, ...(i < 3 ? monitor : []), ''].join('\n'));
       const child = spawn('redis-server', [file, '--sentinel'], { stdio: 'ignore' });
       const client = new Redis(port, '127.0.0.1', { lazyConnect: true, retryStrategy: () => 100 });
       client.on('error', () => {});
       sentinels.push({ port, child, client });
     }
+    const stranger = sentinels.pop()!;
+    strangerAddress = `127.0.0.1:${stranger.port}`;
+    stopStranger = () => {
+      stranger.client.disconnect();
+      stranger.child.kill('SIGKILL');
+    };
     // Ready once every Sentinel knows the replica and the two other Sentinels (they find each
     // other through the master's hello channel, every 2 s).
     await waitUntil(
@@ -96,6 +102,7 @@ export async function startSentinelSet(): Promise<SentinelSet> {
     replica,
     replication,
     sentinels: sentinels.map((s) => `127.0.0.1:${s.port}`).join(','),
+    stranger: strangerAddress,
     async masterPort() {
       const reply = (await sentinels[0]!.client
         .call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', MASTER_NAME)

@@ -1,6 +1,5 @@
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { createRedis, type RedisTarget } from '../../redis/client.js';
 import type { Config } from '../../config.js';
 import { createObjectStore } from '../../storage/index.js';
 import { answers } from './free-port.js';
@@ -38,26 +37,6 @@ async function probePostgres(url: string): Promise<string | undefined> {
     return `Postgres at ${redact(url)} (DATABASE_URL) did not answer: ${reason(err)} — start PostgreSQL there, point DATABASE_URL at a running one, or leave DATABASE_URL unset for \`npm start\` to run an embedded one under DATA_DIR`;
   } finally {
     await client.end().catch(() => {});
-  }
-}
-
-/** Through Sentinels: one of them names the master and the master answers. */
-async function probeSentinelRedis(target: RedisTarget, name: string): Promise<string | undefined> {
-  const client = createRedis(target, {
-    connectTimeout: TIMEOUT_MS,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    sentinelRetryStrategy: () => null,
-  });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    await client.ping();
-    return undefined;
-  } catch (err) {
-    return `Redis master '${name}' (REDIS_SENTINEL_NAME) through the Sentinels of REDIS_SENTINELS did not answer: ${reason(err)} — check that a Sentinel there monitors a master by that name`;
-  } finally {
-    client.disconnect();
   }
 }
 
@@ -113,11 +92,9 @@ export interface Needs {
 export async function probeServices(config: Config, needs: Needs = {}): Promise<string[]> {
   const results = await Promise.all([
     probePostgres(config.db.url),
-    needs.redis === false
-      ? undefined
-      : config.redis.sentinels
-        ? probeSentinelRedis(config.redis, config.redis.sentinelName ?? 'mymaster')
-        : probeRedis(config.redis.url),
+    // Through Sentinels a process waits for a master instead of exiting: one may be elected any
+    // moment, and an orchestrator restarting the process would only loop (the trouble is logged once).
+    needs.redis === false || config.redis.sentinels ? undefined : probeRedis(config.redis.url),
     needs.storage === false ? undefined : probeStorage(config),
   ]);
   return results.filter((line): line is string => line !== undefined);
