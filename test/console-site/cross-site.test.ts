@@ -9,7 +9,16 @@ import { startSiteHarness, signIn, watchProblems, type SiteHarness } from './sit
 let h: SiteHarness;
 
 beforeAll(async () => {
-  h = await startSiteHarness({ crossSite: true });
+  // A provider is configured, and must not be offered: its return lands on the API's origin.
+  h = await startSiteHarness({
+    crossSite: true,
+    env: () => ({
+      OIDC_PROVIDERS: 'example',
+      OIDC_EXAMPLE_ISSUER: 'https://id.example.test',
+      OIDC_EXAMPLE_CLIENT_ID: 'console',
+      OIDC_EXAMPLE_DISPLAY_NAME: 'Example ID',
+    }),
+  });
 });
 afterAll(async () => {
   await h?.close();
@@ -29,6 +38,9 @@ describe('console site on another site than its API', { timeout: 120_000 }, () =
     });
 
     await signIn(page, h.site, email);
+    await page.getByRole('link', { name: 'Security', exact: true }).click();
+    await page.getByText('Linking a provider needs the console on the same site as its API.').waitFor();
+    expect(await page.getByRole('button', { name: 'Link Example ID' }).count()).toBe(0);
     await page.getByRole('link', { name: 'Keys', exact: true }).click();
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByLabel('Name').fill('cross-site key');
@@ -62,9 +74,10 @@ describe('console site on another site than its API', { timeout: 120_000 }, () =
     expect(await page.evaluate('JSON.stringify(localStorage) + JSON.stringify(sessionStorage)')).toBe('{}{}');
     expect(problems).toEqual([]);
 
-    // The token lives in the page only: a reload asks to sign in again.
+    // The token lives in the page only: a reload asks to sign in again (no provider button).
     await page.reload();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await page.getByRole('link', { name: /Continue with/ }).count()).toBe(0);
     await signIn(page, h.site, email);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();

@@ -15,7 +15,21 @@ const CODES: Partial<Record<string, Fields>> = {
 };
 
 /** Sign-in: e-mail and password, then the e-mailed code when two-step verification is on. */
-export function SignInPage({ api, apiBase, onSignedIn }: { api: Api; apiBase: string; onSignedIn(user: User): void }) {
+export function SignInPage({
+  api,
+  apiBase,
+  providersUsable,
+  onSignedIn,
+}: {
+  api: Api;
+  apiBase: string;
+  /**
+   * False on a console that signs in with bearer tokens: a provider returns the browser to the
+   * API's origin, whose session cookie this site's requests cannot carry.
+   */
+  providersUsable: boolean;
+  onSignedIn(user: User): void;
+}) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
@@ -24,10 +38,11 @@ export function SignInPage({ api, apiBase, onSignedIn }: { api: Api; apiBase: st
   const [errors, setErrors] = useState<FieldErrors<Fields>>({});
   const [providers, setProviders] = useState<{ name: string; display_name: string }[]>([]);
   useEffect(() => {
+    if (!providersUsable) return;
     unwrap<{ name: string; display_name: string }[]>(api.GET('/api/v1/auth/oauth/providers')).then(setProviders, () =>
       setProviders([]),
     );
-  }, [api]);
+  }, [api, providersUsable]);
 
   async function submit(event: Event) {
     event.preventDefault();
