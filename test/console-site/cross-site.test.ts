@@ -1,33 +1,40 @@
 import { readFile } from 'node:fs/promises';
 import type { Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOidc, type TestOidc } from '../support/oidc.js';
 import { startSiteHarness, signIn, watchProblems, type SiteHarness } from './site.js';
 
 // The site on http://127.0.0.1:<port>, the console API on http://localhost:<port>: two sites to
 // the browser, so the SameSite=Lax session cookie never reaches the API. The pages sign in with
 // short-lived bearer tokens issued for the session, kept in memory only.
 let h: SiteHarness;
+let oidc: TestOidc;
+let apiOrigin: string;
 
 beforeAll(async () => {
-  // A provider is configured, and must not be offered: its return lands on the API's origin.
+  oidc = await startOidc();
   h = await startSiteHarness({
     crossSite: true,
     env: () => ({
-      OIDC_PROVIDERS: 'example',
-      OIDC_EXAMPLE_ISSUER: 'https://id.example.test',
-      OIDC_EXAMPLE_CLIENT_ID: 'console',
-      OIDC_EXAMPLE_DISPLAY_NAME: 'Example ID',
+      OIDC_PROVIDERS: 'acme',
+      OIDC_ACME_ISSUER: oidc.issuer,
+      OIDC_ACME_CLIENT_ID: oidc.clientId,
+      OIDC_ACME_CLIENT_SECRET: oidc.clientSecret,
+      OIDC_ACME_DISPLAY_NAME: 'Acme ID',
     }),
   });
+  apiOrigin = h.sec.gw.url.replace('//127.0.0.1:', '//localhost:');
+  // The provider returns to the API's own origin, not the site's.
+  oidc.register([`${apiOrigin}/api/v1/auth/oauth/acme/callback`]);
 });
 afterAll(async () => {
   await h?.close();
+  await oidc?.close();
 });
 
 describe('console site on another site than its API', { timeout: 120_000 }, () => {
   it('signs in with a bearer token of the session, works on every call, keeps nothing in cookies or storage, and signing out ends the session', async () => {
     const { email, userId } = await h.sec.gw.account({ balance: 1_000_000 });
-    const apiOrigin = h.sec.gw.url.replace('//127.0.0.1:', '//localhost:');
     expect(new URL(h.site.url).hostname).toBe('127.0.0.1');
     const context = await h.browser.newContext();
     const page = await context.newPage();
@@ -40,7 +47,7 @@ describe('console site on another site than its API', { timeout: 120_000 }, () =
     await signIn(page, h.site, email);
     await page.getByRole('link', { name: 'Security', exact: true }).click();
     await page.getByText('Linking a provider needs the console on the same site as its API.').waitFor();
-    expect(await page.getByRole('button', { name: 'Link Example ID' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Link Acme ID' }).count()).toBe(0);
     await page.getByRole('link', { name: 'Keys', exact: true }).click();
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByLabel('Name').fill('cross-site key');
@@ -74,10 +81,9 @@ describe('console site on another site than its API', { timeout: 120_000 }, () =
     expect(await page.evaluate('JSON.stringify(localStorage) + JSON.stringify(sessionStorage)')).toBe('{}{}');
     expect(problems).toEqual([]);
 
-    // The token lives in the page only: a reload asks to sign in again (no provider button).
+    // The token lives in the page only: a reload asks to sign in again.
     await page.reload();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
-    expect(await page.getByRole('link', { name: /Continue with/ }).count()).toBe(0);
     await signIn(page, h.site, email);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
@@ -90,6 +96,42 @@ describe('console site on another site than its API', { timeout: 120_000 }, () =
       .execute();
     // The first session was never signed out (the reload dropped its token); the second was.
     expect(live).toHaveLength(1);
+    await context.close();
+  });
+
+  it("signs in with a provider: the return's single-use ticket is redeemed with the page's verifier, never a cookie", async () => {
+    oidc.accounts.set('carol', `carol-${Date.now()}@example.test`);
+    const context = await h.browser.newContext();
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    const returns: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().startsWith(`${h.site.url}/oauth/callback`)) returns.push(r.url());
+    });
+    await page.goto(h.site.url);
+    await page.getByRole('link', { name: 'Continue with Acme ID' }).click();
+    await page.locator('input[name=login]').fill('carol');
+    await page.locator('input[name=password]').fill('any');
+    await page.locator('button[type=submit]').click();
+    await page.locator('button[type=submit]').click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    expect(await page.getByText(oidc.accounts.get('carol')!).count()).toBe(1);
+    expect(new URL(page.url()).search).toBe('');
+    expect(await page.evaluate('JSON.stringify(localStorage) + JSON.stringify(sessionStorage)')).toBe('{}{}');
+    const apiCookies = await context.cookies(apiOrigin);
+    expect(apiCookies.filter((c) => c.name.includes('gw_session'))).toEqual([]);
+
+    // The ticket came back in the URL; it was spent, and never worked without the verifier anyway.
+    const ticket = new URL(returns[0]!).searchParams.get('ticket');
+    expect(ticket).toBeTruthy();
+    const replay = await fetch(`${h.sec.gw.url}/api/v1/auth/oauth/handoff`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ticket, verifier: 'x'.repeat(43) }),
+    });
+    expect(replay.status).toBe(400);
+    expect(((await replay.json()) as { error_code: string }).error_code).toBe('oauth_failed');
+    expect(problems.filter((p) => !p.includes(oidc.issuer))).toEqual([]);
     await context.close();
   });
 });

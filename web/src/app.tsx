@@ -58,7 +58,7 @@ export function App({ config, api }: { config: SiteConfig; api: Api }) {
         <SignedOut
           api={api}
           apiBase={config.api_base}
-          providersUsable={config.session === 'cookie'}
+          handoff={config.session === 'bearer'}
           captcha={config.captcha}
           onSignedIn={(user) => setSession({ state: 'signed-in', user })}
         />
@@ -78,13 +78,13 @@ export function App({ config, api }: { config: SiteConfig; api: Api }) {
 function SignedOut({
   api,
   apiBase,
-  providersUsable,
+  handoff,
   captcha,
   onSignedIn,
 }: {
   api: Api;
   apiBase: string;
-  providersUsable: boolean;
+  handoff: boolean;
   captcha: SiteConfig['captcha'];
   onSignedIn(user: User): void;
 }) {
@@ -95,9 +95,7 @@ function SignedOut({
       <Route path="/reset-password" component={() => <ResetPasswordPage api={api} captcha={captcha} />} />
       <Route
         default
-        component={() => (
-          <SignInPage api={api} apiBase={apiBase} providersUsable={providersUsable} onSignedIn={onSignedIn} />
-        )}
+        component={() => <SignInPage api={api} apiBase={apiBase} handoff={handoff} onSignedIn={onSignedIn} />}
       />
     </Router>
   );

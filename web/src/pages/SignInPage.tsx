@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, unwrap, type Api } from '../api/client';
 import { fieldErrors, type FieldErrors } from '../api/field-errors';
+import { startHandoff } from '../api/oauth-handoff';
 import { signInWithPasskey } from '../api/passkeys';
 import type { User } from '../api/models';
 import { Field, FormError } from '../components/Field';
@@ -18,16 +19,16 @@ const CODES: Partial<Record<string, Fields>> = {
 export function SignInPage({
   api,
   apiBase,
-  providersUsable,
+  handoff,
   onSignedIn,
 }: {
   api: Api;
   apiBase: string;
   /**
-   * False on a console that signs in with bearer tokens: a provider returns the browser to the
-   * API's origin, whose session cookie this site's requests cannot carry.
+   * A console that signs in with bearer tokens: a provider returns the browser to the API's
+   * origin, whose cookie this site never sends, so its sign-in is handed over (api/oauth-handoff.ts).
    */
-  providersUsable: boolean;
+  handoff: boolean;
   onSignedIn(user: User): void;
 }) {
   const [email, setEmail] = useState('');
@@ -38,11 +39,10 @@ export function SignInPage({
   const [errors, setErrors] = useState<FieldErrors<Fields>>({});
   const [providers, setProviders] = useState<{ name: string; display_name: string }[]>([]);
   useEffect(() => {
-    if (!providersUsable) return;
     unwrap<{ name: string; display_name: string }[]>(api.GET('/api/v1/auth/oauth/providers')).then(setProviders, () =>
       setProviders([]),
     );
-  }, [api, providersUsable]);
+  }, [api]);
 
   async function submit(event: Event) {
     event.preventDefault();
@@ -148,7 +148,15 @@ export function SignInPage({
         <ul class="plain providers" aria-label="Other ways to sign in">
           {providers.map((p) => (
             <li key={p.name}>
-              <a class="button" href={`${apiBase}/api/v1/auth/oauth/${encodeURIComponent(p.name)}/authorize`}>
+              <a
+                class="button"
+                href={`${apiBase}/api/v1/auth/oauth/${encodeURIComponent(p.name)}/authorize`}
+                onClick={(e) => {
+                  if (!handoff) return;
+                  e.preventDefault();
+                  void startHandoff(e.currentTarget.href);
+                }}
+              >
                 Continue with {p.display_name}
               </a>
             </li>
