@@ -134,4 +134,35 @@ describe('console site on another site than its API', { timeout: 120_000 }, () =
     expect(problems.filter((p) => !p.includes(oidc.issuer))).toEqual([]);
     await context.close();
   });
+
+  it('renews its token before it expires, while the page stays open', async () => {
+    const { email } = await h.sec.gw.account();
+    const context = await h.browser.newContext();
+    // The page's own clock, moved on below; the gateway's stays real, so the tokens stay valid.
+    await context.clock.install({ time: new Date() });
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    const tokens: string[] = [];
+    page.on('request', (r) => {
+      const auth = r.headers().authorization;
+      if (r.url().startsWith(`${apiOrigin}/api/v1/`) && auth?.startsWith('Bearer gwb_')) tokens.push(auth);
+    });
+    await signIn(page, h.site, email);
+    // The dashboard's first calls, with the token the sign-in was traded for.
+    await expect.poll(() => tokens.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    const before = new Set(tokens);
+    expect(before.size).toBe(1);
+    const renewals = () => tokens.filter((t) => !before.has(t)).length;
+    // 13½ minutes on: the renewal, due two minutes before the 15-minute token ends, has run.
+    await page.clock.fastForward('13:30');
+    await page.getByRole('link', { name: 'Keys', exact: true }).click();
+    await page.getByRole('button', { name: 'Create key' }).waitFor();
+    await expect.poll(renewals, { timeout: 10_000 }).toBeGreaterThan(0);
+    // The new token works: the page is still signed in and loads its data.
+    await page.getByRole('link', { name: 'Profile', exact: true }).click();
+    await page.getByRole('heading', { name: 'Profile' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(1);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
 });
