@@ -151,6 +151,7 @@ export const USAGE_LOGS_RESPONSE = page(
     upstream_account: 'openai/main',
     template_version_id: null,
     created_at: at,
+    scores: [{ name: 'helpfulness', value: 0.9, comment: 'clear answer' }],
   },
   'req_2c4e71',
 );

@@ -45,6 +45,11 @@ interface AuthState {
   nonce: string;
   /** Hash of the browser's binding cookie: only the browser that started the flow may finish it. */
   binding: string;
+  /**
+   * A console on another site than the API (bearer tokens, no cookie there): the S256 challenge of
+   * a verifier that page keeps, redeemed with the sign-in's handoff ticket (api/console/auth/oauth-handoff.ts).
+   */
+  handoff?: string;
 }
 
 /** The browser that came back from the provider: its binding cookie and its console session's user. */
@@ -60,6 +65,8 @@ export interface ProviderIdentity {
   provider: string;
   purpose: OidcPurpose;
   userId: string | undefined;
+  /** The S256 challenge of a cross-site console's sign-in (AuthState.handoff). */
+  handoff: string | undefined;
   subject: string;
   email: string | undefined;
   emailVerified: boolean;
@@ -122,6 +129,7 @@ export class OidcProviders {
     purpose: OidcPurpose,
     redirectUri: string,
     userId?: string,
+    handoff?: string,
   ): Promise<{ url: string; expiresAt: Date; binding: string }> {
     const p = this.provider(name);
     const config = await this.configuration(p);
@@ -136,6 +144,7 @@ export class OidcProviders {
       verifier,
       nonce,
       binding: bindingHash(binding),
+      ...(handoff && { handoff }),
     });
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: redirectUri,
@@ -203,6 +212,7 @@ export class OidcProviders {
       provider: p.name,
       purpose: state.purpose,
       userId: state.userId,
+      handoff: state.handoff,
       subject: claims.sub,
       email: typeof claims.email === 'string' ? claims.email : undefined,
       emailVerified: claims.email_verified === true,

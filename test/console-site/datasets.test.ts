@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 describe('console site: dataset exports', { timeout: 120_000 }, () => {
-  it('turns content logging on, starts an export, shows it succeed without a reload, and downloads the JSONL', async () => {
+  it("turns content logging on, shows a record's score in Logs, starts an export, shows it succeed without a reload, and downloads the JSONL", async () => {
     const { email, key, userId } = await h.sec.gw.account({ balance: 1_000_000 });
     const page = await h.browser.newPage();
     const problems = watchProblems(page);
@@ -34,6 +34,21 @@ describe('console site: dataset exports', { timeout: 120_000 }, () => {
     const call = await postChat(h.sec.gw.url, key, chatRequest('gpt-sim', prompt, { max_tokens: 3 }));
     expect(call.status).toBe(200);
     await drained(h.sec.gw);
+    const requestId = call.headers.get('x-request-id')!;
+    const scored = await fetch(`${h.sec.gw.url}/v1/scores`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ request_id: requestId, name: 'helpfulness', value: 0.75, comment: 'to the point' }),
+    });
+    expect(scored.status, await scored.clone().text()).toBe(200);
+
+    // The record's details on the Logs page show its score.
+    await page.getByRole('link', { name: 'Logs', exact: true }).click();
+    await page.getByRole('button', { name: `Details of ${requestId}` }).click();
+    const scores = page.getByRole('list', { name: 'Scores' });
+    expect(await scores.textContent()).toBe('helpfulness: 0.75 — to the point');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole('link', { name: 'Datasets', exact: true }).click();
 
     await page.getByRole('button', { name: 'Start export' }).click();
     const row = page
@@ -51,8 +66,9 @@ describe('console site: dataset exports', { timeout: 120_000 }, () => {
     ]);
     const lines = (await readFile((await download.path())!, 'utf8')).trim().split('\n');
     expect(lines).toHaveLength(1);
-    const record = JSON.parse(lines[0]!) as { model: string; status_code: number; content?: unknown };
-    expect(record).toMatchObject({ model: 'gpt-sim', status_code: 200 });
+    const record = JSON.parse(lines[0]!) as { model: string; status_code: number; scores: unknown; content?: unknown };
+    expect(record).toMatchObject({ model: 'gpt-sim', status_code: 200, request_id: requestId });
+    expect(record.scores).toMatchObject([{ name: 'helpfulness', value: 0.75 }]);
     expect(JSON.stringify(record.content)).toContain(prompt);
     expect(problems).toEqual([]);
     await page.close();

@@ -174,8 +174,8 @@ describe('console site: keys and usage', { timeout: 120_000 }, () => {
     await page.close();
   });
 
-  it('creates a routing preset and a prompt template bound to a key; ledger and profile pages pass axe', async () => {
-    const { email } = await h.sec.gw.account({ balance: 3_000_000, key: { name: 'bound key' } });
+  it('creates a routing preset and a prompt template bound to a key, binds and unbinds it from the key form; ledger and profile pages pass axe', async () => {
+    const { email, userId } = await h.sec.gw.account({ balance: 3_000_000, key: { name: 'bound key' } });
     const page = await h.browser.newPage();
     const problems = watchProblems(page);
     await signIn(page, h.site, email);
@@ -197,6 +197,33 @@ describe('console site: keys and usage', { timeout: 120_000 }, () => {
     await page.getByText('variables: persona').waitFor();
     expect(await page.getByText('1 key').count()).toBe(1);
     expect(await seriousViolations(page)).toEqual([]);
+
+    // The key form shows and sets the same binding: a new key bound at creation, the old one unbound.
+    const boundKeys = async () =>
+      (
+        await h.sec.gw.services.db
+          .selectFrom('prompt_template_bindings as b')
+          .innerJoin('api_keys as k', 'k.id', 'b.api_key_id')
+          .select('k.name')
+          .where('k.user_id', '=', userId)
+          .orderBy('k.name')
+          .execute()
+      ).map((r) => r.name);
+    await page.getByRole('link', { name: 'Keys', exact: true }).click();
+    await page.getByRole('button', { name: 'Edit bound key' }).click();
+    const templateField = page.getByLabel('Prompt template');
+    await expect.poll(() => templateField.locator('option:checked').textContent()).toBe('tone');
+    await templateField.selectOption({ label: 'None' });
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('button', { name: 'Create key' }).waitFor();
+    await expect.poll(boundKeys, { timeout: 10_000 }).toEqual([]);
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByLabel('Name').fill('templated key');
+    await page.getByLabel('Prompt template').selectOption({ label: 'tone' });
+    await page.locator('form').getByRole('button', { name: 'Create key' }).click();
+    await page.getByLabel('New key secret').waitFor();
+    expect(await boundKeys()).toEqual(['templated key']);
+    await page.getByRole('button', { name: 'Done' }).click();
 
     await page.getByRole('link', { name: 'Ledger', exact: true }).click();
     await page.getByRole('cell', { name: '$3.00' }).first().waitFor();

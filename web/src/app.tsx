@@ -58,6 +58,7 @@ export function App({ config, api }: { config: SiteConfig; api: Api }) {
         <SignedOut
           api={api}
           apiBase={config.api_base}
+          handoff={config.session === 'bearer'}
           captcha={config.captcha}
           onSignedIn={(user) => setSession({ state: 'signed-in', user })}
         />
@@ -77,11 +78,13 @@ export function App({ config, api }: { config: SiteConfig; api: Api }) {
 function SignedOut({
   api,
   apiBase,
+  handoff,
   captcha,
   onSignedIn,
 }: {
   api: Api;
   apiBase: string;
+  handoff: boolean;
   captcha: SiteConfig['captcha'];
   onSignedIn(user: User): void;
 }) {
@@ -90,7 +93,10 @@ function SignedOut({
       <Route path="/sign-up" component={() => <SignUpPage api={api} onSignedIn={onSignedIn} />} />
       <Route path="/oauth/callback" component={() => <OAuthCallbackPage api={api} onSignedIn={onSignedIn} />} />
       <Route path="/reset-password" component={() => <ResetPasswordPage api={api} captcha={captcha} />} />
-      <Route default component={() => <SignInPage api={api} apiBase={apiBase} onSignedIn={onSignedIn} />} />
+      <Route
+        default
+        component={() => <SignInPage api={api} apiBase={apiBase} handoff={handoff} onSignedIn={onSignedIn} />}
+      />
     </Router>
   );
 }

@@ -17,6 +17,7 @@ import { signedIn } from '../session.js';
 import { beginSession, openSession } from './begin-session.js';
 import { codeField, confirmation } from './fields.js';
 import { returningBrowser, setBindingCookie } from './oauth-binding.js';
+import { HANDOFF_CHALLENGE, handoffs } from './oauth-handoff.js';
 
 export const providerTwoStepSchema = z.strictObject({ ticket: z.string().min(1).max(64), code: codeField });
 
@@ -41,15 +42,28 @@ export function listProviders(services: GatewayServices): Middleware {
   };
 }
 
-/** GET /api/v1/auth/oauth/{provider}/authorize → 302 to the provider, for a sign-in or sign-up, with this browser's binding cookie. */
+/**
+ * GET /api/v1/auth/oauth/{provider}/authorize → 302 to the provider, for a sign-in or sign-up, with
+ * this browser's binding cookie. `?handoff=<S256 challenge>`: a console on another site, which
+ * redeems the sign-in with a ticket instead of a cookie (./oauth-handoff.ts).
+ */
 export function authorize(services: GatewayServices): Middleware {
   const providers = new OidcProviders(services);
   const guard = new SignInGuard(services);
   return async (ctx) => {
     const provider = String(ctx.params.provider);
+    const handoff = ctx.query.handoff;
+    if (handoff !== undefined && (typeof handoff !== 'string' || !HANDOFF_CHALLENGE.test(handoff)))
+      throw badRequest('handoff: must be the base64url SHA-256 of a code verifier (43 characters)', 'handoff');
     await guard.throttleIp(ctx.ip);
     const returnTo = callbackUri(services, ctx, provider);
-    const { url, expiresAt, binding } = await providers.authorizationUrl(provider, 'sign_in', returnTo);
+    const { url, expiresAt, binding } = await providers.authorizationUrl(
+      provider,
+      'sign_in',
+      returnTo,
+      undefined,
+      handoff,
+    );
     setBindingCookie(services, ctx, returnTo, binding, expiresAt);
     ctx.set('Cache-Control', 'no-store');
     ctx.redirect(url);
@@ -95,7 +109,7 @@ export function callback(services: GatewayServices): Middleware {
       );
       return;
     }
-    if (wantsJson && outcome.ticket !== undefined) throw heldForCode(provider!, outcome.ticket);
+    if (wantsJson && outcome.result === 'mfa_required') throw heldForCode(provider!, outcome.ticket!);
     if (wantsJson) sendData(ctx, { provider, ...outcome });
     else ctx.redirect(consoleReturn(services, ctx, { provider, ...outcome }));
   };
@@ -121,6 +135,12 @@ async function completeProviderReturn(
     if (!(err instanceof GatewayError && err.code === 'mfa_required')) throw err;
     return { result: 'mfa_required', ticket: (await pending.issue({ userId: user.id })).id };
   }
+  // A console on another site gets no cookie it could use: a ticket its verifier redeems instead.
+  if (identity.handoff)
+    return {
+      result: 'signed_in',
+      ticket: (await handoffs(services).issue({ userId: user.id, challenge: identity.handoff })).id,
+    };
   await openSession(services, ctx, user);
   return { result: 'signed_in' };
 }

@@ -1,6 +1,7 @@
 import { confirmation } from '../auth/fields.js';
 import { logout } from '../auth/logout.js';
 import { me } from '../auth/me.js';
+import { authorizeQuerySchema, handoffSchema, redeemHandoff } from '../auth/oauth-handoff.js';
 import {
   authorize,
   callback,
@@ -71,8 +72,9 @@ export const identityRoutes: Route[] = [
     path: '/api/v1/auth/oauth/:provider/authorize',
     tag: 'Console: account',
     summary:
-      "Redirect to the provider for a sign-in or sign-up (PKCE, state and nonce), setting the browser's binding cookie",
+      "Redirect to the provider for a sign-in or sign-up (PKCE, state and nonce), setting the browser's binding cookie; `handoff` (a console on another site): the S256 challenge of its verifier, and the return carries a `ticket` for `POST /api/v1/auth/oauth/handoff` instead of a session cookie",
     auth: 'none',
+    query: authorizeQuerySchema,
     responses: { 302: 'to the provider' },
     handler: authorize,
   },
@@ -86,6 +88,21 @@ export const identityRoutes: Route[] = [
     responses: { 302: 'to the console', 200: 'with `Accept: application/json`: `{provider, result}`' },
     examples: { response: PROVIDER_RETURN_RESPONSE },
     handler: callback,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/auth/oauth/handoff',
+    tag: 'Console: account',
+    summary:
+      "Finish a provider sign-in started with `handoff` (a console on another site): the callback's single-use `ticket` (1 minute) and the verifier whose challenge started it",
+    auth: 'none',
+    body: handoffSchema,
+    examples: {
+      request: { ticket: 'Xb1Qm9…from the return URL', verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk' },
+      response: SESSION_RESPONSE,
+    },
+    responses: { 400: 'oauth_failed' },
+    handler: redeemHandoff,
   },
   {
     method: 'post',

@@ -21,7 +21,8 @@ export const consoleLogsQuerySchema = logFiltersSchema.extend(pageQuerySchema.sh
 
 /**
  * GET /api/v1/usage/logs: the records /v1/usage/logs shows, with its filters, in the console's
- * paginated envelope (`page`, `page_size`, `total`) like every console list.
+ * paginated envelope (`page`, `page_size`, `total`) like every console list, each with the
+ * `scores` given to that request (`POST /v1/scores`), as a dataset export carries them.
  */
 export function consoleUsageLogs(services: GatewayServices): Middleware {
   return async (ctx) => {
@@ -32,8 +33,38 @@ export function consoleUsageLogs(services: GatewayServices): Middleware {
       usageLogs(services.db, userId, where, pageSize, (page - 1) * pageSize),
       countUsageLogs(services.db, userId, where),
     ]);
-    sendPage(ctx, { page, pageSize }, rows.slice(0, pageSize).map(logView), total);
+    const records = rows.slice(0, pageSize).map(logView);
+    const scores = await scoresOf(
+      services,
+      userId,
+      records.map((r) => r.request_id),
+    );
+    sendPage(
+      ctx,
+      { page, pageSize },
+      records.map((r) => ({ ...r, scores: scores.get(r.request_id) ?? [] })),
+      total,
+    );
   };
+}
+
+/** The scores of these requests of the account, by request id, in name order. */
+async function scoresOf(services: GatewayServices, userId: string, requestIds: string[]) {
+  const byRequest = new Map<string, { name: string; value: number; comment: string | null }[]>();
+  if (requestIds.length === 0) return byRequest;
+  const rows = await services.db
+    .selectFrom('scores')
+    .select(['request_id', 'name', 'value', 'comment'])
+    .where('user_id', '=', userId)
+    .where('request_id', 'in', requestIds)
+    .orderBy('name')
+    .execute();
+  for (const { request_id, ...score } of rows) {
+    const list = byRequest.get(request_id!) ?? [];
+    list.push(score);
+    byRequest.set(request_id!, list);
+  }
+  return byRequest;
 }
 
 /** GET /api/v1/ledger: the account's ledger, newest first, in the paginated envelope. */

@@ -89,6 +89,8 @@ export interface LogRecord {
   input_tokens: number;
   output_tokens: number;
   charged_micro_usd: number;
+  /** Given to this request with POST /v1/scores. */
+  scores: { name: string; value: number; comment: string | null }[];
   [field: string]: unknown;
 }
 

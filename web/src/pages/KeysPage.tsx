@@ -7,7 +7,7 @@ import { Empty, LoadError, Loading } from '../components/States';
 import { messageOf, useLoad } from '../components/use-load';
 import { useConsole } from '../context';
 import { formatDateTime, formatMoney } from '../format';
-import { KeyForm } from './keys/KeyForm';
+import { KeyForm, type TemplateChoice } from './keys/KeyForm';
 import { NewKeySecret } from './keys/NewKeySecret';
 
 const PAGE_SIZE = 20;
@@ -37,9 +37,29 @@ export function KeysPage() {
         unwrap<Page<Preset>>(api.GET('/api/v1/presets', { params: { query: { page: '1', page_size: '100' } } })).then(
           (p) => p.list,
         ),
+        unwrap<Page<TemplateChoice>>(
+          api.GET('/api/v1/prompt-templates', { params: { query: { page: '1', page_size: '100' } } }),
+        ).then((p) => p.list),
       ]),
     [],
   );
+  const [bindError, setBindError] = useState<string>();
+
+  /**
+   * Binds the key to `templateId` ('' = none) on the template side, where bindings live: adding
+   * the key to a template moves it off any other, removing it from its template unbinds it.
+   */
+  async function bindTemplate(keyId: string, templateId: string) {
+    const current = templates.find((t) => t.key_ids.includes(keyId));
+    if ((current?.id ?? '') === templateId) return;
+    const target = templateId ? templates.find((t) => t.id === templateId) : current;
+    if (!target) return;
+    const key_ids = templateId ? [...target.key_ids, keyId] : target.key_ids.filter((id) => id !== keyId);
+    await unwrap(
+      api.PATCH('/api/v1/prompt-templates/{id}', { params: { path: { id: target.id } }, body: { key_ids } }),
+    );
+    choices.reload();
+  }
 
   async function revoke(key: Key) {
     setBusy(true);
@@ -70,7 +90,7 @@ export function KeysPage() {
     }
   }
 
-  const [groups, presets] = choices.state === 'ready' ? choices.value : [[], []];
+  const [groups, presets, templates] = choices.state === 'ready' ? choices.value : [[], [], []];
   return (
     <section aria-labelledby="keys-title">
       <div class="page-head">
@@ -81,6 +101,11 @@ export function KeysPage() {
           </button>
         )}
       </div>
+      {bindError && (
+        <p class="error" role="alert">
+          {bindError}
+        </p>
+      )}
       {mode.kind === 'created' && (
         <NewKeySecret
           created={mode.key}
@@ -111,17 +136,24 @@ export function KeysPage() {
                   ]
             }
             presets={presets}
+            templates={templates}
             submitLabel={mode.kind === 'create' ? 'Create key' : 'Save changes'}
             onCancel={() => setMode({ kind: 'list' })}
-            onSubmit={async (body) => {
+            onSubmit={async (body, templateId) => {
+              setBindError(undefined);
               if (mode.kind === 'create') {
                 const created = await unwrap<NewKey>(api.POST('/api/v1/keys', { body }));
+                // The key exists now: its secret is shown whatever the binding does.
+                await bindTemplate(created.id, templateId).catch((err: unknown) =>
+                  setBindError(`The key was created, but not bound to the template: ${messageOf(err)}`),
+                );
                 setMode({ kind: 'created', key: created });
               } else {
                 const { kind: _, ...changes } = body;
                 await unwrap<Key>(
                   api.PATCH('/api/v1/keys/{id}', { params: { path: { id: mode.key.id } }, body: changes }),
                 );
+                await bindTemplate(mode.key.id, templateId);
                 setMode({ kind: 'list' });
                 keys.reload();
               }

@@ -160,19 +160,34 @@ export function LogsPage() {
         <section class="card" aria-labelledby="record-title">
           <h2 id="record-title">Request {open.request_id}</h2>
           <dl class="details">
-            {Object.entries(open).map(([k, v]) => (
-              <div key={k}>
-                <dt>{k}</dt>
-                <dd>
-                  {k === 'charged_micro_usd' && typeof v === 'number'
-                    ? formatMoney(v, locale)
-                    : typeof v === 'object'
-                      ? JSON.stringify(v)
-                      : String(v)}
-                </dd>
-              </div>
-            ))}
+            {Object.entries(open)
+              .filter(([k]) => k !== 'scores')
+              .map(([k, v]) => (
+                <div key={k}>
+                  <dt>{k}</dt>
+                  <dd>
+                    {k === 'charged_micro_usd' && typeof v === 'number'
+                      ? formatMoney(v, locale)
+                      : typeof v === 'object'
+                        ? JSON.stringify(v)
+                        : String(v)}
+                  </dd>
+                </div>
+              ))}
           </dl>
+          <h3>Scores</h3>
+          {open.scores.length === 0 ? (
+            <p class="muted">No scores yet: send them with POST /v1/scores.</p>
+          ) : (
+            <ul class="plain" aria-label="Scores">
+              {open.scores.map((score) => (
+                <li key={score.name}>
+                  <strong>{score.name}</strong>: {formatNumber(score.value, locale)}
+                  {score.comment && <span class="muted"> — {score.comment}</span>}
+                </li>
+              ))}
+            </ul>
+          )}
           <button type="button" onClick={() => setOpen(null)}>
             Close
           </button>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { unwrap, type Api } from '../api/client';
 import { fieldErrors } from '../api/field-errors';
+import { finishHandoff } from '../api/oauth-handoff';
 import type { User } from '../api/models';
 import { Field, FormError } from '../components/Field';
 
@@ -20,7 +21,11 @@ export function OAuthCallbackPage({ api, onSignedIn }: { api: Api; onSignedIn(us
     onSignedIn(user);
   };
   useEffect(() => {
-    if (query.result === 'signed_in' || query.result === 'linked') {
+    if (query.result === 'signed_in' && query.ticket) {
+      // A cross-site console's sign-in, handed over: the ticket leaves the address bar at once.
+      history.replaceState(null, '', '/oauth/callback');
+      finishHandoff(api, query.ticket).then(done, (err: unknown) => setError(fieldErrors(err, {})));
+    } else if (query.result === 'signed_in' || query.result === 'linked') {
       unwrap<User>(api.GET('/api/v1/auth/me')).then(done, () =>
         setError({ form: 'The provider sign-in did not leave a session. Try again.' }),
       );

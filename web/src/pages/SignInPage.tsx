@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, unwrap, type Api } from '../api/client';
 import { fieldErrors, type FieldErrors } from '../api/field-errors';
+import { startHandoff } from '../api/oauth-handoff';
 import { signInWithPasskey } from '../api/passkeys';
 import type { User } from '../api/models';
 import { Field, FormError } from '../components/Field';
@@ -15,7 +16,21 @@ const CODES: Partial<Record<string, Fields>> = {
 };
 
 /** Sign-in: e-mail and password, then the e-mailed code when two-step verification is on. */
-export function SignInPage({ api, apiBase, onSignedIn }: { api: Api; apiBase: string; onSignedIn(user: User): void }) {
+export function SignInPage({
+  api,
+  apiBase,
+  handoff,
+  onSignedIn,
+}: {
+  api: Api;
+  apiBase: string;
+  /**
+   * A console that signs in with bearer tokens: a provider returns the browser to the API's
+   * origin, whose cookie this site never sends, so its sign-in is handed over (api/oauth-handoff.ts).
+   */
+  handoff: boolean;
+  onSignedIn(user: User): void;
+}) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
@@ -133,7 +148,15 @@ export function SignInPage({ api, apiBase, onSignedIn }: { api: Api; apiBase: st
         <ul class="plain providers" aria-label="Other ways to sign in">
           {providers.map((p) => (
             <li key={p.name}>
-              <a class="button" href={`${apiBase}/api/v1/auth/oauth/${encodeURIComponent(p.name)}/authorize`}>
+              <a
+                class="button"
+                href={`${apiBase}/api/v1/auth/oauth/${encodeURIComponent(p.name)}/authorize`}
+                onClick={(e) => {
+                  if (!handoff) return;
+                  e.preventDefault();
+                  void startHandoff(e.currentTarget.href);
+                }}
+              >
                 Continue with {p.display_name}
               </a>
             </li>

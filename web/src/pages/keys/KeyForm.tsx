@@ -12,20 +12,32 @@ import {
   type KeyFormState,
 } from '../key-settings';
 
+/** A prompt template as the key form offers it: a key runs at most one. */
+export interface TemplateChoice {
+  id: string;
+  name: string;
+  key_ids: string[];
+}
+
 interface KeyFormProps {
   /** The key being edited; none = a new key. */
   editing?: Key;
   groups: Group[];
   presets: Preset[];
+  templates: TemplateChoice[];
   submitLabel: string;
-  onSubmit(body: KeyCreateBody): Promise<void>;
+  /** `templateId`: the template the key should run ('' = none), bound on the template itself. */
+  onSubmit(body: KeyCreateBody, templateId: string): Promise<void>;
   onCancel(): void;
 }
 
 /** Every setting of a key: name, group, expiry, IP allowlist, rate limits, caps, budget, tags, access, preset. */
-export function KeyForm({ editing, groups, presets, submitLabel, onSubmit, onCancel }: KeyFormProps) {
+export function KeyForm({ editing, groups, presets, templates, submitLabel, onSubmit, onCancel }: KeyFormProps) {
   const [form, setForm] = useState<KeyFormState>(() => formOf(editing));
-  const [errors, setErrors] = useState<Partial<Record<KeyField | 'form', string>>>({});
+  const [templateId, setTemplateId] = useState(
+    () => (editing && templates.find((t) => t.key_ids.includes(editing.id))?.id) ?? '',
+  );
+  const [errors, setErrors] = useState<Partial<Record<KeyField | 'template' | 'form', string>>>({});
   const [busy, setBusy] = useState(false);
   const set =
     <F extends keyof KeyFormState>(field: F) =>
@@ -43,7 +55,7 @@ export function KeyForm({ editing, groups, presets, submitLabel, onSubmit, onCan
     setBusy(true);
     setErrors({});
     try {
-      await onSubmit(editing ? result.body : { ...result.body, kind: form.kind });
+      await onSubmit(editing ? result.body : { ...result.body, kind: form.kind }, templateId);
     } catch (err) {
       setErrors(fieldErrors(err, KEY_CODES, KEY_PARAMS));
     } finally {
@@ -197,7 +209,22 @@ export function KeyForm({ editing, groups, presets, submitLabel, onSubmit, onCan
         />
         <label for="usage-access">Usage access: this key may read the whole account's usage reports and logs</label>
       </div>
-      <p class="hint">Prompt templates are bound to keys on the template itself.</p>
+      <Field
+        label="Prompt template"
+        error={errors.template}
+        hint="Its versions are put before this key's requests (A/B by weight); a key runs one template at most."
+      >
+        {(p) => (
+          <select {...p} value={templateId} onChange={(e) => setTemplateId(e.currentTarget.value)}>
+            <option value="">None</option>
+            {templates.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
       <FormError error={errors.form} />
       <div class="actions">
         <button type="button" onClick={onCancel}>

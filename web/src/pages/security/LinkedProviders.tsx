@@ -14,7 +14,10 @@ interface Identity {
 
 /** Sign-in providers: linked ones (unlink), configured ones not linked yet (link: off to the provider). */
 export function LinkedProviders() {
-  const { api, locale } = useConsole();
+  const { api, config, locale } = useConsole();
+  // A provider returns the browser to the API's origin, whose cookie a site on another site never
+  // sees: linking needs the two same-site (docs/reference/console-api.md, "Cross-site console").
+  const canLink = config.session === 'cookie';
   const data = useLoad(
     () =>
       Promise.all([
@@ -55,7 +58,7 @@ export function LinkedProviders() {
           </li>
         ))}
         {providers
-          .filter((p) => !identities.some((i) => i.provider === p.name))
+          .filter((p) => canLink && !identities.some((i) => i.provider === p.name))
           .map((p) => (
             <li key={p.name}>
               <strong>{p.display_name}</strong>
@@ -65,6 +68,9 @@ export function LinkedProviders() {
             </li>
           ))}
       </ul>
+      {!canLink && providers.length > 0 && (
+        <p class="hint">Linking a provider needs the console on the same site as its API.</p>
+      )}
       {pending && (
         <ConfirmedAction
           action={pending.action === 'link' ? 'link_provider' : 'unlink_provider'}
