@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { checkStorageEnv, storageConfig, storageEnvShape, type StorageConfig } from './storage/config.js';
 import { consoleConfig, consoleEnvIssues, type ConsoleConfig } from './console/config.js';
 import type { ImageFetchLimits } from './assets/fetch-images.js';
+import { telemetryConfig, telemetryEnvIssues, telemetryEnvShape, type TelemetryConfig } from './telemetry/config.js';
 import { webhookConfig, webhookEnvIssues, webhookEnvShape, type WebhookConfig } from './webhooks/config.js';
 
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
@@ -121,6 +122,7 @@ const envSchema = z
     IMAGE_FETCH_TRUSTED_ADDRESSES: z.string().default(''),
     ...storageEnvShape,
     ...webhookEnvShape,
+    ...telemetryEnvShape,
   })
   .superRefine(checkStorageEnv);
 
@@ -175,6 +177,8 @@ export interface Config {
   readonly imageFetch: Readonly<ImageFetchLimits>;
   /** Endpoint URL rules and the retry base (docs/reference/webhooks.md). */
   readonly webhooks: Readonly<WebhookConfig>;
+  /** Access log, the API's metrics port, traces (shared/telemetry). */
+  readonly telemetry: Readonly<TelemetryConfig>;
 }
 
 export class ConfigError extends Error {}
@@ -186,7 +190,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
     throw new ConfigError(`invalid environment:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
-  const issues = [...consoleEnvIssues(e, source), ...webhookEnvIssues(e)];
+  const issues = [...consoleEnvIssues(e, source), ...webhookEnvIssues(e), ...telemetryEnvIssues(e)];
   if (issues.length > 0) throw new ConfigError(`invalid environment:\n${issues.map((i) => `  ${i}`).join('\n')}`);
   return deepFreeze({
     env: e.NODE_ENV,
@@ -245,6 +249,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
         .filter((a) => a !== ''),
     },
     webhooks: webhookConfig(e),
+    telemetry: telemetryConfig(e),
   });
 }
 

@@ -7,6 +7,9 @@ import { closeMailer, sendMail } from './mail.js';
 import { bullPrefix } from '../shared/jobs/queues.js';
 import { createRedis } from '../shared/redis/client.js';
 import { jobOutcomes } from './metrics.js';
+import { jobEnded, jobStarted, workerSlots } from '../shared/telemetry/metrics.js';
+import { runJobSpan } from '../shared/telemetry/spans.js';
+import { takeTraceCarrier } from '../shared/jobs/queues.js';
 import { maintenance } from './tasks/maintenance.js';
 import { watchRedisLoss } from './tasks/redis-loss.js';
 import { mirrorTask } from './tasks/mirror-task.js';
@@ -94,11 +97,22 @@ export function startTaskWorkers(s: TaskJobServices, options: TaskWorkerOptions)
   for (const name of Object.keys(PROCESSORS) as TaskJobName[]) {
     if (!selected.has(name)) continue;
     const run = PROCESSORS[name] as (s: TaskJobServices, job: Job) => Promise<string>;
-    const processor: Processor<unknown, string> = (job) => run(s, job);
+    // Each attempt counted while it runs (concurrency in use) and traced, linked to the request that created its job.
+    const processor: Processor<unknown, string> = async (job) => {
+      const carrier = takeTraceCarrier(job);
+      jobStarted(name);
+      try {
+        return await runJobSpan(name, carrier, () => run(s, job));
+      } finally {
+        jobEnded(name);
+      }
+    };
+    const concurrency = concurrencyOf(options.concurrency, name);
+    workerSlots(name, concurrency);
     const worker = new Worker(name, processor, {
       connection,
       prefix: bullPrefix(s.config.redis.prefix),
-      concurrency: concurrencyOf(options.concurrency, name),
+      concurrency,
       // A job whose worker died is taken up again once its lock lapses and a stall check sees it.
       lockDuration: s.config.worker.lockMs,
       stalledInterval: s.config.worker.stalledIntervalMs,

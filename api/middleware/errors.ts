@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { GatewayError, internalError, isGatewayError, notFound } from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';
+import { noteOf } from '../../shared/telemetry/request-note.js';
 import { rendererFor } from '../errors/render.js';
 
 /** Renders every failure in the caller's protocol; an unexpected error is logged and answers a bare 500. */
@@ -14,6 +15,8 @@ export function errorBoundary(log: Logger): Middleware {
       const err = toGatewayError(caught);
       if (err.status >= 500 && !isGatewayError(caught))
         log.error({ err: caught, requestId: ctx.state.requestId }, 'unhandled error');
+      const note = noteOf(ctx.req);
+      if (note) note.errorCode = err.code;
       if (ctx.headerSent || !ctx.writable) return;
       ctx.status = err.status;
       if (err.retryAfter !== undefined) ctx.set('Retry-After', String(err.retryAfter));
