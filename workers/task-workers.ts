@@ -123,7 +123,8 @@ export function startTaskWorkers(s: TaskJobServices, options: TaskWorkerOptions)
     worker.on('completed', () => jobOutcomes.inc({ queue: name, outcome: 'completed' }));
     worker.on('failed', (job, err) => {
       jobOutcomes.inc({ queue: name, outcome: 'failed' });
-      s.log.warn({ queue: name, job: job?.data, err: err.message }, 'job attempt failed');
+      // The job's id, not its data: a mail job's data is the mail (a sign-in code among them).
+      s.log.warn({ queue: name, jobId: job?.id, err: err.message }, 'job attempt failed');
     });
     worker.on('error', (err) => s.log.warn({ queue: name, err: err.message }, 'worker error'));
     workers.push(worker);

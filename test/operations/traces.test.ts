@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/http.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
-import { spawnApi, type ApiProcess } from '../support/processes.js';
+import { spawnLogged } from '../support/logged-process.js';
+import { freePort, spawnApi, type ApiProcess } from '../support/processes.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   createVideo,
   startTaskGateway,
@@ -150,4 +153,72 @@ describe('traces over OTLP/HTTP', () => {
     const submit = linked().find((s) => s.name === 'job task-submit')!;
     expect(receiver.spans.some((s) => s.parentSpanId === submit.spanId && s.kind === 'CLIENT')).toBe(true);
   });
+});
+
+describe('a collector that is not there', () => {
+  it('a wrong endpoint (404 to every export) costs one log line, however many exports fail, and no call fails', async () => {
+    let exports = 0;
+    const wrong = createServer((req, res) => {
+      exports++;
+      req.resume();
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => wrong.listen(0, '127.0.0.1', resolve));
+    const catalog = await writeTaskCatalogFile(gw.sim.url);
+    const logged = await spawnLogged('api', {
+      ...workerEnv(gw, catalog.file),
+      LOG_LEVEL: 'info',
+      ACCESS_LOG: 'false',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${(wrong.address() as AddressInfo).port}/nowhere`,
+      OTEL_BSP_SCHEDULE_DELAY: '20',
+    });
+    try {
+      const { key } = await gw.account({ balance: 10_000_000 });
+      for (let i = 0; exports < 3; i++) {
+        const res = await fetch(`${logged.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'gpt-sim', messages: [{ role: 'user', content: `call ${i}` }] }),
+        });
+        expect(res.status).toBe(200);
+        await res.text();
+        if (i > 200) throw new Error('the exporter never tried');
+      }
+      await waitUntil(() => logged.records().some((r) => r.level === 40), 15_000);
+      const warnings = logged.records().filter((r) => (r.level as number) >= 40);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]!.msg).toMatch(/tracing: spans could not be exported/);
+    } finally {
+      await logged.stop();
+      await catalog.remove();
+      wrong.close();
+    }
+  });
+
+  it('a collector that is down (nothing listens): calls are answered, one log line', async () => {
+    const catalog = await writeTaskCatalogFile(gw.sim.url);
+    const logged = await spawnLogged('api', {
+      ...workerEnv(gw, catalog.file),
+      LOG_LEVEL: 'info',
+      ACCESS_LOG: 'false',
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
+      OTEL_BSP_SCHEDULE_DELAY: '20',
+    });
+    try {
+      const { key } = await gw.account({ balance: 10_000_000 });
+      const res = await fetch(`${logged.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-sim', messages: [{ role: 'user', content: 'hello' }] }),
+      });
+      expect(res.status).toBe(200);
+      await res.text();
+      // The exporter retries a refused connection with backoff before it gives the batch up (~15 s).
+      await waitUntil(() => logged.records().some((r) => r.level === 40), 45_000);
+      expect(logged.records().filter((r) => (r.level as number) >= 40)).toHaveLength(1);
+    } finally {
+      await logged.stop();
+      await catalog.remove();
+    }
+  }, 90_000);
 });
