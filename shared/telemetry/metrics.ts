@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { JobQueues } from '../jobs/queues.js';
+import type { Queue } from 'bullmq';
 import { listenOnFreePort } from '../lifecycle/http-server.js';
 import type { Logger } from '../log.js';
 
@@ -61,6 +61,11 @@ new Gauge({
   },
 });
 
+/** The queues to report (shared/jobs' JobQueues), named by what is read of them. */
+export interface QueueSource {
+  readonly queues: ReadonlyMap<string, Queue>;
+}
+
 let queuesTracked = false;
 
 /**
@@ -68,7 +73,7 @@ let queuesTracked = false;
  * prioritized) and the age of the oldest waiting job, the signal to scale workers on (a queue
  * whose workers keep up has none older than a moment). Once per process.
  */
-export function trackQueues(jobs: JobQueues, now: () => number = Date.now): void {
+export function trackQueues(jobs: QueueSource, now: () => number = Date.now): void {
   if (queuesTracked) return;
   queuesTracked = true;
   new Gauge({
@@ -124,7 +129,7 @@ export function metricsHttpServer(isHealthy: () => boolean): Server {
  * free one of the following 20, saying which; a process never dies for its metrics endpoint.
  */
 export async function serveMetrics(options: {
-  jobs: JobQueues;
+  jobs: QueueSource;
   port: number;
   host: string;
   log: Logger;
