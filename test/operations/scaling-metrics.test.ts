@@ -23,7 +23,7 @@ beforeAll(async () => {
   gw = await startTaskGateway({ workers: false });
   const catalog = await writeTaskCatalogFile(gw.sim.url);
   removeCatalog = catalog.remove;
-  env = { ...workerEnv(gw, catalog.file), LOG_LEVEL: 'warn' };
+  env = workerEnv(gw, catalog.file);
   apiProcess = await spawnLogged('api', env);
 });
 

@@ -16,9 +16,9 @@ export interface LoggedProcess {
   stop(): Promise<void>;
 }
 
+/** Logs at `info` unless `env` says otherwise (the metrics port is read from the log: `info` or below). */
 export async function spawnLogged(bin: 'api' | 'worker', env: Record<string, string>): Promise<LoggedProcess> {
   const port = await freePort();
-  const metricsPort = await freePort();
   const inherited = Object.fromEntries(
     ['PATH', 'HOME', 'REDIS_URL'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])),
   );
@@ -28,9 +28,12 @@ export async function spawnLogged(bin: 'api' | 'worker', env: Record<string, str
       ...inherited,
       HOST: '127.0.0.1',
       PORT: String(port),
-      METRICS_PORT: String(metricsPort),
-      WORKER_METRICS_PORT: String(metricsPort),
+      // Any free port, read back from the process's log line (a port picked here could be taken by
+      // another test's process before this one binds it).
+      METRICS_PORT: '0',
+      WORKER_METRICS_PORT: '0',
       ROUTING_BREAKER_THRESHOLD: '0',
+      LOG_LEVEL: 'info',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -47,16 +50,19 @@ export async function spawnLogged(bin: 'api' | 'worker', env: Record<string, str
   child.stderr!.on('data', (d: Buffer) => out.push(...d.toString().split('\n').filter(Boolean)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
-  const metricsUrl = `http://127.0.0.1:${metricsPort}`;
-  const probe = bin === 'api' ? `${url}/healthz` : `${metricsUrl}/healthz`;
+  let metricsUrl = '';
   // A generous bound: it waits on the process saying it listens, and two busy cores can take this long.
   const deadline = Date.now() + 45_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${bin}.js exited with ${child.exitCode}: ${out.join('\n')}`);
-    const ok = await fetch(probe).then(
-      (r) => r.ok,
-      () => false,
-    );
+    const said = out.find((line) => line.includes('"msg":"/healthz and /metrics listening"'));
+    if (said) metricsUrl = `http://127.0.0.1:${(JSON.parse(said) as { port: number }).port}`;
+    const ok =
+      metricsUrl !== '' &&
+      (await fetch(bin === 'api' ? `${url}/healthz` : `${metricsUrl}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ));
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
