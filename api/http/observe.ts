@@ -54,7 +54,8 @@ export function observeRequests(
       }
       if (accessLog) writeAccessLine(log, note, method, path, status, res, socket);
     });
-    withContext(traced?.context, () => handle(req, res, note));
+    if (traced) withContext(traced.context, () => handle(req, res, note));
+    else handle(req, res, note);
   };
 }
 
