@@ -45,6 +45,7 @@ const PROCESS_TESTS = [
   'test/console-site/keys-usage.test.ts',
   'test/console-site/passkey-sign-up.test.ts',
   'test/console-site/oidc.test.ts',
+  'test/operations/**/*.test.ts',
 ];
 
 export default defineConfig({

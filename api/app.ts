@@ -13,6 +13,7 @@ import { groupRouters } from './http/router.js';
 import { ROUTE_GROUPS, ROUTES } from './routes/index.js';
 import { notImplemented } from './middleware/not-implemented.js';
 import { queueDashboard } from './operator/queue-dashboard.js';
+import { noteKoaRequest, observeRequests } from './http/observe.js';
 import type Router from '@koa/router';
 
 // Thrown so the error boundary renders it in the caller's protocol, like every other error.
@@ -24,6 +25,7 @@ export function createApp(services: GatewayServices, fast: FastHandlers = new Fa
   const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
   app.silent = true; // errors are logged by the boundary, once
   app.use(requestId);
+  app.use(noteKoaRequest);
   app.use(clientAddress(hops));
   app.use(errorBoundary(services.log));
   app.use(refuseNulUrl);
@@ -55,12 +57,13 @@ export function createRequestListener(services: GatewayServices): RequestListene
   const koa = createApp(services, fast).callback();
   const generation = fastRouteTable(fast, ROUTES);
   const hops = services.config.http.proxyHops;
-  return (req, res) => {
+  return observeRequests(services.log, services.config.telemetry.accessLog, (req, res, note) => {
     const route = generation(req.method, req.url);
     if (route) {
+      note.route = route.path;
       void route.handler(exchangeOf(req, res, hops), route.params);
       return;
     }
     void koa(req, res);
-  };
+  });
 }

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { GatewayServices } from '../shared/gateway/services.js';
 import { closeGracefully, listen } from '../shared/lifecycle/http-server.js';
 import { createRequestListener } from './app.js';
+import { TimedResponse } from './http/observe.js';
 
 export interface ApiServer {
   server: Server;
@@ -11,7 +12,8 @@ export interface ApiServer {
 
 export async function startApiServer(services: GatewayServices): Promise<ApiServer> {
   const { host, port } = services.config.http;
-  const server = createServer(createRequestListener(services));
+  // TimedResponse: the access log's time to first byte.
+  const server = createServer({ ServerResponse: TimedResponse }, createRequestListener(services));
   // Longer than common load balancer idle timeouts, so the proxy closes first (no reset races).
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;

@@ -13,6 +13,8 @@ import { probeServicesOrExit } from '../shared/lifecycle/local/probe.js';
 import { provideLocalServicesOrExit } from '../shared/lifecycle/local/provide.js';
 import { installShutdown } from '../shared/lifecycle/shutdown.js';
 import { createLogger } from '../shared/log.js';
+import { serveMetrics } from '../shared/telemetry/metrics.js';
+import { startTracing } from '../shared/telemetry/tracing.js';
 import type { LocalServices } from '../shared/lifecycle/local/provide.js';
 import { startWorkers } from '../workers/index.js';
 
@@ -24,6 +26,7 @@ const consoleSetting = consoleSiteSettingOrExit(); // CONSOLE_PORT; CONSOLE_ORIG
 const config = loadConfigOrExit();
 const demoParts = config.catalog.file ? undefined : await loadDemoOrExit(local);
 const log = createLogger(config.log.level);
+const tracing = startTracing(config.telemetry.tracing, log);
 await probeServicesOrExit(config);
 const migration = await migrate(config.db.url);
 if (migration.applied.length) log.info({ applied: migration.applied }, 'migrations applied');
@@ -38,6 +41,16 @@ const services = await buildServices(config, catalog, log);
 const workers = await startWorkers(services, false);
 const api = await startApiServer(services);
 log.info({ url: api.url }, 'gateway listening');
+// One /metrics for the API and the workers this process runs (METRICS_PORT).
+let stopping = false;
+const metrics = await serveMetrics({
+  jobs: services.jobs,
+  port: config.telemetry.metricsPort,
+  host: config.http.host,
+  log,
+  variable: 'METRICS_PORT',
+  isHealthy: () => !stopping,
+});
 const demo = demoParts && {
   key: await demoParts.ensureDemoAccount(services),
   email: demoParts.DEMO_EMAIL,
@@ -54,7 +67,14 @@ if (site) process.stdout.write(`console: ${site.url}\n\n`);
 
 installShutdown(log, [
   { name: 'stop the console site', run: async () => site?.close(), timeoutMs: config.shutdownGraceMs },
-  { name: 'stop accepting and finish requests', run: () => api.close(), timeoutMs: config.shutdownGraceMs },
+  {
+    name: 'stop accepting and finish requests',
+    run: () => {
+      stopping = true;
+      return api.close();
+    },
+    timeoutMs: config.shutdownGraceMs,
+  },
   { name: 'finish or hand back jobs', run: () => workers.close(), timeoutMs: config.shutdownGraceMs + 5_000 },
   {
     name: 'close pools',
@@ -64,6 +84,8 @@ installShutdown(log, [
     },
     timeoutMs: 5_000,
   },
+  { name: 'send the last spans', run: () => tracing.shutdown(), timeoutMs: 5_000 },
+  { name: 'stop /metrics', run: async () => void metrics.close(), timeoutMs: 1_000 },
   { name: 'stop embedded Postgres and Redis', run: () => local.stop(), timeoutMs: 15_000 },
 ]);
 

@@ -6,6 +6,7 @@ import { installShutdown } from '../shared/lifecycle/shutdown.js';
 import { probeServicesOrExit } from '../shared/lifecycle/local/probe.js';
 import { provideLocalServicesOrExit } from '../shared/lifecycle/local/provide.js';
 import { createLogger } from '../shared/log.js';
+import { startTracing } from '../shared/telemetry/tracing.js';
 import { startWorkers } from '../workers/index.js';
 
 // Background work alone; scale by running more of these against the same Postgres and Redis.
@@ -13,6 +14,7 @@ import { startWorkers } from '../workers/index.js';
 const local = await provideLocalServicesOrExit({ auto: false });
 const config = loadConfigOrExit();
 const log = createLogger(config.log.level);
+const tracing = startTracing(config.telemetry.tracing, log);
 await probeServicesOrExit(config);
 const catalog = await loadCatalogOrExit(config);
 const services = await buildServices(config, catalog, log);
@@ -21,5 +23,6 @@ log.info({ metricsPort: config.worker.metricsPort, queues: config.worker.queues 
 installShutdown(log, [
   { name: 'finish or hand back jobs', run: () => workers.close(), timeoutMs: config.shutdownGraceMs + 5_000 },
   { name: 'close pools', run: () => services.close(), timeoutMs: 5_000 },
+  { name: 'send the last spans', run: () => tracing.shutdown(), timeoutMs: 5_000 },
   { name: 'stop embedded services', run: () => local.stop(), timeoutMs: 15_000 },
 ]);

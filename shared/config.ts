@@ -3,6 +3,7 @@ import { checkStorageEnv, storageConfig, storageEnvShape, type StorageConfig } f
 import { consoleConfig, consoleEnvIssues, type ConsoleConfig } from './console/config.js';
 import type { ImageFetchLimits } from './assets/fetch-images.js';
 import type { RedisTarget } from './redis/client.js';
+import { telemetryConfig, telemetryEnvIssues, telemetryEnvShape, type TelemetryConfig } from './telemetry/config.js';
 import { webhookConfig, webhookEnvIssues, webhookEnvShape, type WebhookConfig } from './webhooks/config.js';
 
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
@@ -136,10 +137,14 @@ const envSchema = z
     IMAGE_FETCH_TRUSTED_ADDRESSES: z.string().default(''),
     ...storageEnvShape,
     ...webhookEnvShape,
+    ...telemetryEnvShape,
   })
   .superRefine(checkStorageEnv);
 
 export type Env = z.infer<typeof envSchema>;
+
+/** Every variable the gateway reads (deploy manifests are checked against it). */
+export const ENV_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 
 export interface Config {
   readonly env: Env['NODE_ENV'];
@@ -191,6 +196,8 @@ export interface Config {
   readonly imageFetch: Readonly<ImageFetchLimits>;
   /** Endpoint URL rules and the retry base (docs/reference/webhooks.md). */
   readonly webhooks: Readonly<WebhookConfig>;
+  /** Access log, the API's metrics port, traces (shared/telemetry). */
+  readonly telemetry: Readonly<TelemetryConfig>;
 }
 
 export class ConfigError extends Error {}
@@ -210,7 +217,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
     throw new ConfigError(`invalid environment:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
-  const issues = [...consoleEnvIssues(e, source), ...webhookEnvIssues(e)];
+  const issues = [...consoleEnvIssues(e, source), ...webhookEnvIssues(e), ...telemetryEnvIssues(e)];
   if (issues.length > 0) throw new ConfigError(`invalid environment:\n${issues.map((i) => `  ${i}`).join('\n')}`);
   return deepFreeze({
     env: e.NODE_ENV,
@@ -275,6 +282,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
         .filter((a) => a !== ''),
     },
     webhooks: webhookConfig(e),
+    telemetry: telemetryConfig(e),
   });
 }
 

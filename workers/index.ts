@@ -1,6 +1,5 @@
 import type { GatewayServices } from '../shared/gateway/services.js';
-import { listenOnFreePort } from '../shared/lifecycle/http-server.js';
-import { trackQueueDepth, workerHttpServer } from './metrics.js';
+import { serveMetrics as serveMetricsOn } from '../shared/telemetry/metrics.js';
 import { selectedQueues, startTaskWorkers } from './task-workers.js';
 import { startUsageDrainer, type UsageDrainer } from './usage-drain.js';
 
@@ -33,22 +32,16 @@ export async function startWorkers(s: GatewayServices, serveMetrics: boolean): P
     graceMs: config.shutdownGraceMs,
   });
   let stopping = false;
-  const http = serveMetrics ? workerHttpServer(() => !stopping) : undefined;
-  if (http) {
-    trackQueueDepth(s.jobs);
-    const port = await listenOnFreePort(http, config.worker.metricsPort, config.http.host);
-    if (port === undefined)
-      s.log.warn(
-        { from: config.worker.metricsPort },
-        'no free port for /metrics near WORKER_METRICS_PORT: this worker serves none',
-      );
-    else if (port !== config.worker.metricsPort)
-      s.log.warn(
-        { wanted: config.worker.metricsPort, port },
-        `WORKER_METRICS_PORT is taken: /healthz and /metrics on port ${port}`,
-      );
-    else s.log.info({ port }, 'worker /healthz and /metrics listening');
-  }
+  const http = serveMetrics
+    ? await serveMetricsOn({
+        jobs: s.jobs,
+        port: config.worker.metricsPort,
+        host: config.http.host,
+        log: s.log,
+        variable: 'WORKER_METRICS_PORT',
+        isHealthy: () => !stopping,
+      })
+    : undefined;
   return {
     async close() {
       stopping = true;

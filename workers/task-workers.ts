@@ -7,6 +7,9 @@ import { closeMailer, sendMail } from './mail.js';
 import { bullPrefix } from '../shared/jobs/queues.js';
 import { createPatientRedis, reportRedisErrors } from '../shared/redis/client.js';
 import { jobOutcomes } from './metrics.js';
+import { jobEnded, jobStarted, workerSlots } from '../shared/telemetry/metrics.js';
+import { runJobSpan } from '../shared/telemetry/spans.js';
+import { takeTraceCarrier } from '../shared/jobs/queues.js';
 import { maintenance } from './tasks/maintenance.js';
 import { watchRedisLoss } from './tasks/redis-loss.js';
 import { mirrorTask } from './tasks/mirror-task.js';
@@ -89,11 +92,22 @@ export function startTaskWorkers(s: TaskJobServices, options: TaskWorkerOptions)
   for (const name of Object.keys(PROCESSORS) as TaskJobName[]) {
     if (!selected.has(name)) continue;
     const run = PROCESSORS[name] as (s: TaskJobServices, job: Job) => Promise<string>;
-    const processor: Processor<unknown, string> = (job) => run(s, job);
+    // Each attempt counted while it runs (concurrency in use) and traced, linked to the request that created its job.
+    const processor: Processor<unknown, string> = async (job) => {
+      const carrier = takeTraceCarrier(job);
+      jobStarted(name);
+      try {
+        return await runJobSpan(name, carrier, () => run(s, job));
+      } finally {
+        jobEnded(name);
+      }
+    };
+    const concurrency = concurrencyOf(options.concurrency, name);
+    workerSlots(name, concurrency);
     const worker = new Worker(name, processor, {
       connection,
       prefix: bullPrefix(s.config.redis.prefix),
-      concurrency: concurrencyOf(options.concurrency, name),
+      concurrency,
       // A job whose worker died is taken up again once its lock lapses and a stall check sees it.
       lockDuration: s.config.worker.lockMs,
       stalledInterval: s.config.worker.stalledIntervalMs,
@@ -104,7 +118,8 @@ export function startTaskWorkers(s: TaskJobServices, options: TaskWorkerOptions)
     worker.on('completed', () => jobOutcomes.inc({ queue: name, outcome: 'completed' }));
     worker.on('failed', (job, err) => {
       jobOutcomes.inc({ queue: name, outcome: 'failed' });
-      s.log.warn({ queue: name, job: job?.data, err: err.message }, 'job attempt failed');
+      // The job's id, not its data: a mail job's data is the mail (a sign-in code among them).
+      s.log.warn({ queue: name, jobId: job?.id, err: err.message }, 'job attempt failed');
     });
     worker.on('error', (err) => s.log.warn({ queue: name, err: err.message }, 'worker error'));
     workers.push(worker);

@@ -88,6 +88,7 @@ async function answer(
     const settled = meter.finish({
       statusCode: 200,
       provider: routed.upstream.provider.id,
+      upstreamModel: routed.upstreamModel,
       account: routed.account,
       usage: { inputTokens, outputTokens: 0, cachedTokens: 0 },
       usageEstimated: result.inputTokens === undefined,

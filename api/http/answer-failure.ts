@@ -3,6 +3,7 @@ import { groupOf } from '../../shared/gateway/pipeline.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import { RENDERERS, type ErrorProtocol } from '../errors/render.js';
+import { noteOf } from '../../shared/telemetry/request-note.js';
 import { toGatewayError } from '../middleware/errors.js';
 import { sendJson, type Exchange } from './exchange.js';
 
@@ -21,6 +22,8 @@ export async function answerFailure(
   const err = toGatewayError(caught);
   if (err.code === 'internal_error' && !isGatewayError(caught))
     services.log.error({ err: caught, requestId: ex.requestId }, 'unhandled error');
+  const note = noteOf(ex.req);
+  if (note) note.errorCode = err.code;
   const { res } = ex;
   if (res.headersSent) {
     // A relay that already started ends its own stream; anything else cannot be answered any more.

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context, Middleware } from 'koa';
 import { acceptClientRequestId, newRequestId } from '../../shared/ids.js';
+import { noteOf } from '../../shared/telemetry/request-note.js';
 
 /**
  * One HTTP call answered straight on node:http. The hottest route (chat completions) runs on this
@@ -20,7 +21,8 @@ export interface Exchange {
 
 /** A call that did not go through Koa: the request id and client address, as Koa would give them. */
 export function exchangeOf(req: IncomingMessage, res: ServerResponse, proxyHops: number): Exchange {
-  const callId = newRequestId();
+  // The request's note made the id (traces and the access log know the call by it).
+  const callId = noteOf(req)?.callId ?? newRequestId();
   const requestId = acceptClientRequestId(headerOf(req, 'x-request-id')) ?? callId;
   res.setHeader('X-Request-Id', requestId);
   res.setHeader('Request-Id', requestId); // where the Messages SDK reads it

@@ -11,6 +11,8 @@ export type FastHandler = (ex: Exchange, params: RouteParams) => Promise<void>;
 export interface RouteMatch {
   handler: FastHandler;
   params: RouteParams;
+  /** The route's declared path (the access log's and the server span's `route`). */
+  path: string;
 }
 
 /** One handler per surface, shared by its routes on node:http and by the Koa routes of the same declarations. */
@@ -44,14 +46,15 @@ export function fastRouteTable(
   routes: readonly Route[],
 ): (method: string | undefined, url: string | undefined) => RouteMatch | undefined {
   const exact = new Map<string, RouteMatch>();
-  const patterned: { regex: RegExp; handler: FastHandler; stream: boolean | undefined }[] = [];
+  const patterned: { regex: RegExp; handler: FastHandler; stream: boolean | undefined; path: string }[] = [];
   for (const route of routes) {
     if (!('fast' in route)) continue;
     if (route.method !== 'post') throw new Error(`fast route ${route.path}: only POST is answered on node:http`);
     const handler = handlers.of(route.fast);
     const stream = 'generation' in route.fast ? route.fast.stream : undefined;
-    if (!/[:*]/.test(route.path)) exact.set(route.path, { handler, params: {} });
-    else if (customMethodOf(route.path)) patterned.push({ regex: patternOf(route.path), handler, stream });
+    if (!/[:*]/.test(route.path)) exact.set(route.path, { handler, params: {}, path: route.path });
+    else if (customMethodOf(route.path))
+      patterned.push({ regex: patternOf(route.path), handler, stream, path: route.path });
     else throw new Error(`fast route ${route.path}: only exact paths and custom methods are answered on node:http`);
   }
   return (method, url) => {
@@ -62,7 +65,12 @@ export function fastRouteTable(
     if (hit) return hit;
     for (const route of patterned) {
       const match = route.regex.exec(path);
-      if (match) return { handler: route.handler, params: { model: decoded(match[1]!), stream: route.stream } };
+      if (match)
+        return {
+          handler: route.handler,
+          params: { model: decoded(match[1]!), stream: route.stream },
+          path: route.path,
+        };
     }
     return undefined;
   };

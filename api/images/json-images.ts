@@ -138,6 +138,7 @@ export function jsonImages(services: GatewayServices, operation: ImageCall['oper
       await meter.finish({
         statusCode: 200,
         provider: routed.upstream.provider.id,
+        upstreamModel: routed.upstreamModel,
         account: routed.account,
         fixedCost: price(model, images.length),
         usage: { inputTokens: 0, outputTokens: 0, cachedTokens: 0 },

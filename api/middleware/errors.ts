@@ -8,6 +8,7 @@ import {
   serviceUnavailable,
 } from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';
+import { noteOf } from '../../shared/telemetry/request-note.js';
 import { rendererFor } from '../errors/render.js';
 
 /** Renders every failure in the caller's protocol; an unexpected error is logged and answers a bare 500. */
@@ -21,6 +22,8 @@ export function errorBoundary(log: Logger): Middleware {
       const err = toGatewayError(caught);
       if (err.code === 'internal_error' && !isGatewayError(caught))
         log.error({ err: caught, requestId: ctx.state.requestId }, 'unhandled error');
+      const note = noteOf(ctx.req);
+      if (note) note.errorCode = err.code;
       if (ctx.headerSent || !ctx.writable) return;
       ctx.status = err.status;
       if (err.retryAfter !== undefined) ctx.set('Retry-After', String(err.retryAfter));

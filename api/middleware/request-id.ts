@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import { acceptClientRequestId, newRequestId } from '../../shared/ids.js';
+import { noteOf } from '../../shared/telemetry/request-note.js';
 
 export interface RequestState {
   /** What the client sees in X-Request-Id: its own when it sent a valid one. */
@@ -9,7 +10,8 @@ export interface RequestState {
 }
 
 export const requestId: Middleware = async (ctx, next) => {
-  const callId = newRequestId();
+  // The request's note made the id (traces and the access log know the call by it).
+  const callId = noteOf(ctx.req)?.callId ?? newRequestId();
   const id = acceptClientRequestId(ctx.get('x-request-id') || undefined) ?? callId;
   ctx.state.requestId = id;
   ctx.state.callId = callId;

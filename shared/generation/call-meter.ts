@@ -6,10 +6,14 @@ import { admit, discountOf } from '../gateway/pipeline.js';
 import type { GatewayServices } from '../gateway/services.js';
 import type { ApiKeyContext } from '../keys/api-key.js';
 import type { Admitted } from '../limits/admission.js';
+import { noteMeteredCall, noteOfCall } from '../telemetry/request-note.js';
+import { spanOver, startChildSpan } from '../telemetry/spans.js';
 import { usageFields, type UsageEvent } from '../usage/record.js';
 
 /** Who made a call and how its usage records name it: the same on the record of every attempt. */
 export interface CallIdentity {
+  /** The first attempt's call id: the one its HTTP request (shared/telemetry/request-note.ts) is known by. */
+  readonly callId: string;
   readonly key: ApiKeyContext;
   /** The catalog endpoint the model serves (`chat/completions` for every text surface): reports and estimates key on it. */
   readonly endpoint: Endpoint;
@@ -32,6 +36,8 @@ export interface CallOutcome {
   ttftMs?: number | null;
   /** `<provider>/<account>` that served the call. */
   account?: string | null;
+  /** The model name the upstream was asked for (traces' `gen_ai.response.model`). */
+  upstreamModel?: string;
   /** The charge when it is not priced by tokens (images: per image delivered), already discounted. */
   fixedCost?: number;
 }
@@ -66,7 +72,9 @@ export class CallMeter {
   /** Admits the call (steps 5 and 6); resolves with the rate-limit headers to send. */
   admit(model: CatalogModel, maxCost: number, estimatedTokens: number): Promise<Record<string, string>> {
     this.model = model;
-    return admit(this.services, this.key, this.callId, maxCost, estimatedTokens).then(
+    const span = startChildSpan('gateway.admission', noteOfCall(this.call.callId)?.span);
+    const admitted = admit(this.services, this.key, this.callId, maxCost, estimatedTokens);
+    return spanOver(span, admitted).then(
       (admitted) => {
         this.admitted = admitted;
         return admitted.headers;
@@ -114,6 +122,18 @@ export class CallMeter {
       created_at: new Date(this.services.clock.now()).toISOString(),
     };
     const actualTokens = outcome.usage ? outcome.usage.inputTokens + outcome.usage.outputTokens : 0;
+    noteMeteredCall(call.callId, {
+      keyId: this.key.id,
+      accountId: this.key.userId,
+      endpoint: call.endpoint,
+      model: this.model?.id,
+      provider: outcome.provider,
+      account: outcome.account,
+      upstreamModel: outcome.upstreamModel,
+      errorCode: outcome.errorCode,
+      inputTokens: outcome.usage?.inputTokens,
+      outputTokens: outcome.usage?.outputTokens,
+    });
     return this.end(cost, actualTokens, event);
   }
 
@@ -133,7 +153,9 @@ export class CallMeter {
   }
 
   private end(cost: number, actualTokens: number, record: UsageEvent | undefined): Promise<number> {
-    return this.services.admissions
+    // The settlement and the usage record, one Redis script (drained into Postgres by a worker).
+    const span = startChildSpan('gateway.usage_write', noteOfCall(this.call.callId)?.span);
+    const settled = this.services.admissions
       .finish({
         owner: { userId: this.key.userId, keyId: this.key.id },
         callId: this.callId,
@@ -150,5 +172,6 @@ export class CallMeter {
         );
         return 0;
       });
+    return spanOver(span, settled);
   }
 }

@@ -37,6 +37,7 @@ export async function relayStream(
       statusCode: errorCode === 'client_closed' ? 499 : 200,
       errorCode,
       provider: routed.upstream.provider.id,
+      upstreamModel: routed.upstreamModel,
       account: routed.account,
       usage,
       usageEstimated: estimated,

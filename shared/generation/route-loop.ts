@@ -78,6 +78,7 @@ export async function tryModels(
         statusCode: status,
         errorCode: 'upstream_error',
         provider: routed.upstream.provider.id,
+        upstreamModel: routed.upstreamModel,
         account: routed.account,
       });
       continue;

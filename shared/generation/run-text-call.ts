@@ -55,6 +55,7 @@ export async function runTextCall(
       const settled = meter.finish({
         statusCode: 200,
         provider: routed.upstream.provider.id,
+        upstreamModel: routed.upstreamModel,
         account: routed.account,
         usage: answer.usage,
         usageEstimated: answer.estimated,

@@ -1,5 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Span } from '@opentelemetry/api';
 import type { Dispatcher } from 'undici';
+import { endSpan, startUpstreamSpan } from '../telemetry/spans.js';
 
 export interface UpstreamRequest {
   method: 'POST' | 'GET';
@@ -33,6 +35,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
   private size = 0;
   private sink: ((chunk: Buffer) => boolean) | undefined;
   private endWaiter: Waiter<void> | undefined;
+  /** The client span of this request while tracing is on (it carries the `traceparent` sent). */
+  private readonly span: Span | undefined;
 
   constructor(pool: Dispatcher, request: UpstreamRequest) {
     this.started = new Promise<this>((resolve, reject) => {
@@ -40,8 +44,15 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
     });
     // A caller that waits for `complete` instead learns of a failure there.
     this.started.catch(() => {});
+    const traced = startUpstreamSpan(request.method, request.path, request.headers);
+    this.span = traced?.span;
     pool.dispatch(
-      { method: request.method, path: request.path, headers: request.headers, body: request.body ?? null },
+      {
+        method: request.method,
+        path: request.path,
+        headers: traced?.headers ?? request.headers,
+        body: request.body ?? null,
+      },
       this,
     );
   }
@@ -118,12 +129,14 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
+    endSpan(this.span, undefined, this.statusCode);
     this.ended = true;
     this.endWaiter?.resolve();
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
     this.failure = this.abortReason ?? err;
+    endSpan(this.span, this.failure, this.statusCode || undefined);
     this.startWaiter.reject(this.failure);
     this.endWaiter?.reject(this.failure);
   }

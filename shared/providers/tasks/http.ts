@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { safeStream } from '../../assets/safe-fetch.js';
 import { isGatewayError } from '../../errors.js';
+import { endSpan, startUpstreamSpan } from '../../telemetry/spans.js';
 import type { Upstream } from '../registry.js';
 import { UpstreamTaskError, type DownloadedResult } from './task-provider.js';
 
@@ -21,21 +22,27 @@ export async function callJson<T>(
   call: JsonCall,
 ): Promise<{ status: number; body: T | undefined }> {
   let res: Dispatcher.ResponseData;
+  const path = `${upstream.basePath}${call.path}`;
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+    ...authHeaders(upstream),
+    ...call.headers,
+  };
+  // A client span (a child of the job's) whose traceparent goes upstream, while tracing is on.
+  const traced = startUpstreamSpan(call.method, path, headers);
   try {
     res = await upstream.pool.request({
       method: call.method,
-      path: `${upstream.basePath}${call.path}`,
-      headers: {
-        accept: 'application/json',
-        ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...authHeaders(upstream),
-        ...call.headers,
-      },
+      path,
+      headers: traced?.headers ?? headers,
       body: call.body === undefined ? null : JSON.stringify(call.body),
     });
   } catch (err) {
+    endSpan(traced?.span, err);
     throw new UpstreamTaskError(0, true, `upstream unreachable: ${(err as Error).message}`);
   }
+  endSpan(traced?.span, undefined, res.statusCode);
   if (res.statusCode === 404) {
     await res.body.dump();
     return { status: 404, body: undefined };
