@@ -22,6 +22,10 @@ const envSchema = z
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).default(10),
     REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
     REDIS_PREFIX: z.string().default('gw:'),
+    // The response cache's own bound (Redis runs with noeviction): beyond it, answers are no longer stored.
+    CACHE_MAX_BYTES: int(256 * 1024 * 1024),
+    // Unset: the response cache lives in the gateway's Redis (REDIS_URL, or the Sentinel set).
+    CACHE_REDIS_URL: z.url().optional(),
     CATALOG_FILE: optionalString,
     DATA_DIR: z.string().default('./data'),
     BODY_LIMIT_BYTES: int(10 * 1024 * 1024),
@@ -133,6 +137,8 @@ export interface Config {
   readonly log: Readonly<{ level: Env['LOG_LEVEL'] }>;
   readonly db: Readonly<{ url: string; poolSize: number }>;
   readonly redis: Readonly<{ url: string; prefix: string }>;
+  /** The exact-match response cache (docs/reference/cache.md): its byte budget, and its own Redis when set. */
+  readonly responseCache: Readonly<{ maxBytes: number; redisUrl: string | undefined }>;
   readonly catalog: Readonly<{ file: string | undefined }>;
   readonly dataDir: string;
   readonly upstream: Readonly<{ connections: number; headersTimeoutMs: number; bodyTimeoutMs: number }>;
@@ -199,6 +205,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
     log: { level: e.LOG_LEVEL },
     db: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
     redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX },
+    responseCache: { maxBytes: e.CACHE_MAX_BYTES, redisUrl: e.CACHE_REDIS_URL },
     catalog: { file: e.CATALOG_FILE },
     dataDir: e.DATA_DIR,
     upstream: {

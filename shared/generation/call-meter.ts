@@ -34,6 +34,8 @@ export interface CallOutcome {
   account?: string | null;
   /** The charge when it is not priced by tokens (images: per image delivered), already discounted. */
   fixedCost?: number;
+  /** Answered from the response cache: the record says so, and its tokens count toward no TPM limit. */
+  cacheHit?: boolean;
 }
 
 /**
@@ -113,7 +115,10 @@ export class CallMeter {
       surface: call.surface,
       created_at: new Date(this.services.clock.now()).toISOString(),
     };
-    const actualTokens = outcome.usage ? outcome.usage.inputTokens + outcome.usage.outputTokens : 0;
+    if (outcome.cacheHit) event.cache_hit = true;
+    // A cache hit counts as a request, not as tokens: nothing ran upstream.
+    const actualTokens =
+      outcome.usage && !outcome.cacheHit ? outcome.usage.inputTokens + outcome.usage.outputTokens : 0;
     return this.end(cost, actualTokens, event);
   }
 

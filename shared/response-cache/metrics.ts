@@ -1,0 +1,18 @@
+import { Counter } from 'prom-client';
+import { apiRegistry } from '../metrics.js';
+
+/** HIT: answered from the cache; MISS: looked up, not found (stored when it ends cleanly); BYPASS: not looked up. */
+export type CacheStatus = 'HIT' | 'MISS' | 'BYPASS';
+
+const results = new Counter({
+  name: 'gateway_response_cache_total',
+  help: 'Calls that could use the response cache, by catalog model and result (hit, miss, bypass)',
+  labelNames: ['model', 'result'] as const,
+  registers: [apiRegistry],
+});
+
+const RESULT: Readonly<Record<CacheStatus, string>> = { HIT: 'hit', MISS: 'miss', BYPASS: 'bypass' };
+
+export function countCacheResult(model: string, status: CacheStatus): void {
+  results.inc({ model, result: RESULT[status] });
+}
