@@ -34,7 +34,8 @@ export function replayStream(
   return { events: Buffer.from(out), end: encoder.end(response.stopReason, canonicalUsage(usage)) };
 }
 
-function canonicalUsage(usage: TokenUsage): CanonicalUsage {
+/** The usage billing read (TokenUsage), as the canonical form carries it for an answer's encoders. */
+export function canonicalUsage(usage: TokenUsage): CanonicalUsage {
   return {
     input: usage.inputTokens,
     cacheRead: usage.cachedTokens,

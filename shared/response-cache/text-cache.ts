@@ -10,7 +10,7 @@ import { CLIENT_CODECS, CODECS } from '../protocols/codecs.js';
 import type { CanonicalResponse } from '../protocols/canonical/types.js';
 import { textCacheKey } from './key.js';
 import { countCacheResult, type CacheStatus } from './metrics.js';
-import { replayStream } from './replay.js';
+import { canonicalUsage, replayStream } from './replay.js';
 import { cacheTtlOf } from './ttl.js';
 
 /** One cached text answer: the canonical answer (replayed in any surface's form, whole or streamed), its usage. */
@@ -102,7 +102,8 @@ export async function answerFromCache(
     await settled;
     return;
   }
-  const parsed = CLIENT_CODECS[call.protocol].responseFromCanonical(entry.response, model.id);
+  const response = { ...entry.response, usage: canonicalUsage(entry.usage) };
+  const parsed = CLIENT_CODECS[call.protocol].responseFromCanonical(response, model.id);
   const settled = meter.finish(outcome);
   await meter.sent();
   const delivered = sink.answer({ body: JSON.stringify(parsed), parsed, usage: entry.usage, estimated: entry.estimated });
