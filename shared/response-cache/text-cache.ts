@@ -1,6 +1,5 @@
-import { tokenCost, type TokenUsage } from '../billing/pricing.js';
+import type { TokenUsage } from '../billing/pricing.js';
 import type { CatalogModel } from '../catalog/index.js';
-import { discountOf } from '../gateway/pipeline.js';
 import type { GatewayServices } from '../gateway/services.js';
 import type { JsonAnswer } from '../generation/json-answer.js';
 import type { Passage } from '../generation/passage.js';
@@ -8,6 +7,7 @@ import type { TextCall } from '../generation/text-call.js';
 import type { TextSink } from '../generation/text-sink.js';
 import { CLIENT_CODECS, CODECS } from '../protocols/codecs.js';
 import type { CanonicalResponse } from '../protocols/canonical/types.js';
+import { hitCost } from './hit-cost.js';
 import { textCacheKey } from './key.js';
 import { countCacheResult, type CacheStatus } from './metrics.js';
 import { canonicalUsage, replayStream } from './replay.js';
@@ -80,7 +80,7 @@ export async function answerFromCache(
   const { entry, model } = hit;
   const meter = call.meter;
   meter.model = model;
-  const cost = hitCost(services, call, model, entry.usage);
+  const cost = hitCost(services, call.key, model, entry.usage);
   sink.limitHeaders(await meter.admit(model, cost, 0));
   sink.model(model);
   const outcome = {
@@ -109,13 +109,6 @@ export async function answerFromCache(
   const delivered = sink.answer({ body: JSON.stringify(parsed), parsed, usage: entry.usage, estimated: entry.estimated });
   if (delivered) await delivered;
   await settled;
-}
-
-/** The model's `pricing.cache_hit_percent` of the original call's price (with the key's discounts), in whole micro-USD. */
-export function hitCost(services: GatewayServices, call: TextCall, model: CatalogModel, usage: TokenUsage): number {
-  const percent = model.pricing.cache_hit_percent;
-  if (percent === 0) return 0;
-  return Math.round((tokenCost(model, usage, discountOf(services, call.key)) * percent) / 100);
 }
 
 /** A whole answer of a miss, stored (unless it was content-filtered or cannot be read back). */
