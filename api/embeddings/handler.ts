@@ -111,7 +111,8 @@ async function answer(
     sendJson(res, 200, answered);
     await settled;
     const usage = { inputTokens, outputTokens: 0, cachedTokens: 0 };
-    if (cache.digest) await fillEmbeddings(services, key, cache, model, answered, usage, result.inputTokens === undefined);
+    if (cache.digest)
+      await fillEmbeddings(services, key, cache, model, answered, usage, result.inputTokens === undefined);
   } catch (err) {
     await chain?.meter.finish({
       statusCode: isGatewayError(err) ? err.status : 500,

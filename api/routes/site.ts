@@ -2,6 +2,7 @@ import { docsStartScript, scalarBundle } from '../openapi/docs-page.js';
 import { docsPage, openApiJson } from '../openapi/serve.js';
 import { liveness, readiness } from '../site.js';
 import { usageLookupPage, usageLookupScript, usageLookupStyle } from '../usage/usage-lookup-page.js';
+import { apiMetrics } from '../operator/metrics.js';
 import type { RouteGroup } from './route.js';
 
 /** Health probes, this document and the pages served without an API prefix. */
@@ -73,6 +74,16 @@ export const siteRoutes: RouteGroup = {
       summary: "The reference page's start script",
       auth: 'none',
       handler: () => docsStartScript,
+    },
+    {
+      method: 'get',
+      path: '/metrics',
+      tag: 'Operations',
+      summary:
+        "The API process's metrics in Prometheus text (response cache hits, misses and bypasses per model): operator token as a bearer header; 404 without OPERATOR_TOKEN",
+      auth: 'operator',
+      responses: { 401: 'unauthorized', 404: 'not_found (no OPERATOR_TOKEN)' },
+      handler: apiMetrics,
     },
     {
       method: 'get',

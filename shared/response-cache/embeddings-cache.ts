@@ -88,7 +88,13 @@ export function fillEmbeddings(
 ): Promise<boolean> {
   if (state.digest === undefined) return Promise.resolve(false);
   const entry: CachedEmbeddings = { v: 1, model: model.id, body, usage, estimated };
-  return services.responseCache.put(key.userId, key.id, state.digest, Buffer.from(JSON.stringify(entry)), state.ttlSeconds);
+  return services.responseCache.put(
+    key.userId,
+    key.id,
+    state.digest,
+    Buffer.from(JSON.stringify(entry)),
+    state.ttlSeconds,
+  );
 }
 
 function parse(bytes: Buffer): CachedEmbeddings | undefined {

@@ -16,3 +16,17 @@ const RESULT: Readonly<Record<CacheStatus, string>> = { HIT: 'hit', MISS: 'miss'
 export function countCacheResult(model: string, status: CacheStatus): void {
   results.inc({ model, result: RESULT[status] });
 }
+
+/** What became of each answer offered to the cache: stored, over the byte budget, too large (> 1 MiB), or Redis failed. */
+export type StoreResult = 'stored' | 'over_budget' | 'too_large' | 'failed';
+
+const stores = new Counter({
+  name: 'gateway_response_cache_stores_total',
+  help: 'Answers offered to the response cache, by result (stored, over_budget, too_large, failed)',
+  labelNames: ['result'] as const,
+  registers: [apiRegistry],
+});
+
+export function countCacheStore(result: StoreResult): void {
+  stores.inc({ result });
+}

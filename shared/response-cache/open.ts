@@ -25,7 +25,9 @@ export async function openResponseCache(
   const own = createRedis(redisUrl, { commandTimeout: 500 });
   own.on('error', () => {});
   defineScripts(own);
-  await connectRedis(own).catch((err: Error) => log.warn({ err: err.message }, 'the response cache Redis is unreachable'));
+  await connectRedis(own).catch((err: Error) =>
+    log.warn({ err: err.message }, 'the response cache Redis is unreachable'),
+  );
   return {
     store: new ResponseCacheStore(own, keys, maxBytes, clock, log),
     close: async () => {

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { RedisKeys } from '../redis/keys.js';
+import { countCacheStore } from './metrics.js';
 
 /** The largest entry the cache keeps: a larger answer is not cached. */
 export const MAX_ENTRY_BYTES = 1024 * 1024;
@@ -41,7 +42,11 @@ export class ResponseCacheStore {
     const entry = this.keys.cacheEntry(userId, digest);
     // What the entry costs: its value and its name (kept in the entry and its indexes).
     const size = value.length + entry.length;
-    if (value.length > MAX_ENTRY_BYTES || ttlSeconds <= 0) return false;
+    if (ttlSeconds <= 0) return false;
+    if (value.length > MAX_ENTRY_BYTES) {
+      countCacheStore('too_large');
+      return false;
+    }
     try {
       const stored = await this.redis.gwCacheStore(
         entry,
@@ -57,9 +62,11 @@ export class ResponseCacheStore {
         this.clock.now(),
       );
       this.recovered();
+      countCacheStore(stored === 1 ? 'stored' : 'over_budget');
       return stored === 1;
     } catch (err) {
       this.failed(err, 'write');
+      countCacheStore('failed');
       return false;
     }
   }

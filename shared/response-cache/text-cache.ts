@@ -106,7 +106,12 @@ export async function answerFromCache(
   const parsed = CLIENT_CODECS[call.protocol].responseFromCanonical(response, model.id);
   const settled = meter.finish(outcome);
   await meter.sent();
-  const delivered = sink.answer({ body: JSON.stringify(parsed), parsed, usage: entry.usage, estimated: entry.estimated });
+  const delivered = sink.answer({
+    body: JSON.stringify(parsed),
+    parsed,
+    usage: entry.usage,
+    estimated: entry.estimated,
+  });
   if (delivered) await delivered;
   await settled;
 }

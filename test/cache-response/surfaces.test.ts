@@ -82,7 +82,10 @@ describe('the response cache on every text surface', () => {
       await missThenHits(upstream, whole, [whole, streamed], (a, b) => {
         expect(b.choices[0]!.message.content).toBe(a.choices[0]!.message.content);
         expect(b.choices[0]!.finish_reason).toBe(a.choices[0]!.finish_reason);
-        expect(b.usage).toMatchObject({ prompt_tokens: a.usage!.prompt_tokens, completion_tokens: a.usage!.completion_tokens });
+        expect(b.usage).toMatchObject({
+          prompt_tokens: a.usage!.prompt_tokens,
+          completion_tokens: a.usage!.completion_tokens,
+        });
       });
     });
   }
