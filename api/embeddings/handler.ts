@@ -20,7 +20,7 @@ import type { Upstream } from '../../shared/providers/registry.js';
 import type { UpstreamCall } from '../../shared/providers/upstream-call.js';
 import { parseProviderPreferences } from '../../shared/routing/provider-preferences.js';
 import { withDefaultModel } from '../../shared/routing/default-model.js';
-import { embeddingsHit, fillEmbeddings, lookupEmbeddings } from '../../shared/response-cache/embeddings-cache.js';
+import { embeddingsHit, fillEmbeddings, lookupEmbeddings } from '../../shared/generation/cached-embeddings.js';
 import { parseCacheTtlHeader } from '../../shared/response-cache/ttl.js';
 import { callTags } from '../../shared/usage/tags.js';
 import { answerFailure } from '../http/answer-failure.js';

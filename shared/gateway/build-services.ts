@@ -18,7 +18,7 @@ import { redisKeys } from '../redis/keys.js';
 import { AccountHealth } from '../routing/account-health.js';
 import { LatencyTracker } from '../routing/latency.js';
 import { RoutingCache } from '../routing/routing-cache.js';
-import { openResponseCache } from '../response-cache/open.js';
+import { openResponseCache } from './open-response-cache.js';
 import type { GatewayServices } from './services.js';
 
 export interface RunningServices extends GatewayServices {

@@ -12,7 +12,7 @@ import {
   fillFromStream,
   lookupTextCache,
   type TextCacheState,
-} from '../response-cache/text-cache.js';
+} from './cached-text.js';
 import { routeTextCall } from './route-text-call.js';
 import type { TextCall } from './text-call.js';
 import type { TextSink } from './text-sink.js';

@@ -1,17 +1,17 @@
 import type { TokenUsage } from '../billing/pricing.js';
 import type { CatalogModel } from '../catalog/index.js';
 import type { GatewayServices } from '../gateway/services.js';
-import type { JsonAnswer } from '../generation/json-answer.js';
-import type { Passage } from '../generation/passage.js';
-import type { TextCall } from '../generation/text-call.js';
-import type { TextSink } from '../generation/text-sink.js';
+import type { JsonAnswer } from './json-answer.js';
+import type { Passage } from './passage.js';
+import type { TextCall } from './text-call.js';
+import type { TextSink } from './text-sink.js';
 import { CLIENT_CODECS, CODECS } from '../protocols/codecs.js';
 import type { CanonicalResponse } from '../protocols/canonical/types.js';
-import { hitCost } from './hit-cost.js';
-import { textCacheKey } from './key.js';
-import { countCacheResult, type CacheStatus } from './metrics.js';
-import { canonicalUsage, replayStream } from './replay.js';
-import { cacheTtlOf } from './ttl.js';
+import { hitCost } from './cache-hit-cost.js';
+import { textCacheKey } from '../response-cache/key.js';
+import { countCacheResult, type CacheStatus } from '../response-cache/metrics.js';
+import { canonicalUsage, replayStream } from '../response-cache/replay.js';
+import { cacheTtlOf } from '../response-cache/ttl.js';
 
 /** One cached text answer: the canonical answer (replayed in any surface's form, whole or streamed), its usage. */
 export interface CachedText {

@@ -5,7 +5,7 @@ import { defineScripts } from '../lifecycle/redis-scripts.js';
 import type { Logger } from '../log.js';
 import { connectRedis, createRedis } from '../redis/client.js';
 import type { RedisKeys } from '../redis/keys.js';
-import { ResponseCacheStore } from './store.js';
+import { ResponseCacheStore } from '../response-cache/store.js';
 
 /**
  * The response cache's storage on the gateway's Redis, or on its own (CACHE_REDIS_URL) with its own

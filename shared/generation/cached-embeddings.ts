@@ -1,13 +1,13 @@
 import type { TokenUsage } from '../billing/pricing.js';
 import type { CatalogModel } from '../catalog/index.js';
 import type { GatewayServices } from '../gateway/services.js';
-import type { CallMeter } from '../generation/call-meter.js';
+import type { CallMeter } from './call-meter.js';
 import type { ApiKeyContext } from '../keys/api-key.js';
 import type { RoutingPlan } from '../routing/plan.js';
-import { hitCost } from './hit-cost.js';
-import { embeddingsCacheKey } from './key.js';
-import { countCacheResult, type CacheStatus } from './metrics.js';
-import { cacheTtlOf } from './ttl.js';
+import { hitCost } from './cache-hit-cost.js';
+import { embeddingsCacheKey } from '../response-cache/key.js';
+import { countCacheResult, type CacheStatus } from '../response-cache/metrics.js';
+import { cacheTtlOf } from '../response-cache/ttl.js';
 
 /** One cached embeddings answer: the body as the surface answered it, and the usage it was charged for. */
 export interface CachedEmbeddings {
@@ -25,7 +25,7 @@ export interface EmbeddingsCacheState {
   hit: { entry: CachedEmbeddings; model: CatalogModel } | undefined;
 }
 
-/** The cache's part of an embeddings call, after steps 1-4 (as for text calls: text-cache.ts). */
+/** The cache's part of an embeddings call, after steps 1-4 (as for text calls: cached-text.ts). */
 export async function lookupEmbeddings(
   services: GatewayServices,
   key: ApiKeyContext,
