@@ -137,8 +137,8 @@ function copyLines(texts: Buffer[]): Buffer {
 
 const NO_KEY = "'00000000-0000-0000-0000-000000000000'::uuid";
 const SUMS = `count(*), count(*) FILTER (WHERE i.status_code >= 400), sum(i.input_tokens), sum(i.output_tokens),
-  sum(i.cached_tokens), sum(i.charged_micro_usd)`;
-const COUNTERS = 'requests, errors, input_tokens, output_tokens, cached_tokens, charged_micro_usd';
+  sum(i.cached_tokens), sum(i.charged_micro_usd), count(*) FILTER (WHERE i.cache_hit)`;
+const COUNTERS = 'requests, errors, input_tokens, output_tokens, cached_tokens, charged_micro_usd, cache_hits';
 const ADD_COUNTERS = COUNTERS.split(', ')
   .map((c) => `${c} = d.${c} + excluded.${c}`)
   .join(', ');
@@ -205,7 +205,7 @@ const MOVE_STAGED = `
         latency_ms, ttft_ms, upstream_account, template_version_id, session_id, surface, cache_hit, created_at
       FROM input
       ON CONFLICT (id, created_at) DO NOTHING
-      RETURNING id, user_id, api_key_id, model, status_code, input_tokens, output_tokens, cached_tokens, charged_micro_usd, tags, created_at
+      RETURNING id, user_id, api_key_id, model, status_code, input_tokens, output_tokens, cached_tokens, charged_micro_usd, tags, cache_hit, created_at
     ), ${ROLLUPS.join(', ')}, charges AS (
       SELECT id, user_id, charged_micro_usd AS amount,
         sum(charged_micro_usd) OVER (PARTITION BY user_id ORDER BY created_at, id) AS running,

@@ -85,6 +85,18 @@ describe('what a hit costs', () => {
     expect(fullMiss).toMatchObject({ model: 'gpt-sim', cache_hit: false });
     expect(fullHit).toMatchObject({ model: 'gpt-sim', cache_hit: true, output_tokens: fullMiss!.output_tokens });
     expect(Number(fullHit!.charged_micro_usd)).toBe(0);
+
+    // Logs show the column and filter on it; reports count the hits of each group.
+    const s = await signIn(gw, acct.email);
+    const hitsOnly = await api(gw, 'GET', '/usage/logs?cache_hit=true', { token: s.token });
+    expect(hitsOnly.json.list.map((r: { cache_hit: boolean }) => r.cache_hit)).toEqual([true, true]);
+    const others = await api(gw, 'GET', '/usage/logs?cache_hit=false', { token: s.token });
+    expect(others.json.list.map((r: { model: string }) => r.model).sort()).toEqual(['gpt-sim', 'half-sim']);
+    const bad = await api(gw, 'GET', '/usage/logs?cache_hit=maybe', { token: s.token });
+    expect(bad.status).toBe(400);
+    const day = new Date().toISOString().slice(0, 10);
+    const report = await api(gw, 'GET', `/usage/report?group_by=model&start=${day}&end=${day}`, { token: s.token });
+    expect(report.json.data.total).toMatchObject({ requests: 4, cache_hits: 2 });
   });
 
   it('counts a hit as a request for RPM, and its tokens toward no TPM limit', async () => {
