@@ -123,6 +123,8 @@ describe('what a hit costs', () => {
 describe('where the TTL comes from', () => {
   it('takes the header over the preset, the preset over the key; off by default; 0 bypasses', async () => {
     const plain = await gw.account({ balance: 5_000_000 });
+    const looked = await fetch(`${gw.url}/v1/key/usage`, { headers: { authorization: `Bearer ${plain.key}` } });
+    expect(((await looked.json()) as { cache_ttl_seconds: number | null }).cache_ttl_seconds).toBeNull();
     const body = ask('gpt-sim', 'ttl precedence');
     expect((await chat(gw, plain.key, body)).cache).toBe('BYPASS');
     expect((await chat(gw, plain.key, body)).cache).toBe('BYPASS');
@@ -144,6 +146,8 @@ describe('where the TTL comes from', () => {
 
     // The key's TTL, overridden by a preset's 0, overridden by the header.
     const keyed = await gw.account({ balance: 5_000_000, key: CACHED });
+    const lookup = await fetch(`${gw.url}/v1/key/usage`, { headers: { authorization: `Bearer ${keyed.key}` } });
+    expect(((await lookup.json()) as { cache_ttl_seconds: number }).cache_ttl_seconds).toBe(600);
     const s = await signIn(gw, keyed.email);
     const created = await api(gw, 'POST', '/presets', {
       token: s.token,
@@ -158,6 +162,22 @@ describe('where the TTL comes from', () => {
     expect((await chat(gw, keyed.key, ask('gpt-sim', 'key ttl'), { 'X-Service-Cache-TTL': '0' })).cache).toBe('BYPASS');
     const patched = await api(gw, 'PATCH', '/presets/uncached', { token: s.token, body: { cache_ttl_seconds: 300 } });
     expect(patched.json.data.cache_ttl_seconds).toBe(300);
+    expect(
+      (await api(gw, 'PATCH', '/presets/uncached', { token: s.token, body: { cache_ttl_seconds: -1 } })).status,
+    ).toBe(400);
+
+    // The key's own setting, from the console: seconds up to 30 days, or null.
+    const keyPath = `/keys/${keyed.keyId}`;
+    for (const bad of [-1, 2_592_001, 1.5, '60']) {
+      const refused = await api(gw, 'PATCH', keyPath, { token: s.token, body: { cache_ttl_seconds: bad } });
+      expect(refused.status, String(bad)).toBe(400);
+      expect(refused.json.param).toBe('cache_ttl_seconds');
+    }
+    const off = await api(gw, 'PATCH', keyPath, { token: s.token, body: { cache_ttl_seconds: null } });
+    expect(off.json.data.cache_ttl_seconds).toBeNull();
+    await expect
+      .poll(async () => (await chat(gw, keyed.key, ask('gpt-sim', 'key ttl now off'))).cache, { timeout: 5_000 })
+      .toBe('BYPASS');
   });
 
   it('refuses a malformed header with a 400 naming it, in the caller’s protocol', async () => {
