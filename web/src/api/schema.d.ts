@@ -1861,6 +1861,7 @@ export interface paths {
                         tags?: string[];
                         usage_access?: boolean;
                         default_preset?: string | null;
+                        cache_ttl_seconds?: number | null;
                         compatibility_profile?: "standard_v1";
                         kind?: "standard" | "private";
                     };
@@ -2013,6 +2014,7 @@ export interface paths {
                         tags?: string[];
                         usage_access?: boolean;
                         default_preset?: string | null;
+                        cache_ttl_seconds?: number | null;
                         compatibility_profile?: unknown;
                         status?: "active" | "disabled";
                     };
@@ -2155,6 +2157,7 @@ export interface paths {
                     status?: string;
                     tag?: string;
                     session_id?: string;
+                    cache_hit?: "true" | "false";
                     page?: string;
                     page_size?: string;
                 };
@@ -2230,6 +2233,48 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cache": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                "200": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -2493,6 +2538,7 @@ export interface paths {
                             order?: string[];
                             only?: string[];
                         } | null;
+                        cache_ttl_seconds?: number | null;
                     };
                 };
             };
@@ -2615,6 +2661,7 @@ export interface paths {
                             order?: string[];
                             only?: string[];
                         } | null;
+                        cache_ttl_seconds?: number | null;
                     };
                 };
             };
