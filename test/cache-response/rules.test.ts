@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, signIn } from '../console/helpers.js';
+import { cliInProcess } from '../support/cli-in-process.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { waitForUsage } from '../support/money.js';
 import { ask, cacheCatalog, cacheEntries, chat, upstreamCalls, waitForEntries } from './support.js';
@@ -271,5 +272,30 @@ describe('purging', () => {
     expect(revoked.status).toBe(200);
     expect(await cacheEntries(gw, acct.userId)).toBe(0);
     expect(await gw.services.redis.exists(gw.services.redisKeys.cacheKey(acct.keyId))).toBe(0);
+  });
+});
+
+describe('the CLI', () => {
+  it('sets a key’s TTL with --cache-ttl, removes it with none, refuses a bad one, and purges on key:revoke', async () => {
+    const acct = await gw.account({ balance: 5_000_000 });
+    const cli = (...args: string[]) => cliInProcess(args, gw.env);
+    const created = await cli('key:create', '--email', acct.email, '--cache-ttl', '120');
+    expect(created.code, created.stderr).toBe(0);
+    const key = JSON.parse(created.stdout) as { id: string; key: string; cache_ttl_seconds: number };
+    expect(key.cache_ttl_seconds).toBe(120);
+    expect((await chat(gw, key.key, ask('gpt-sim', 'from the cli'))).cache).toBe('MISS');
+    await waitForEntries(gw, acct.userId, 1);
+    expect((await chat(gw, key.key, ask('gpt-sim', 'from the cli'))).cache).toBe('HIT');
+
+    const bad = await cli('key:update', '--key-id', key.id, '--cache-ttl', '-5');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/cache/);
+    const off = await cli('key:update', '--key-id', key.id, '--cache-ttl', 'none');
+    expect(off.code, off.stderr).toBe(0);
+    expect(JSON.parse(off.stdout).cache_ttl_seconds).toBeNull();
+
+    const revoked = await cli('key:revoke', '--key-id', key.id);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(await cacheEntries(gw, acct.userId)).toBe(0);
   });
 });
