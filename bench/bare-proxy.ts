@@ -3,14 +3,21 @@
 // up and response bytes relayed back as they arrive: no parsing, no auth, no accounting. It drives
 // undici through its dispatch handler, as the gateway does: `pool.request()` with a Readable body
 // and an async iterator costs more per call than some of what the gateway does on top.
-// Usage: node dist-bench/bench/bare-proxy.js --upstream http://127.0.0.1:PORT [--port P]; prints {"url"}.
+// Usage: node dist-bench/bench/bare-proxy.js --upstream http://127.0.0.1:PORT [--port P] [--memory]; prints {"url"}.
+// `--memory`: the least an answer cache can do (bench/cache.ts): a body seen before is answered from
+// a Map by its bytes, no key, no lookup over the network, no accounting; a new one goes upstream once.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { Pool, type Dispatcher } from 'undici';
 
 const { values } = parseArgs({
-  options: { upstream: { type: 'string' }, port: { type: 'string' }, connections: { type: 'string' } },
+  options: {
+    upstream: { type: 'string' },
+    port: { type: 'string' },
+    connections: { type: 'string' },
+    memory: { type: 'boolean' },
+  },
   strict: true,
 });
 if (!values.upstream) throw new Error('--upstream is required');
@@ -90,13 +97,40 @@ function forward(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
+const memory = new Map<string, Buffer>();
+
+/** `--memory`: the answer kept by the request's bytes; the first of each goes upstream, whole. */
+function fromMemory(req: IncomingMessage, res: ServerResponse): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    const key = body.toString('latin1');
+    const kept = memory.get(key);
+    if (kept) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': kept.length }).end(kept);
+      return;
+    }
+    const headers = { authorization: UPSTREAM_AUTHORIZATION, 'content-type': 'application/json' };
+    pool.request({ method: 'POST', path: ROUTE, headers, body }).then(
+      async (answer) => {
+        const bytes = Buffer.from(await answer.body.arrayBuffer());
+        if (answer.statusCode === 200) memory.set(key, bytes);
+        res.writeHead(answer.statusCode, { 'content-type': 'application/json' }).end(bytes);
+      },
+      () => res.writeHead(502).end(),
+    );
+  });
+}
+
 const server = createServer((req, res) => {
   if (req.method !== 'POST' || req.url !== ROUTE) {
     req.resume();
     res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
     return;
   }
-  forward(req, res);
+  if (values.memory) fromMemory(req, res);
+  else forward(req, res);
 });
 server.keepAliveTimeout = 65_000;
 server.headersTimeout = 66_000;

@@ -124,6 +124,10 @@
         ['Requests per minute', l.rpm_limit ?? 'none'],
         ['Tokens per minute', l.tpm_limit ?? 'none'],
         ['Concurrent calls', l.concurrency_limit ?? 'none'],
+        [
+          'Response cache',
+          body.cache_ttl_seconds ? `${body.cache_ttl_seconds} s` : 'off unless a preset or the request sets it',
+        ],
       ]),
       el('h2', 'Last 30 days'),
       chart(d.models),

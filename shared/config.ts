@@ -38,6 +38,10 @@ const envSchema = z
       .optional(),
     REDIS_SENTINEL_NAME: z.string().min(1).default('mymaster'),
     REDIS_SENTINEL_PASSWORD: optionalString,
+    // The response cache's own bound (Redis runs with noeviction): beyond it, answers are no longer stored.
+    CACHE_MAX_BYTES: int(256 * 1024 * 1024),
+    // Unset: the response cache lives in the gateway's Redis (REDIS_URL, or the Sentinel set).
+    CACHE_REDIS_URL: z.url().optional(),
     CATALOG_FILE: optionalString,
     DATA_DIR: z.string().default('./data'),
     BODY_LIMIT_BYTES: int(10 * 1024 * 1024),
@@ -154,6 +158,8 @@ export interface Config {
   readonly db: Readonly<{ url: string; poolSize: number; connectTimeoutMs: number }>;
   /** `sentinels` set: the master is found through them by `sentinelName` (shared/redis/client.ts). */
   readonly redis: Readonly<RedisTarget & { prefix: string }>;
+  /** The exact-match response cache (docs/reference/cache.md): its byte budget, and its own Redis when set. */
+  readonly responseCache: Readonly<{ maxBytes: number; redisUrl: string | undefined }>;
   readonly catalog: Readonly<{ file: string | undefined }>;
   readonly dataDir: string;
   readonly upstream: Readonly<{ connections: number; headersTimeoutMs: number; bodyTimeoutMs: number }>;
@@ -236,6 +242,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
       sentinelName: e.REDIS_SENTINEL_NAME,
       sentinelPassword: e.REDIS_SENTINEL_PASSWORD,
     },
+    responseCache: { maxBytes: e.CACHE_MAX_BYTES, redisUrl: e.CACHE_REDIS_URL },
     catalog: { file: e.CATALOG_FILE },
     dataDir: e.DATA_DIR,
     upstream: {

@@ -20,6 +20,8 @@ import type { Upstream } from '../../shared/providers/registry.js';
 import type { UpstreamCall } from '../../shared/providers/upstream-call.js';
 import { parseProviderPreferences } from '../../shared/routing/provider-preferences.js';
 import { withDefaultModel } from '../../shared/routing/default-model.js';
+import { embeddingsHit, fillEmbeddings, lookupEmbeddings } from '../../shared/generation/cached-embeddings.js';
+import { parseCacheTtlHeader } from '../../shared/response-cache/ttl.js';
 import { callTags } from '../../shared/usage/tags.js';
 import { answerFailure } from '../http/answer-failure.js';
 import { headerOf, sendJson, type Exchange } from '../http/exchange.js';
@@ -53,6 +55,7 @@ async function answer(
     const credential = { secret: surface.credential(req), ip: ex.ip };
     const owner = (key = authenticateCached(services, credential) ?? (await authenticate(services, credential)));
     const tags = callTags(headerOf(req, 'x-service-tags'), key.tags);
+    const cacheTtl = parseCacheTtlHeader(headerOf(req, 'x-service-cache-ttl'));
     chain = new MeterChain(services, owner, 'embeddings', surface.id, ex.requestId, ex.callId, tags);
     const body = await readJsonBody(req, services.config.http.bodyLimitBytes);
     const { provider, ...fields } = surface.id === 'embeddings' ? withDefaultModel(body.value, key) : body.value;
@@ -65,6 +68,17 @@ async function answer(
       parseProviderPreferences(provider, services.catalog),
     );
     const dispatch = new EmbeddingsDispatch(services, owner, res, call.request);
+    // The response cache, once steps 1-4 have passed.
+    const cached = { surface: surface.id, model: call.model, body: fields };
+    const cache = await lookupEmbeddings(services, key, plan, cached, cacheTtl);
+    res.setHeader('X-Service-Cache', cache.status);
+    if (cache.hit) {
+      dispatch.model(cache.hit.model);
+      const hit = await embeddingsHit(services, key, chain.meter, cache.hit, (h) => dispatch.limitHeaders(h));
+      sendJson(res, 200, hit.body);
+      await hit.settled;
+      return;
+    }
     const { routed, model, meter } = await tryModels(
       plan.models,
       chain,
@@ -94,8 +108,12 @@ async function answer(
       usageEstimated: result.inputTokens === undefined,
     });
     await meter.sent();
-    sendJson(res, 200, JSON.stringify(call.render(result, inputTokens, model.id)));
+    const answered = JSON.stringify(call.render(result, inputTokens, model.id));
+    sendJson(res, 200, answered);
     await settled;
+    const usage = { inputTokens, outputTokens: 0, cachedTokens: 0 };
+    if (cache.digest)
+      await fillEmbeddings(services, key, cache, model, answered, usage, result.inputTokens === undefined);
   } catch (err) {
     await chain?.meter.finish({
       statusCode: isGatewayError(err) ? err.status : 500,

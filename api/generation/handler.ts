@@ -4,6 +4,7 @@ import type { GatewayServices } from '../../shared/gateway/services.js';
 import { runTextCall } from '../../shared/generation/run-text-call.js';
 import { TextCall } from '../../shared/generation/text-call.js';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
+import { parseCacheTtlHeader } from '../../shared/response-cache/ttl.js';
 import { sessionIdOf } from '../../shared/usage/session-id.js';
 import { callTags } from '../../shared/usage/tags.js';
 import { answerFailure } from '../http/answer-failure.js';
@@ -49,8 +50,10 @@ async function answer(
     return;
   }
   let tags: string[];
+  let cacheTtl: number | undefined;
   try {
     tags = callTags(headerOf(req, 'x-service-tags'), key.tags);
+    cacheTtl = parseCacheTtlHeader(headerOf(req, 'x-service-cache-ttl'));
   } catch (err) {
     await answerFailure(services, ex, key, err, surface.protocol);
     return;
@@ -63,6 +66,7 @@ async function answer(
       params,
       forwarded: surface.forwardedHeaders(req),
       templateVars: headerOf(req, 'x-service-template-vars'),
+      cacheTtl,
     });
   } finally {
     sink.release();

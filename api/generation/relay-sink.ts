@@ -4,6 +4,7 @@ import type { GatewayServices } from '../../shared/gateway/services.js';
 import type { JsonAnswer } from '../../shared/generation/json-answer.js';
 import type { TextCall } from '../../shared/generation/text-call.js';
 import type { TextSink } from '../../shared/generation/text-sink.js';
+import type { CacheStatus } from '../../shared/response-cache/metrics.js';
 import { streamErrorEvent } from '../errors/render.js';
 import { answerFailure } from '../http/answer-failure.js';
 import type { Exchange } from '../http/exchange.js';
@@ -41,6 +42,10 @@ export class RelaySink implements TextSink {
   limitHeaders(headers: Record<string, string>): void {
     const res = this.ex.res;
     for (const name in headers) res.setHeader(name, headers[name]!);
+  }
+
+  cacheStatus(status: CacheStatus): void {
+    this.ex.res.setHeader('X-Service-Cache', status);
   }
 
   model(model: CatalogModel): void {

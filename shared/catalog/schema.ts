@@ -67,6 +67,8 @@ const pricing = z.strictObject({
   per_image: variantPrice.optional(),
   per_second: variantPrice.optional(),
   per_second_with_audio: variantPrice.optional(),
+  /** What a response-cache hit costs, in percent of the original call's price (0 = free; docs/reference/cache.md). */
+  cache_hit_percent: z.number().min(0).max(100).default(0),
 });
 const limit = z.number().int().nonnegative().nullable().default(null);
 const percent = z.number().min(0).max(100).multipleOf(0.01);
@@ -75,7 +77,7 @@ const model = z.strictObject({
   id,
   endpoints: z.array(z.enum(ENDPOINTS)).min(1),
   routes: z.array(z.strictObject({ provider: id, upstream_model: z.string().min(1).optional() })).min(1),
-  pricing: pricing.default({ input_per_mtok: 0, output_per_mtok: 0, per_request: 0 }),
+  pricing: pricing.default({ input_per_mtok: 0, output_per_mtok: 0, per_request: 0, cache_hit_percent: 0 }),
   /** Explicitly free: estimates say is_free, charges are zero. */
   free: z.boolean().default(false),
   /** 0-100, higher is better; used by `auto` / `auto:quality`. */

@@ -59,7 +59,7 @@ export const commands: Record<string, Command> = {
       'key:create --email E [--kind standard|private] [--name N] [--group G] [--expires-at ISO] [--asset-access own|all|none] [--profile standard_v1] ' +
       '[--rpm N] [--tpm N] [--concurrency N] [--total-micro-usd N] [--daily-micro-usd N] [--monthly-micro-usd N] ' +
       '[--budget-micro-usd N --budget-period day|week|month|total [--budget-soft-percent P]] [--tags a,b] ' +
-      '[--usage-access] [--ip-allowlist CIDR,CIDR] [--preset SLUG]',
+      '[--usage-access] [--ip-allowlist CIDR,CIDR] [--preset SLUG] [--cache-ttl SECONDS]',
     async run(ctx, f) {
       const user = await ctx.user(requiredFlag(f, 'email'));
       const settings: KeyCreate = parseOrThrow(keyCreateSchema, {
@@ -80,6 +80,7 @@ export const commands: Record<string, Command> = {
         usage_access: f['usage-access'] === true ? true : undefined,
         ip_allowlist: listFlag(f, 'ip-allowlist'),
         default_preset: flag(f, 'preset'),
+        cache_ttl_seconds: integerFlag(f, 'cache-ttl'),
       });
       const { row, key } = await createKey(await ctx.keyAdmin(), user.id, settings);
       await mailKeyCreated(await ctx.jobs(), user, row, 'operator');

@@ -11,12 +11,16 @@ import { GatewayError } from '../errors.js';
 import type { KeyAdmin } from '../keys/manage-keys.js';
 import { connectRedis, createRedis } from '../redis/client.js';
 import { redisKeys } from '../redis/keys.js';
+import { systemClock } from '../clock.js';
+import { createLogger } from '../log.js';
+import { ResponseCacheStore } from '../response-cache/store.js';
 
 /** Connections for one CLI command, opened lazily and closed at the end. */
 export class CliContext {
   private dbInstance: Db | undefined;
   private redisInstance: Redis | undefined;
   private jobsInstance: JobQueues | undefined;
+  private cacheRedis: Redis | undefined;
 
   constructor(readonly config: Config) {}
 
@@ -71,7 +75,24 @@ export class CliContext {
       redis: await this.redis(),
       channel: this.keys.keyInvalidation,
       catalog: await this.catalog(),
+      cache: await this.responseCache(),
     };
+  }
+
+  /** The response cache (a revoked key's answers are purged), on its own Redis when CACHE_REDIS_URL sets one. */
+  async responseCache(): Promise<ResponseCacheStore> {
+    const { redisUrl, maxBytes } = this.config.responseCache;
+    let redis = await this.redis();
+    if (redisUrl) {
+      if (!this.cacheRedis) {
+        this.cacheRedis = createRedis({ url: redisUrl });
+        this.cacheRedis.on('error', () => {});
+        defineScripts(this.cacheRedis);
+      }
+      await connectRedis(this.cacheRedis);
+      redis = this.cacheRedis;
+    }
+    return new ResponseCacheStore(redis, this.keys, maxBytes, systemClock, createLogger('silent'));
   }
 
   async user(email: string): Promise<User> {
@@ -83,6 +104,7 @@ export class CliContext {
   async close(): Promise<void> {
     await this.jobsInstance?.close();
     this.redisInstance?.disconnect();
+    this.cacheRedis?.disconnect();
     await this.dbInstance?.destroy();
   }
 }

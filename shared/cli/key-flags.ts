@@ -50,7 +50,7 @@ export const KEY_UPDATE_FLAGS =
   '[--name N] [--group G] [--expires-at ISO|none] [--asset-access own|all|none] [--rpm N|none] [--tpm N|none] ' +
   '[--concurrency N|none] [--total-micro-usd N|none] [--daily-micro-usd N|none] [--monthly-micro-usd N|none] ' +
   '[--budget-micro-usd N|none --budget-period day|week|month|total [--budget-soft-percent P]] [--tags a,b] ' +
-  '[--usage-access true|false] [--ip-allowlist CIDR,CIDR] [--preset SLUG|none]';
+  '[--usage-access true|false] [--ip-allowlist CIDR,CIDR] [--preset SLUG|none] [--cache-ttl SECONDS|none]';
 
 /**
  * The settings `key:update` changes: those whose flag is given (`none` removes a limit, cap,
@@ -73,5 +73,6 @@ export function keyUpdateFlags(f: Flags): KeyUpdate {
     usage_access: booleanFlag(f, 'usage-access'),
     ip_allowlist: listFlag(f, 'ip-allowlist'),
     default_preset: clearable(f, 'preset'),
+    cache_ttl_seconds: clearableInteger(f, 'cache-ttl'),
   };
 }

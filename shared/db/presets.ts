@@ -6,6 +6,8 @@ export interface PresetFields {
   strategy: PresetStrategy;
   weights: number[] | null;
   preferred_providers: PreferredProviders | null;
+  /** Seconds answers through the preset stay in the response cache; null = not set (the key's applies). */
+  cache_ttl_seconds?: number | null;
 }
 
 /** Scoped to the account: another account's slug is indistinguishable from a missing one. */

@@ -18,6 +18,8 @@ export interface RoutingPresetsTable {
   strategy: ColumnType<PresetStrategy, PresetStrategy | undefined, PresetStrategy>;
   weights: number[] | null;
   preferred_providers: ColumnType<PreferredProviders | null, string | null | undefined, string | null>;
+  /** Seconds an answer through this preset stays in the response cache (migrations/0027); null = not set. */
+  cache_ttl_seconds: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

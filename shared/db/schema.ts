@@ -66,6 +66,8 @@ export interface ApiKeysTable {
   tags: ColumnType<string[], string[] | undefined, string[]>;
   usage_access: ColumnType<boolean, boolean | undefined, boolean>;
   default_preset: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Seconds an answer of this key stays in the response cache (migrations/0027); null = not set on the key. */
+  cache_ttl_seconds: ColumnType<number | null, number | null | undefined, number | null>;
   /** The budget (migrations/0024_key_budgets.sql; shared/keys/budget.ts): all three null, or limit and period set. */
   budget_micro_usd: Money | null;
   budget_period: ColumnType<BudgetPeriod | null, BudgetPeriod | null | undefined, BudgetPeriod | null>;
@@ -125,6 +127,8 @@ export interface UsageRecordsTable {
   /** The protocol surface of a text call (`chat-completions`, `messages`, `generate-content`); null for tasks and older rows. */
   surface?: string | null;
   session_id?: string | null;
+  /** Answered from the response cache (migrations/0027). */
+  cache_hit?: ColumnType<boolean, boolean | undefined, boolean>;
   /** Insertion order (bigserial): pages the logs stably while records keep arriving. */
   seq?: ColumnType<string, never, never>;
   created_at: Timestamp;

@@ -10,6 +10,8 @@ export interface Counters {
   output_tokens: number;
   cached_tokens: number;
   charged_micro_usd: number;
+  /** Requests answered from the response cache (counted in `requests` too). */
+  cache_hits: number;
 }
 
 export interface ReportRow extends Counters {
@@ -25,6 +27,7 @@ function counters(row: Record<string, unknown>): Counters {
     output_tokens: Number(row.output_tokens),
     cached_tokens: Number(row.cached_tokens),
     charged_micro_usd: Number(row.charged_micro_usd),
+    cache_hits: Number(row.cache_hits),
   };
 }
 
@@ -37,7 +40,7 @@ type Grouped = Map<string | null, Counters>;
 function add(into: Grouped, group: string | null, c: Counters, sign = 1): void {
   let have = into.get(group);
   if (!have) {
-    have = { requests: 0, errors: 0, input_tokens: 0, output_tokens: 0, cached_tokens: 0, charged_micro_usd: 0 };
+    have = { ...ZERO };
     into.set(group, have);
   }
   for (const k of Object.keys(c) as (keyof Counters)[]) have[k] += sign * c[k];
@@ -98,9 +101,11 @@ export function reportSpans(start: number, end: number, weeks = false): Spans {
 
 const RECORD_COUNTERS = sql`count(*) AS requests, count(*) FILTER (WHERE r.status_code >= 400) AS errors,
   coalesce(sum(r.input_tokens), 0) AS input_tokens, coalesce(sum(r.output_tokens), 0) AS output_tokens,
-  coalesce(sum(r.cached_tokens), 0) AS cached_tokens, coalesce(sum(r.charged_micro_usd), 0) AS charged_micro_usd`;
+  coalesce(sum(r.cached_tokens), 0) AS cached_tokens, coalesce(sum(r.charged_micro_usd), 0) AS charged_micro_usd,
+  count(*) FILTER (WHERE r.cache_hit) AS cache_hits`;
 const ROLLUP_SUMS = sql`sum(requests) AS requests, sum(errors) AS errors, sum(input_tokens) AS input_tokens,
-  sum(output_tokens) AS output_tokens, sum(cached_tokens) AS cached_tokens, sum(charged_micro_usd) AS charged_micro_usd`;
+  sum(output_tokens) AS output_tokens, sum(cached_tokens) AS cached_tokens, sum(charged_micro_usd) AS charged_micro_usd,
+  sum(cache_hits) AS cache_hits`;
 
 // A request with several tags counts on each tag line; an untagged one on the null line.
 const RECORD_GROUP: Record<GroupBy, RawBuilder<unknown>> = {
@@ -170,6 +175,7 @@ const ZERO: Counters = {
   output_tokens: 0,
   cached_tokens: 0,
   charged_micro_usd: 0,
+  cache_hits: 0,
 };
 
 /** The sum of groups that hold every request once (not tags: a request counts on each of its tags). */
@@ -233,6 +239,8 @@ export interface LogFilters {
   status?: number;
   tag?: string;
   sessionId?: string;
+  /** Only records answered from the response cache (true) or only the others (false). */
+  cacheHit?: boolean;
   /** Records inserted before this one (the previous page's last `seq`). */
   beforeSeq?: string;
 }
@@ -248,6 +256,7 @@ function filteredLogs(db: Db, userId: string, filters: LogFilters) {
   if (filters.status !== undefined) q = q.where('r.status_code', '=', filters.status);
   if (filters.tag) q = q.where(sql<boolean>`${filters.tag} = ANY(r.tags)`);
   if (filters.sessionId) q = q.where('r.session_id', '=', filters.sessionId);
+  if (filters.cacheHit !== undefined) q = q.where('r.cache_hit', '=', filters.cacheHit);
   if (filters.beforeSeq) q = q.where(sql<boolean>`r.seq < ${filters.beforeSeq}::bigint`);
   return q;
 }
@@ -277,6 +286,7 @@ export async function usageLogs(db: Db, userId: string, filters: LogFilters, lim
       'k.prefix as key_prefix',
       'r.upstream_account',
       'r.template_version_id',
+      'r.cache_hit',
     ])
     .orderBy(sql`r.seq`, 'desc')
     .limit(limit + 1)

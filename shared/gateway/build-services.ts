@@ -18,6 +18,7 @@ import { redisKeys } from '../redis/keys.js';
 import { AccountHealth } from '../routing/account-health.js';
 import { LatencyTracker } from '../routing/latency.js';
 import { RoutingCache } from '../routing/routing-cache.js';
+import { openResponseCache } from './open-response-cache.js';
 import type { GatewayServices } from './services.js';
 
 export interface RunningServices extends GatewayServices {
@@ -66,6 +67,7 @@ export async function buildServices(
   subscriber.on('message', (channel: string, message: string) => {
     if (channel === keys.keyInvalidation) admissions.dropGrants(message);
   });
+  const responseCache = await openResponseCache(config, redis, keys, clock, log);
   const now = () => clock.now();
   const latency = new LatencyTracker(redis, config.redis.prefix, now);
   const routing = {
@@ -100,6 +102,7 @@ export async function buildServices(
     linkSecret,
     routing,
     calls,
+    responseCache: responseCache.store,
     async close() {
       latency.close();
       await latency.flush().catch(() => undefined);
@@ -113,6 +116,7 @@ export async function buildServices(
       storage.close();
       await upstreams.close();
       subscriber.disconnect();
+      await responseCache.close();
       await stepConnection.quit().catch(() => stepConnection.disconnect());
       await redis.quit().catch(() => redis.disconnect());
       await db.destroy();

@@ -15,6 +15,7 @@ import type { ObjectStore } from '../storage/object-store.js';
 import type { UpstreamRegistry } from '../providers/registry.js';
 import type { RedisKeys } from '../redis/keys.js';
 import type { CallWaiter } from '../private/call-waiter.js';
+import type { ResponseCacheStore } from '../response-cache/store.js';
 
 /** Everything a gateway surface needs, built once per process. */
 export interface GatewayServices {
@@ -41,4 +42,6 @@ export interface GatewayServices {
   readonly routing: RoutingServices;
   /** Wakes the private-protocol calls waiting for a job to end. */
   readonly calls: CallWaiter;
+  /** The exact-match response cache's storage (docs/reference/cache.md). */
+  readonly responseCache: ResponseCacheStore;
 }

@@ -40,6 +40,8 @@ export interface CallOutcome {
   upstreamModel?: string;
   /** The charge when it is not priced by tokens (images: per image delivered), already discounted. */
   fixedCost?: number;
+  /** Answered from the response cache: the record says so, and its tokens count toward no TPM limit. */
+  cacheHit?: boolean;
 }
 
 /**
@@ -121,7 +123,7 @@ export class CallMeter {
       surface: call.surface,
       created_at: new Date(this.services.clock.now()).toISOString(),
     };
-    const actualTokens = outcome.usage ? outcome.usage.inputTokens + outcome.usage.outputTokens : 0;
+    if (outcome.cacheHit) event.cache_hit = true;
     noteMeteredCall(call.callId, {
       keyId: this.key.id,
       accountId: this.key.userId,
@@ -134,6 +136,9 @@ export class CallMeter {
       inputTokens: outcome.usage?.inputTokens,
       outputTokens: outcome.usage?.outputTokens,
     });
+    // A cache hit counts as a request, not as tokens: nothing ran upstream.
+    const actualTokens =
+      outcome.usage && !outcome.cacheHit ? outcome.usage.inputTokens + outcome.usage.outputTokens : 0;
     return this.end(cost, actualTokens, event);
   }
 

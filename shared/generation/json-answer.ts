@@ -15,6 +15,8 @@ export interface JsonAnswer {
   usage: TokenUsage;
   /** True when the upstream reported no usage and it was estimated from bytes. */
   estimated: boolean;
+  /** The answer in canonical form, where it was translated through it (the response cache reads it). */
+  canonical?: CanonicalResponse | undefined;
 }
 
 const invalidAnswer = () => new GatewayError('upstream_error', 502, 'the upstream provider sent an invalid response');
@@ -35,6 +37,7 @@ export function jsonAnswer(routed: RoutedResponse, passage: Passage, promptBytes
   let body: Buffer | string = raw;
   let usage: TokenUsage | undefined;
   let outputBytes: () => number;
+  let translatedFrom: CanonicalResponse | undefined;
   if (passage.same) {
     usage = CHAT_ADAPTERS[upstreamProtocol].usageOf(parsed);
     outputBytes = () => {
@@ -55,6 +58,7 @@ export function jsonAnswer(routed: RoutedResponse, passage: Passage, promptBytes
     const translated = CLIENT_CODECS[passage.client].responseFromCanonical(canonical, modelId);
     body = JSON.stringify(translated);
     parsed = translated;
+    translatedFrom = canonical;
     outputBytes = () => Buffer.byteLength(textOf(canonical.parts));
   }
   const estimated = usage === undefined;
@@ -63,5 +67,5 @@ export function jsonAnswer(routed: RoutedResponse, passage: Passage, promptBytes
     outputTokens: estimateTokensFromBytes(outputBytes()),
     cachedTokens: 0,
   };
-  return { body, parsed, usage, estimated };
+  return { body, parsed, usage, estimated, canonical: translatedFrom };
 }

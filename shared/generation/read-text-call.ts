@@ -17,6 +17,8 @@ export interface TextInput {
   readonly forwarded: ForwardedHeaders | undefined;
   /** `X-Service-Template-Vars`. */
   readonly templateVars: string | undefined;
+  /** `X-Service-Cache-TTL`, read (undefined: absent); absent input = a call the response cache never sees. */
+  readonly cacheTtl?: number | undefined;
 }
 
 /**

@@ -16,6 +16,7 @@ import type { TextSink } from './text-sink.js';
  * came in the same turn as the end marker go out with it in one write, unless they are the
  * stream's first (those never wait). A stream the upstream cut ends with an error event, never with
  * an end marker that would make it look complete. A client that hangs up aborts the upstream request.
+ * Resolves with the usage of a complete stream (the response cache stores only those), else undefined.
  */
 export async function relayStream(
   call: TextCall,
@@ -23,16 +24,18 @@ export async function relayStream(
   routed: RoutedResponse,
   model: CatalogModel,
   sink: TextSink,
-): Promise<void> {
+): Promise<StreamUsage | undefined> {
   const upstream = routed.response;
   const state = call.state;
   const scanner = scannerFor(call.passage!, model.id, call.parsed.clientWantsUsage, call.transcript, call.promptTokens);
   // A slow client pauses the upstream until it drains (no timer, no buffering without bound).
   sink.open(() => upstream.resume());
   let ttftMs: number | null = null;
+  let counted: StreamUsage | undefined;
   const settle = (errorCode: string | null): Promise<number> => {
     // An early end is charged at least what was relayed: message_start's output_tokens is no count.
-    const { usage, estimated } = streamUsage(scanner, call.bodyBytes);
+    counted = streamUsage(scanner, call.bodyBytes);
+    const { usage, estimated } = counted;
     return meter.finish({
       statusCode: errorCode === 'client_closed' ? 499 : 200,
       errorCode,
@@ -91,13 +94,17 @@ export async function relayStream(
   if (settled) {
     await ended;
     await settled;
-    return;
+    return counted;
   }
   const clientGone = state.clientGone;
   await settle(clientGone ? 'client_closed' : scanner.upstreamError ? 'upstream_error' : 'upstream_stream_interrupted');
-  if (clientGone) return;
+  if (clientGone) return undefined;
   const [code, message] = scanner.upstreamError
     ? ['upstream_error', 'the upstream provider failed during the stream']
     : ['upstream_stream_interrupted', 'the upstream provider ended the stream before it was complete'];
   sink.interrupt(code, message, scanner.errorEvent?.(code, message));
+  return undefined;
 }
+
+/** What a complete stream was charged for (relayStream's answer; undefined for a cut one). */
+export type StreamUsage = ReturnType<typeof streamUsage>;

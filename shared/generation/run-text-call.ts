@@ -6,6 +6,13 @@ import { checkInlineImages } from '../assets/inline-images.js';
 import { inlineAssetImages } from '../assets/text-call-assets.js';
 import { parseTextBody, planTextCall, setTextBody, templateFor, type TextInput } from './read-text-call.js';
 import { relayStream } from './relay-stream.js';
+import {
+  answerFromCache,
+  fillFromAnswer,
+  fillFromStream,
+  lookupTextCache,
+  type TextCacheState,
+} from './cached-text.js';
 import { routeTextCall } from './route-text-call.js';
 import type { TextCall } from './text-call.js';
 import type { TextSink } from './text-sink.js';
@@ -40,14 +47,23 @@ export async function runTextCall(
     // `asset://` images go upstream inline, within the key's asset scope (most calls reference none).
     const withAssets = await inlineAssetImages(services, call.key, call.request.body, call.request.raw);
     if (withAssets) call.request.replaceBody(withAssets);
+    // The response cache, for a call read over HTTP, once everything that validates it has passed.
+    let cache: TextCacheState | undefined;
+    if (input) {
+      cache = await lookupTextCache(services, call, sink, input.cacheTtl);
+      if (cache.hit) return await answerFromCache(services, call, sink, cache.hit);
+    }
     const { routed, model, meter } = await routeTextCall(services, call, sink);
     const logging = call.key.owner.logContent;
+    const filling = cache?.digest !== undefined;
     let answered: unknown;
     if (call.parsed.stream) {
       services.routing.latency.record(model.id, meter.elapsedMs());
-      if (logging) call.transcript ??= new Transcript();
-      await relayStream(call, meter, routed, model, sink);
+      // The transcript is what a cache fill stores: made only when the call logs or fills.
+      if (logging || filling) call.transcript ??= new Transcript();
+      const complete = await relayStream(call, meter, routed, model, sink);
       answered = logging ? call.transcript!.logged() : undefined;
+      if (filling && complete) await fillFromStream(services, call, cache!, model, complete);
     } else {
       // The answer goes out once its settlement is written to Redis, without waiting for the reply
       // (docs/decisions/0003-settlement-before-the-answer.md).
@@ -66,6 +82,7 @@ export async function runTextCall(
       if (delivered) await delivered;
       answered = answer.parsed;
       await settled;
+      if (filling) await fillFromAnswer(services, call, cache!, model, call.passage!, answer);
     }
     // Content logging (account settings): prompt and completion kept in object storage, after the answer.
     if (logging)

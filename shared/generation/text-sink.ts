@@ -1,4 +1,5 @@
 import type { CatalogModel } from '../catalog/index.js';
+import type { CacheStatus } from '../response-cache/metrics.js';
 import type { JsonAnswer } from './json-answer.js';
 
 /**
@@ -12,6 +13,8 @@ import type { JsonAnswer } from './json-answer.js';
 export interface TextSink {
   /** The rate-limit headers of an admission, for the answer. */
   limitHeaders(headers: Record<string, string>): void;
+  /** What the response cache did with the call (HIT, MISS, BYPASS), before anything is answered; sinks without headers ignore it. */
+  cacheStatus?(status: CacheStatus): void;
   /** The model whose answer (or refusal) stands, before it is read. */
   model(model: CatalogModel): void;
   /** The whole answer, once its settlement is written; a promise when delivering it takes a round trip. */

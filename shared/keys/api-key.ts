@@ -23,6 +23,8 @@ export interface ApiKeyContext {
   readonly usageAccess: boolean;
   /** A preset slug: the model of requests that name none. */
   readonly defaultPreset: string | null;
+  /** Seconds the key's answers stay in the response cache; null = not set on the key (off unless a preset or the header sets it). */
+  readonly cacheTtlSeconds: number | null;
   /** The account layer: operator-set limits and discount of the key's owner. */
   readonly owner: {
     readonly limits: { readonly rpm: number | null; readonly tpm: number | null; readonly concurrency: number | null };
@@ -49,6 +51,7 @@ export function toKeyContext(row: KeyWithOwner): ApiKeyContext {
     tags: row.tags,
     usageAccess: row.usage_access,
     defaultPreset: row.default_preset ?? null,
+    cacheTtlSeconds: row.cache_ttl_seconds ?? null,
     owner: {
       limits: { rpm: row.owner_rpm_limit, tpm: row.owner_tpm_limit, concurrency: row.owner_concurrency_limit },
       discountPercent: Number(row.owner_discount_percent),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ApiKeyRow, ApiKeyUpdate } from '../db/schema.js';
 import { normalizeCidr } from './api-key.js';
+import { MAX_CACHE_TTL_SECONDS } from '../response-cache/ttl.js';
 import { budgetColumns, budgetSchema, budgetView, type BudgetSetting } from './budget.js';
 
 const limit = z
@@ -49,6 +50,13 @@ const settings = {
     .string()
     .regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'must be a preset slug')
     .nullable(),
+  /** Seconds the key's answers stay in the response cache (0 = off; null = not set: a preset or the header may set it). */
+  cache_ttl_seconds: z
+    .number()
+    .int('must be a whole number of seconds')
+    .min(0, 'must not be negative')
+    .max(MAX_CACHE_TTL_SECONDS, 'is at most 30 days (2592000 seconds)')
+    .nullable(),
 };
 
 export const keyCreateSchema = z.strictObject({
@@ -89,6 +97,7 @@ export interface KeyCreate {
   tags?: string[];
   usage_access?: boolean;
   default_preset?: string | null;
+  cache_ttl_seconds?: number | null;
 }
 
 export type KeyUpdate = Omit<KeyCreate, 'compatibility_profile'> & {
@@ -118,6 +127,7 @@ export function keyColumns(s: KeyUpdate): ApiKeyUpdate {
   if (s.tags !== undefined) row.tags = [...new Set(s.tags)];
   if (s.usage_access !== undefined) row.usage_access = s.usage_access;
   if (s.default_preset !== undefined) row.default_preset = s.default_preset;
+  if (s.cache_ttl_seconds !== undefined) row.cache_ttl_seconds = s.cache_ttl_seconds;
   if (s.status !== undefined) row.status = s.status;
   return row;
 }
@@ -146,5 +156,6 @@ export function keyView(row: ApiKeyRow) {
     tags: row.tags,
     usage_access: row.usage_access,
     default_preset: row.default_preset,
+    cache_ttl_seconds: row.cache_ttl_seconds ?? null,
   };
 }

@@ -14,6 +14,8 @@ export interface KeyAdmin {
   /** The Redis channel that invalidates cached keys on every process. */
   channel: string;
   catalog?: Catalog | undefined;
+  /** The response cache: a revoked key's cached answers are purged with it. */
+  cache?: { purgeKey(keyId: string): Promise<number> } | undefined;
 }
 
 function checkGroup(admin: KeyAdmin, group: string | undefined): void {
@@ -70,5 +72,6 @@ export async function setKeyStatus(
     ...(status === 'revoked' ? { revoked_at: new Date() } : {}),
   });
   if (row) await publishKeyChange(admin.redis, admin.channel, row.id);
+  if (row && status === 'revoked') await admin.cache?.purgeKey(row.id);
   return row;
 }

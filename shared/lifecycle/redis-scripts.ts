@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { CREDIT, LOAD_BALANCE, LOAD_QUOTA } from '../billing/scripts.js';
 import { SIGN_IN_ATTEMPT, SIGN_IN_RELEASE } from '../console/sign-in-guard.js';
 import { CONSUME, PEEK, RENEW, STEP } from '../limits/scripts.js';
+import { CACHE_PURGE, CACHE_STORE } from '../response-cache/scripts.js';
 import { ACK_USAGE, CLAIM_USAGE, MOVE_LEGACY_USAGE } from '../usage/scripts.js';
 
 type Reply = Promise<unknown>;
@@ -47,6 +48,20 @@ declare module 'ioredis' {
     gwMoveLegacyUsage(stream: string, queue: string, count: number): Reply;
     gwSignInAttempt(failures: string, lock: string, windowMs: number, threshold: number): Reply;
     gwSignInRelease(failures: string): Reply;
+    gwCacheStore(
+      entry: string,
+      account: string,
+      keyIndex: string,
+      bytes: string,
+      sizes: string,
+      expiries: string,
+      value: Buffer | string,
+      ttlMs: number,
+      size: number,
+      maxBytes: number,
+      now: number,
+    ): Reply;
+    gwCachePurge(index: string, bytes: string, sizes: string, expiries: string, count: number): Reply;
   }
 }
 
@@ -64,4 +79,6 @@ export function defineScripts(redis: Redis): void {
   redis.defineCommand('gwMoveLegacyUsage', { numberOfKeys: 2, lua: MOVE_LEGACY_USAGE });
   redis.defineCommand('gwSignInAttempt', { numberOfKeys: 2, lua: SIGN_IN_ATTEMPT });
   redis.defineCommand('gwSignInRelease', { numberOfKeys: 1, lua: SIGN_IN_RELEASE });
+  redis.defineCommand('gwCacheStore', { numberOfKeys: 6, lua: CACHE_STORE });
+  redis.defineCommand('gwCachePurge', { numberOfKeys: 4, lua: CACHE_PURGE });
 }

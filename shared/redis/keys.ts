@@ -38,6 +38,16 @@ export function redisKeys(prefix: string) {
     consoleTicket: (kind: string, id: string) => `${prefix}console:${kind}:${id}`,
     /** Private-protocol calls that ended (their ids), for the API processes waiting on them. */
     callEnded: `${prefix}pcall:ended`,
+    /** The response cache (shared/response-cache/store.ts): one answer, by account and request digest. */
+    cacheEntry: (userId: string, digest: string) => `${prefix}rc:{${userId}}:${digest}`,
+    /** An account's entries (a sorted set by expiry), for the purge. */
+    cacheAccount: (userId: string) => `${prefix}rc:{${userId}}:idx`,
+    /** The entries a key stored (a sorted set by expiry), purged when the key is revoked. */
+    cacheKey: (keyId: string) => `${prefix}rc:key:{${keyId}}`,
+    /** The cache's byte count, each entry's size (a hash) and expiry (a sorted set): its own memory bound. */
+    cacheBytes: `${prefix}rc:bytes`,
+    cacheSizes: `${prefix}rc:sizes`,
+    cacheExpiries: `${prefix}rc:exp`,
   };
 }
 

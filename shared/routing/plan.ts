@@ -23,6 +23,8 @@ export interface RoutingServices {
 export interface RoutingPlan {
   readonly models: readonly CatalogModel[];
   readonly preferences: ProviderPreferences | undefined;
+  /** The preset's response-cache TTL (seconds; absent = not set there): wins over the key's. */
+  readonly cacheTtlSeconds?: number | null;
 }
 
 /** One upstream account a model attempt may be sent to. */
@@ -120,7 +122,11 @@ export async function planModels(
         ...(preset.preferred_providers.only && { only: preset.preferred_providers.only }),
       }
     : undefined;
-  return { models, preferences: mergePreferences(presetPrefs, request) };
+  return {
+    models,
+    preferences: mergePreferences(presetPrefs, request),
+    cacheTtlSeconds: preset.cache_ttl_seconds ?? null,
+  };
 }
 
 export const noAvailableAccount = (model: string) =>

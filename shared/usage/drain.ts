@@ -137,8 +137,8 @@ function copyLines(texts: Buffer[]): Buffer {
 
 const NO_KEY = "'00000000-0000-0000-0000-000000000000'::uuid";
 const SUMS = `count(*), count(*) FILTER (WHERE i.status_code >= 400), sum(i.input_tokens), sum(i.output_tokens),
-  sum(i.cached_tokens), sum(i.charged_micro_usd)`;
-const COUNTERS = 'requests, errors, input_tokens, output_tokens, cached_tokens, charged_micro_usd';
+  sum(i.cached_tokens), sum(i.charged_micro_usd), count(*) FILTER (WHERE i.cache_hit)`;
+const COUNTERS = 'requests, errors, input_tokens, output_tokens, cached_tokens, charged_micro_usd, cache_hits';
 const ADD_COUNTERS = COUNTERS.split(', ')
   .map((c) => `${c} = d.${c} + excluded.${c}`)
   .join(', ');
@@ -192,19 +192,20 @@ const MOVE_STAGED = `
         ARRAY(SELECT jsonb_array_elements_text(coalesce(doc->'tags', '[]'::jsonb))) AS tags,
         (doc->>'latency_ms')::int AS latency_ms, (doc->>'ttft_ms')::int AS ttft_ms, doc->>'upstream_account' AS upstream_account,
         (doc->>'template_version_id')::uuid AS template_version_id, doc->>'session_id' AS session_id,
-        doc->>'surface' AS surface, (doc->>'created_at')::timestamptz AS created_at
+        doc->>'surface' AS surface, coalesce((doc->>'cache_hit')::boolean, false) AS cache_hit,
+        (doc->>'created_at')::timestamptz AS created_at
       FROM usage_stage
     ), inserted AS (
       INSERT INTO usage_records (id, request_id, user_id, api_key_id, model, provider, endpoint, status_code, error_code, stream,
         input_tokens, output_tokens, cached_tokens, usage_estimated, over_reservation, charged_micro_usd, tags, latency_ms, ttft_ms, upstream_account,
-        template_version_id, session_id, surface, created_at)
+        template_version_id, session_id, surface, cache_hit, created_at)
       SELECT id, request_id, user_id, api_key_id, model, provider, endpoint, status_code, error_code, stream,
         input_tokens, output_tokens, cached_tokens, usage_estimated, over_reservation, charged_micro_usd,
         tags,
-        latency_ms, ttft_ms, upstream_account, template_version_id, session_id, surface, created_at
+        latency_ms, ttft_ms, upstream_account, template_version_id, session_id, surface, cache_hit, created_at
       FROM input
       ON CONFLICT (id, created_at) DO NOTHING
-      RETURNING id, user_id, api_key_id, model, status_code, input_tokens, output_tokens, cached_tokens, charged_micro_usd, tags, created_at
+      RETURNING id, user_id, api_key_id, model, status_code, input_tokens, output_tokens, cached_tokens, charged_micro_usd, tags, cache_hit, created_at
     ), ${ROLLUPS.join(', ')}, charges AS (
       SELECT id, user_id, charged_micro_usd AS amount,
         sum(charged_micro_usd) OVER (PARTITION BY user_id ORDER BY created_at, id) AS running,

@@ -56,6 +56,8 @@ export async function keyUsageView(services: GatewayServices, key: ApiKeyContext
     quota,
     budget: key.budget && budgetUsage(key.budget, spend, now),
     limits: { rpm_limit: key.limits.rpm, tpm_limit: key.limits.tpm, concurrency_limit: key.limits.concurrency },
+    /** The key's response-cache TTL in seconds (null: not set on the key; a preset or X-Service-Cache-TTL may set one). */
+    cache_ttl_seconds: key.cacheTtlSeconds,
     last_30_days: { start: since.toISOString(), end: new Date(now).toISOString(), models, total },
     recent: recent.map((r) => ({ ...r, created_at: r.created_at.toISOString() })),
   };

@@ -29,6 +29,8 @@ export interface UsageEvent {
   /** The protocol surface of a text call (`chat-completions`, `messages`, `generate-content`). */
   surface?: string | null;
   session_id?: string | null;
+  /** Answered from the response cache (absent on records of earlier releases, and on misses). */
+  cache_hit?: boolean;
   /** ISO 8601. */
   created_at: string;
 }

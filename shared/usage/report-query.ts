@@ -68,6 +68,11 @@ export const logsQuerySchema = z.strictObject({
     .optional(),
   tag: z.string().min(1).max(64).optional(),
   session_id: z.string().min(1).max(128).optional(),
+  /** `true`: only calls answered from the response cache; `false`: only the others. */
+  cache_hit: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .transform((v) => v === 'true')
+    .optional(),
 });
 
 /** The logs page query; the cursor is the previous page's last insertion number, base64url. */
@@ -94,6 +99,7 @@ export function logFiltersOf(q: z.infer<typeof logFiltersSchema>): LogFilters {
     ...(q.status !== undefined && { status: q.status }),
     ...(q.tag && { tag: q.tag }),
     ...(q.session_id && { sessionId: q.session_id }),
+    ...(q.cache_hit !== undefined && { cacheHit: q.cache_hit }),
   };
 }
 

@@ -10,6 +10,7 @@ const COLUMNS = [
   'output_tokens',
   'cached_tokens',
   'charged_micro_usd',
+  'cache_hits',
 ] as const;
 
 function csvField(value: string | number | null): string {

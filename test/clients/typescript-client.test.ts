@@ -226,7 +226,7 @@ describe('against the running gateway', () => {
     expect((report.total as { requests: number }).requests).toBe(1);
     const csv = await withAccess.usage.report({ group_by: 'model', start, end, format: 'csv' });
     expect(csv.split('\r\n')[0]).toBe(
-      'group,requests,errors,input_tokens,output_tokens,cached_tokens,charged_micro_usd',
+      'group,requests,errors,input_tokens,output_tokens,cached_tokens,charged_micro_usd,cache_hits',
     );
     const logs = await withAccess.usage.logs({ session_id: 'ts-session' });
     expect((logs.data as Array<{ request_id: string }>).map((r) => r.request_id)).toEqual(['ts-client-scored']);

@@ -64,7 +64,16 @@ describe('GET /v1/key/usage after a known series of calls', () => {
     const res = await fetch(`${gw.url}/v1/key/usage`, { headers: { authorization: `Bearer ${acct.key}` } });
     expect(res.status).toBe(200);
     const view = (await res.json()) as Record<string, any>;
-    expect(Object.keys(view).sort()).toEqual(['budget', 'key', 'last_30_days', 'limits', 'quota', 'recent']);
+    expect(Object.keys(view).sort()).toEqual([
+      'budget',
+      'cache_ttl_seconds',
+      'key',
+      'last_30_days',
+      'limits',
+      'quota',
+      'recent',
+    ]);
+    expect(view.cache_ttl_seconds).toBeNull(); // test/cache-response/rules.test.ts covers a key with one
     expect(view.budget).toBeNull(); // test/limits/budgets.test.ts covers a key with one
     expect(JSON.stringify(view)).not.toMatch(/balance/);
 

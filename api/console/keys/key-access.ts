@@ -30,5 +30,6 @@ export function keyAdmin(services: GatewayServices): KeyAdmin {
     redis: services.redis,
     channel: services.redisKeys.keyInvalidation,
     catalog: services.catalog,
+    cache: services.responseCache,
   };
 }

@@ -3,6 +3,7 @@ import type { Catalog } from '../../../shared/catalog/index.js';
 import type { PresetFields } from '../../../shared/db/presets.js';
 import type { PresetRow } from '../../../shared/db/routing-schema.js';
 import { badRequest } from '../../../shared/errors.js';
+import { MAX_CACHE_TTL_SECONDS } from '../../../shared/response-cache/ttl.js';
 import { PRESET_SLUG } from '../../../shared/routing/model-spec.js';
 
 const providerList = z.array(z.string().min(1).max(128)).max(20);
@@ -11,6 +12,13 @@ const fields = {
   strategy: z.enum(['ordered', 'cost', 'latency', 'weighted']),
   weights: z.array(z.number().int().min(0).max(1_000_000)).nullable(),
   preferred_providers: z.strictObject({ order: providerList.optional(), only: providerList.optional() }).nullable(),
+  /** The response cache's TTL for calls through the preset (wins over the key's; the request header wins over it). */
+  cache_ttl_seconds: z
+    .number()
+    .int('must be a whole number of seconds')
+    .min(0, 'must not be negative')
+    .max(MAX_CACHE_TTL_SECONDS, 'is at most 30 days (2592000 seconds)')
+    .nullable(),
 };
 
 export const presetCreateSchema = z.strictObject({
@@ -19,6 +27,7 @@ export const presetCreateSchema = z.strictObject({
   strategy: fields.strategy.optional(),
   weights: fields.weights.optional(),
   preferred_providers: fields.preferred_providers.optional(),
+  cache_ttl_seconds: fields.cache_ttl_seconds.optional(),
 });
 
 export const presetUpdateSchema = z.strictObject({
@@ -26,6 +35,7 @@ export const presetUpdateSchema = z.strictObject({
   strategy: fields.strategy.optional(),
   weights: fields.weights.optional(),
   preferred_providers: fields.preferred_providers.optional(),
+  cache_ttl_seconds: fields.cache_ttl_seconds.optional(),
 });
 
 type PresetInput = z.infer<typeof presetUpdateSchema>;
@@ -41,6 +51,8 @@ export function presetFields(catalog: Catalog, input: PresetInput, current?: Pre
     weights: input.weights !== undefined ? input.weights : (current?.weights ?? null),
     preferred_providers:
       input.preferred_providers !== undefined ? input.preferred_providers : (current?.preferred_providers ?? null),
+    cache_ttl_seconds:
+      input.cache_ttl_seconds !== undefined ? input.cache_ttl_seconds : (current?.cache_ttl_seconds ?? null),
   };
   const seen = new Set<string>();
   merged.models.forEach((model, i) => {
@@ -80,6 +92,7 @@ export function presetView(row: PresetRow) {
     strategy: row.strategy,
     weights: row.weights,
     preferred_providers: row.preferred_providers,
+    cache_ttl_seconds: row.cache_ttl_seconds ?? null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

@@ -1,5 +1,6 @@
 import { exportRequestSchema } from '../../../shared/datasets/filters.js';
 import { reportQuerySchema } from '../../../shared/usage/report-query.js';
+import { purgeCache } from '../account/cache.js';
 import { accountSettingsSchema, getAccountSettings, patchAccountSettings } from '../account/settings.js';
 import { createExport, getExport, listExports } from '../datasets/exports.js';
 import { pageQuerySchema } from '../envelope.js';
@@ -47,6 +48,14 @@ export const accountRoutes: Route[] = [
     query: pageQuerySchema,
     examples: { response: LEDGER_RESPONSE },
     handler: consoleLedger,
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/cache',
+    tag: 'Console: account',
+    summary: "Purge the account's response cache: every cached answer of every key (`{purged}`: how many)",
+    auth: 'session',
+    handler: purgeCache,
   },
   {
     method: 'get',

@@ -53,6 +53,8 @@ export interface Key {
   tags: string[];
   usage_access: boolean;
   default_preset: string | null;
+  /** Seconds the key's answers stay in the response cache; null = not set on the key. */
+  cache_ttl_seconds: number | null;
 }
 
 export type NewKey = Key & { key: string };
@@ -66,6 +68,8 @@ export interface Counters {
   output_tokens: number;
   cached_tokens: number;
   charged_micro_usd: number;
+  /** Requests answered from the response cache. */
+  cache_hits: number;
 }
 
 export interface ReportRow extends Counters {
@@ -91,6 +95,7 @@ export interface LogRecord {
   charged_micro_usd: number;
   /** Given to this request with POST /v1/scores. */
   scores: { name: string; value: number; comment: string | null }[];
+  cache_hit?: boolean;
   [field: string]: unknown;
 }
 

@@ -1954,6 +1954,7 @@ export interface paths {
                         tags?: string[];
                         usage_access?: boolean;
                         default_preset?: string | null;
+                        cache_ttl_seconds?: number | null;
                         compatibility_profile?: "standard_v1";
                         kind?: "standard" | "private";
                     };
@@ -2106,6 +2107,7 @@ export interface paths {
                         tags?: string[];
                         usage_access?: boolean;
                         default_preset?: string | null;
+                        cache_ttl_seconds?: number | null;
                         compatibility_profile?: unknown;
                         status?: "active" | "disabled";
                     };
@@ -2248,6 +2250,7 @@ export interface paths {
                     status?: string;
                     tag?: string;
                     session_id?: string;
+                    cache_hit?: "true" | "false";
                     page?: string;
                     page_size?: string;
                 };
@@ -2323,6 +2326,48 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cache": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                "200": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -2586,6 +2631,7 @@ export interface paths {
                             order?: string[];
                             only?: string[];
                         } | null;
+                        cache_ttl_seconds?: number | null;
                     };
                 };
             };
@@ -2708,6 +2754,7 @@ export interface paths {
                             order?: string[];
                             only?: string[];
                         } | null;
+                        cache_ttl_seconds?: number | null;
                     };
                 };
             };

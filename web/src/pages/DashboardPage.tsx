@@ -6,7 +6,15 @@ import { useConsole } from '../context';
 import { formatDateTime, formatMoney, formatNumber, spendByDay, utcDay } from '../format';
 import { UsageChart } from './usage/UsageChart';
 
-/** Dashboard: balance, this month's spend by day, top models, recent errors. */
+/** This month's share of requests answered from the response cache (docs/reference/cache.md). */
+function hitRatio(total: { requests: number; cache_hits: number }, locale: string): string {
+  if (total.requests === 0) return '—';
+  return new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(
+    total.cache_hits / total.requests,
+  );
+}
+
+/** Dashboard: balance, this month's spend by day and cache hit ratio, top models, recent errors. */
 export function DashboardPage() {
   const { api, locale, user } = useConsole();
   const monthStart = `${utcDay(0).slice(0, 8)}01`;
@@ -45,6 +53,10 @@ export function DashboardPage() {
             <div class="stat">
               <h2>Requests this month</h2>
               <p class="big">{formatNumber(data.value.byDay.total.requests, locale)}</p>
+            </div>
+            <div class="stat">
+              <h2>Cache hit ratio</h2>
+              <p class="big">{hitRatio(data.value.byDay.total, locale)}</p>
             </div>
           </div>
           <h2>Spend by day</h2>

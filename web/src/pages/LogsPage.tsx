@@ -8,14 +8,30 @@ import { useLoad } from '../components/use-load';
 import { useConsole } from '../context';
 import { formatDateTime, formatMoney, formatNumber } from '../format';
 
-type Filters = { model: string; status: string; tag: string; key_id: string; start: string; end: string };
+type Filters = {
+  model: string;
+  status: string;
+  tag: string;
+  key_id: string;
+  start: string;
+  end: string;
+  cache_hit: string;
+};
 
 const PAGE_SIZE = 50;
 
 /** Logs: the request records, newest first, filtered, paged; a record's details. */
 export function LogsPage() {
   const { api, locale } = useConsole();
-  const [draft, setDraft] = useState<Filters>({ model: '', status: '', tag: '', key_id: '', start: '', end: '' });
+  const [draft, setDraft] = useState<Filters>({
+    model: '',
+    status: '',
+    tag: '',
+    key_id: '',
+    start: '',
+    end: '',
+    cache_hit: '',
+  });
   const keys = useLoad(
     () => unwrap<Page<Key>>(api.GET('/api/v1/keys', { params: { query: { page: '1', page_size: '100' } } })),
     [],
@@ -77,6 +93,19 @@ export function LogsPage() {
             </select>
           )}
         </Field>
+        <Field label="Cache">
+          {(p) => (
+            <select
+              {...p}
+              value={draft.cache_hit}
+              onChange={(e) => setDraft({ ...draft, cache_hit: e.currentTarget.value })}
+            >
+              <option value="">Any</option>
+              <option value="true">Cache hits</option>
+              <option value="false">Not from the cache</option>
+            </select>
+          )}
+        </Field>
         <Field label="From" hint="UTC day">
           {(p) => (
             <input
@@ -126,6 +155,7 @@ export function LogsPage() {
                 <th scope="col" class="num">
                   Charged
                 </th>
+                <th scope="col">Cache</th>
                 <th scope="col">Request id</th>
                 <th scope="col">
                   <span class="sr-only">Details</span>
@@ -141,6 +171,7 @@ export function LogsPage() {
                   <td class="num">{formatNumber(r.input_tokens, locale)}</td>
                   <td class="num">{formatNumber(r.output_tokens, locale)}</td>
                   <td class="num">{formatMoney(r.charged_micro_usd, locale)}</td>
+                  <td>{r.cache_hit ? <span class="badge">hit</span> : ''}</td>
                   <td>
                     <code>{r.request_id}</code>
                   </td>

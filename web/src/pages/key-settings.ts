@@ -26,6 +26,7 @@ export interface KeyFormState {
   asset_access: AssetAccess;
   usage_access: boolean;
   default_preset: string;
+  cache_ttl_seconds: string;
   kind: 'standard' | 'private';
 }
 
@@ -62,6 +63,7 @@ export function formOf(key?: Key): KeyFormState {
     asset_access: key?.asset_access ?? 'own',
     usage_access: key?.usage_access ?? false,
     default_preset: key?.default_preset ?? '',
+    cache_ttl_seconds: count(key?.cache_ttl_seconds ?? null),
     kind: 'standard',
   };
 }
@@ -119,6 +121,7 @@ export function toBody(
     asset_access: f.asset_access,
     usage_access: f.usage_access,
     default_preset: f.default_preset || null,
+    cache_ttl_seconds: whole('cache_ttl_seconds', f.cache_ttl_seconds),
   };
   return Object.keys(errors).length ? { errors } : { body };
 }
@@ -139,6 +142,7 @@ export const KEY_PARAMS: Partial<Record<string, KeyField>> = {
   tags: 'tags',
   asset_access: 'asset_access',
   default_preset: 'default_preset',
+  cache_ttl_seconds: 'cache_ttl_seconds',
 };
 
 export const KEY_CODES: Partial<Record<string, KeyField>> = {

@@ -200,6 +200,13 @@ export function KeyForm({ editing, groups, presets, templates, submitLabel, onSu
           </select>
         )}
       </Field>
+      <Field
+        label="Response cache (seconds)"
+        error={errors.cache_ttl_seconds}
+        hint="How long identical requests are answered from the cache (up to 2592000, 30 days); 0 or empty = off unless a preset or the X-Service-Cache-TTL header turns it on."
+      >
+        {(p) => <input {...p} inputMode="numeric" {...text('cache_ttl_seconds')} />}
+      </Field>
       <div class="check">
         <input
           id="usage-access"
