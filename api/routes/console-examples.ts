@@ -119,6 +119,7 @@ const counters = {
   output_tokens: 3310,
   cached_tokens: 2048,
   charged_micro_usd: 18_250,
+  cache_hits: 0,
 };
 export const USAGE_REPORT_RESPONSE = one(
   {
@@ -150,6 +151,7 @@ export const USAGE_LOGS_RESPONSE = page(
     key_prefix: key.prefix,
     upstream_account: 'openai/main',
     template_version_id: null,
+    cache_hit: false,
     created_at: at,
     scores: [{ name: 'helpfulness', value: 0.9, comment: 'clear answer' }],
   },
@@ -167,6 +169,7 @@ export const LEDGER_RESPONSE = page(
   },
   'req_2c4e72',
 );
+export const CACHE_PURGED_RESPONSE = one({ purged: 12 }, 'req_2c4e7a');
 export const ACCOUNT_SETTINGS_RESPONSE = one({ log_content: false }, 'req_2c4e73');
 
 const datasetExport = {

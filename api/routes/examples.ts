@@ -88,6 +88,7 @@ const key = {
   usage_access: false,
   default_preset: null,
   budget: null,
+  cache_ttl_seconds: null,
 };
 
 export const KEY_CREATE_EXAMPLES = {
@@ -228,6 +229,7 @@ const preset = {
   models: ['gpt-4o-mini', 'claude-haiku'],
   strategy: 'weighted',
   weights: [3, 1],
+  cache_ttl_seconds: null,
   preferred_providers: null,
   created_at: '2026-01-31T12:00:00.000Z',
   updated_at: '2026-01-31T12:00:00.000Z',

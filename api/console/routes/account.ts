@@ -8,6 +8,7 @@ import { consoleLedger, consoleLogsQuerySchema, consoleUsageLogs, consoleUsageRe
 import type { Route } from '../../routes/route.js';
 import {
   ACCOUNT_SETTINGS_RESPONSE,
+  CACHE_PURGED_RESPONSE,
   EXPORTS_RESPONSE,
   EXPORT_QUEUED_RESPONSE,
   EXPORT_RESPONSE,
@@ -55,6 +56,7 @@ export const accountRoutes: Route[] = [
     tag: 'Console: account',
     summary: "Purge the account's response cache: every cached answer of every key (`{purged}`: how many)",
     auth: 'session',
+    examples: { response: CACHE_PURGED_RESPONSE },
     handler: purgeCache,
   },
   {
