@@ -125,11 +125,11 @@ export function startTaskWorkers(s: TaskJobServices, options: TaskWorkerOptions)
     workers.push(worker);
   }
   const timer = selected.has('maintenance') ? startMaintenance(s, options) : undefined;
-  const lossWatch = workers.length > 0 || timer ? watchRedisLoss(s) : undefined;
+  const stopLossWatch = workers.length > 0 || timer ? watchRedisLoss(s) : undefined;
   return {
     async close() {
       clearInterval(timer);
-      clearInterval(lossWatch);
+      stopLossWatch?.();
       // Stop taking jobs and finish the running ones; past the grace period, hand them back
       // (they become stalled and another worker picks them up).
       const graceful = Promise.all(workers.map((w) => w.close()));

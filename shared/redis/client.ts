@@ -40,6 +40,8 @@ export function createRedis(target: RedisTarget, overrides: RedisOptions = {}): 
       sentinels: target.sentinels.map((s) => ({ host: s.host, port: s.port })),
       name: target.sentinelName ?? 'mymaster',
       sentinelPassword: target.sentinelPassword,
+      // REDIS_URL's scheme says whether the master and replicas speak TLS (`rediss://`).
+      enableTLSForSentinelMode: target.url.startsWith('rediss://'),
       // Sentinels announce a new master (+switch-master): the client moves at once, not at its
       // next failed command.
       failoverDetector: true,

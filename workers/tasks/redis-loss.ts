@@ -13,16 +13,17 @@ import type { TaskJobServices } from './task-steps.js';
  * marker before, or when the pass found unfinished work whose jobs were gone: a fresh Redis under
  * an idle Postgres (the first `npm start`) is no alarm.
  */
-export function watchRedisLoss(s: TaskJobServices, everyMs = 1_000): NodeJS.Timeout {
+export function watchRedisLoss(s: TaskJobServices, everyMs = 1_000): () => void {
   const marker = `${s.config.redis.prefix}alive`;
   let running = false;
   let seen = false;
   let server: string | undefined;
   let reconnected = true;
-  s.redis.on('ready', () => {
+  const onReady = () => {
     reconnected = true;
-  });
-  return setInterval(async () => {
+  };
+  s.redis.on('ready', onReady);
+  const timer = setInterval(async () => {
     if (running) return;
     running = true;
     try {
@@ -58,6 +59,10 @@ export function watchRedisLoss(s: TaskJobServices, everyMs = 1_000): NodeJS.Time
       running = false;
     }
   }, everyMs).unref();
+  return () => {
+    clearInterval(timer);
+    s.redis.off('ready', onReady);
+  };
 
   async function runIdNow(): Promise<string | undefined> {
     return /run_id:(\w+)/.exec(await s.redis.info('server'))?.[1];
