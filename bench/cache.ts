@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { defineScripts } from '../shared/lifecycle/redis-scripts.js';
 import { connectRedis, createRedis } from '../shared/redis/client.js';
 import { redisKeys } from '../shared/redis/keys.js';
-import { ResponseCacheStore } from '../shared/response-cache/store.js';
+import { entryCost, ResponseCacheStore } from '../shared/response-cache/store.js';
 import { BenchRun } from './lib/bench-run.js';
 import { cannon, type CannonResult } from './lib/cannon.js';
 import { startGateway } from './lib/gateway.js';
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
       `| the same call, cache bypassed (\`X-Service-Cache-TTL: 0\`): p50 ms, calls per second | | ${bypassRun.p50.toFixed(2)}, ${Math.round(bypassRun.rps)} | | |`,
       `| calls per second: hits / misses | ${Math.round(bareRun.rps)} (bare) | ${Math.round(hitRun.rps)} / ${Math.round(missRun.rps)} | hits ≥ 2× misses (${ratio.toFixed(2)}×) | ${ratio >= 2 ? 'yes' : '**MISSED**'} |`,
       '',
-      `Memory: ${memory.entries.toLocaleString('en')} entries of ${memory.valueBytes} value bytes (${memory.entryBytes} counted toward CACHE_MAX_BYTES with the key name) grew Redis's used_memory by ${(memory.growth / 1024 / 1024).toFixed(1)} MiB: ${memory.perEntry.toFixed(0)} bytes per entry, ${(memory.perEntry / memory.entryBytes).toFixed(2)}× the counted bytes; a million such entries ≈ ${((memory.perEntry * 1_000_000) / 1024 / 1024).toFixed(0)} MiB (extrapolated, ${memory.entries < 1_000_000 ? 'not' : ''} measured at a million). Redis is shared with whatever else runs on the machine: its own activity falls into the growth.`,
+      `Memory: ${memory.entries.toLocaleString('en')} entries of ${memory.valueBytes} value bytes (${memory.entryBytes} counted toward CACHE_MAX_BYTES: value, name and bookkeeping) grew Redis's used_memory by ${(memory.growth / 1024 / 1024).toFixed(1)} MiB: ${memory.perEntry.toFixed(0)} bytes per entry, ${(memory.perEntry / memory.entryBytes).toFixed(2)}× the counted bytes; a million such entries ≈ ${((memory.perEntry * 1_000_000) / 1024 / 1024).toFixed(0)} MiB (extrapolated, ${memory.entries < 1_000_000 ? 'not' : ''} measured at a million). Redis is shared with whatever else runs on the machine: its own activity falls into the growth.`,
       '',
     ];
     await publishResult(root, 'cache-latest.md', lines.join('\n'));
@@ -198,7 +198,7 @@ async function entryMemory(
     await Promise.all(puts);
   }
   const growth = (await usedMemory()) - before;
-  const entryBytes = value.length + keys.cacheEntry(account, `d${'0'.repeat(42)}`).length;
+  const entryBytes = entryCost(value.length, keys.cacheEntry(account, `d${'0'.repeat(42)}`).length);
   await store.purgeAccount(account);
   await redis.del(keys.cacheBytes, keys.cacheSizes, keys.cacheExpiries, keys.cacheKey('bench-key'));
   redis.disconnect();

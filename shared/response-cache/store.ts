@@ -6,6 +6,16 @@ import { countCacheStore } from './metrics.js';
 
 /** The largest entry the cache keeps: a larger answer is not cached. */
 export const MAX_ENTRY_BYTES = 1024 * 1024;
+
+/**
+ * What an entry costs Redis, as the byte budget counts it: its value, its name five times (the
+ * entry's key, its member in the account's, the key's and the expiry index, its field in the size
+ * hash) and Redis's bookkeeping of those six objects. Within about 10% of the growth of
+ * `used_memory` measured per entry (bench/README.md, "Response cache").
+ */
+export function entryCost(valueBytes: number, nameBytes: number): number {
+  return valueBytes + 5 * nameBytes + 200;
+}
 const PURGE_BATCH = 500;
 
 /**
@@ -40,8 +50,7 @@ export class ResponseCacheStore {
   /** Stores an entry for `ttlSeconds`; false when it is too large, over the budget, or Redis failed. */
   async put(userId: string, keyId: string, digest: string, value: Buffer, ttlSeconds: number): Promise<boolean> {
     const entry = this.keys.cacheEntry(userId, digest);
-    // What the entry costs: its value and its name (kept in the entry and its indexes).
-    const size = value.length + entry.length;
+    const size = entryCost(value.length, entry.length);
     if (ttlSeconds <= 0) return false;
     if (value.length > MAX_ENTRY_BYTES) {
       countCacheStore('too_large');

@@ -7,13 +7,13 @@ import { waitUntil } from '../support/http.js';
 import { systemClock } from '../../shared/clock.js';
 import { connectRedis, createRedis } from '../../shared/redis/client.js';
 import { redisKeys } from '../../shared/redis/keys.js';
-import { ResponseCacheStore } from '../../shared/response-cache/store.js';
+import { entryCost, ResponseCacheStore } from '../../shared/response-cache/store.js';
 import { metricsRegistry } from '../../shared/telemetry/metrics.js';
 import { ask, cacheCatalog, cacheEntries, chat, upstreamCalls, waitForEntries } from './support.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 
 // The cache's own memory bound, its purge, its counters, and a Redis that stops answering.
-const BUDGET = 2_000;
+const BUDGET = 4_000;
 const CACHED = { cache_ttl_seconds: 600 };
 let gw: TestGateway;
 
@@ -73,7 +73,7 @@ describe('the byte budget', () => {
     defineScripts(redis);
     await connectRedis(redis);
     let now = Date.now();
-    const store = new ResponseCacheStore(redis, keys, 1_000, { now: () => now }, pino({ level: 'silent' }));
+    const store = new ResponseCacheStore(redis, keys, 1_600, { now: () => now }, pino({ level: 'silent' }));
     try {
       const value = Buffer.alloc(300, 'x');
       expect(await store.put('acct', 'key', 'one', value, 1)).toBe(true);
@@ -81,7 +81,7 @@ describe('the byte budget', () => {
       expect(await store.put('acct', 'key', 'three', value, 1)).toBe(false);
       now += 1_500; // both entries' TTLs have run out
       expect(await store.put('acct', 'key', 'three', value, 60)).toBe(true);
-      expect(await store.usedBytes()).toBe(300 + keys.cacheEntry('acct', 'three').length);
+      expect(await store.usedBytes()).toBe(entryCost(300, keys.cacheEntry('acct', 'three').length));
       expect(await store.put('acct', 'key', 'big', Buffer.alloc(1024 * 1024 + 1), 60)).toBe(false);
       expect(await store.purgeKey('key')).toBeGreaterThanOrEqual(1);
       expect(await store.usedBytes()).toBe(0);

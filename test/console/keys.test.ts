@@ -25,6 +25,7 @@ const everyField = {
   tags: ['ci', 'team-a'],
   usage_access: true,
   default_preset: 'support-bot',
+  cache_ttl_seconds: 300,
 };
 
 describe('POST /api/v1/keys', () => {
