@@ -133,6 +133,13 @@ describe('console site on another site than its API', { timeout: 120_000 }, () =
     expect(((await replay.json()) as { error_code: string }).error_code).toBe('oauth_failed');
     expect(problems.filter((p) => !p.includes(oidc.issuer))).toEqual([]);
     await context.close();
+
+    // A return this tab did not start (a link someone else made) is refused in the page itself.
+    const stranger = await h.browser.newPage();
+    await stranger.goto(`${h.site.url}/oauth/callback?provider=acme&result=signed_in&ticket=${ticket}`);
+    await stranger.getByText('This sign-in was started in another tab or browser').waitFor();
+    expect(await stranger.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
+    await stranger.close();
   });
 
   it('renews its token before it expires, while the page stays open', async () => {

@@ -27,8 +27,10 @@ export async function startHandoff(authorizeUrl: string): Promise<void> {
 
 /** Back from the provider with a ticket: redeemed with the verifier (answered as any sign-in) → the user. */
 export async function finishHandoff(api: Api, ticket: string): Promise<User> {
-  const verifier = sessionStorage.getItem(KEY) ?? '';
+  const verifier = sessionStorage.getItem(KEY);
   sessionStorage.removeItem(KEY);
+  // Not started in this tab (or a link someone else made): nothing here can redeem it.
+  if (!verifier) throw new Error('This sign-in was started in another tab or browser: start it again from here.');
   const session = await unwrap<{ user: User }>(api.POST('/api/v1/auth/oauth/handoff', { body: { ticket, verifier } }));
   return session.user;
 }
