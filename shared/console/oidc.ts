@@ -168,11 +168,14 @@ export class OidcProviders {
     if (!state || state.provider !== p.name)
       throw oauthFailed('the sign-in state is unknown, used or expired: start again');
     // A state (and its code) carried to another browser is worth nothing there: no login CSRF, and
-    // nobody's provider account is linked to an account they did not start the link from.
-    if (!browser.binding || !sameSecret(bindingHash(browser.binding), state.binding)) {
+    // nobody's provider account is linked to an account they did not start the link from. A
+    // cross-site console's link (handoff) could set and send no cookie of this origin: nothing is
+    // linked here, the verifier of the tab that started it finishes it (oauth-handoff.ts).
+    const handedOver = state.purpose === 'link' && state.handoff !== undefined;
+    if (!handedOver && (!browser.binding || !sameSecret(bindingHash(browser.binding), state.binding))) {
       throw oauthFailed('this sign-in was started in another browser, or took too long: start again from the console');
     }
-    if (state.purpose === 'link' && browser.userId !== state.userId) {
+    if (!handedOver && state.purpose === 'link' && browser.userId !== state.userId) {
       throw oauthFailed(
         'the link was started from another console session: sign in to the console in this browser and start again',
       );

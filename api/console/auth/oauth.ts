@@ -17,7 +17,7 @@ import { signedIn } from '../session.js';
 import { beginSession, openSession } from './begin-session.js';
 import { codeField, confirmation } from './fields.js';
 import { returningBrowser, setBindingCookie } from './oauth-binding.js';
-import { HANDOFF_CHALLENGE, handoffs } from './oauth-handoff.js';
+import { HANDOFF_CHALLENGE, handoffs, linkHandoffs, linkSchema } from './oauth-handoff.js';
 
 export const providerTwoStepSchema = z.strictObject({ ticket: z.string().min(1).max(64), code: codeField });
 
@@ -125,6 +125,10 @@ async function completeProviderReturn(
   const browser = await returningBrowser(services, ctx, callbackUri(services, ctx, provider));
   const identity = await providers.complete(provider, new URLSearchParams(ctx.querystring), browser);
   if (identity.purpose === 'link') {
+    if (identity.handoff) {
+      const held = { userId: identity.userId!, challenge: identity.handoff, identity };
+      return { result: 'link_pending', ticket: (await linkHandoffs(services).issue(held)).id };
+    }
     await linkIdentity(services.db, identity.userId!, identity);
     return { result: 'linked' };
   }
@@ -192,13 +196,19 @@ export function linkProvider(services: GatewayServices): Middleware {
   const providers = new OidcProviders(services);
   return async (ctx) => {
     const provider = String(ctx.params.provider);
-    const body = await readConsoleBody(ctx, confirmation);
+    const body = await readConsoleBody(ctx, linkSchema);
     const { user } = signedIn(ctx);
     if (!providers.list().some((p) => p.name === provider)) throw notFound(`no sign-in provider named '${provider}'`);
     await assertProviderFree(services.db, user.id, provider);
     await confirmSensitive(services, user, 'link_provider', body);
     const returnTo = callbackUri(services, ctx, provider);
-    const { url, expiresAt, binding } = await providers.authorizationUrl(provider, 'link', returnTo, user.id);
+    const { url, expiresAt, binding } = await providers.authorizationUrl(
+      provider,
+      'link',
+      returnTo,
+      user.id,
+      body.handoff,
+    );
     setBindingCookie(services, ctx, returnTo, binding, expiresAt);
     sendData(ctx, { url, expires_at: expiresAt.toISOString() });
   };

@@ -1,7 +1,7 @@
 import { confirmation } from '../auth/fields.js';
 import { logout } from '../auth/logout.js';
 import { me } from '../auth/me.js';
-import { authorizeQuerySchema, handoffSchema, redeemHandoff } from '../auth/oauth-handoff.js';
+import { authorizeQuerySchema, handoffSchema, linkSchema, redeemHandoff } from '../auth/oauth-handoff.js';
 import {
   authorize,
   callback,
@@ -94,7 +94,7 @@ export const identityRoutes: Route[] = [
     path: '/api/v1/auth/oauth/handoff',
     tag: 'Console: account',
     summary:
-      "Finish a provider sign-in started with `handoff` (a console on another site): the callback's single-use `ticket` (1 minute) and the verifier whose challenge started it",
+      "Finish a provider sign-in or link started with `handoff` (a console on another site): the callback's single-use `ticket` (1 minute) and the verifier whose challenge started it; a link is made, then signed in",
     auth: 'none',
     body: handoffSchema,
     examples: {
@@ -121,9 +121,9 @@ export const identityRoutes: Route[] = [
     path: '/api/v1/auth/oauth/:provider/link',
     tag: 'Console: security',
     summary:
-      'Start linking a provider (password and a `link_provider` code) → `{url, expires_at}`, to open in this browser (its binding cookie is set)',
+      'Start linking a provider (password and a `link_provider` code) → `{url, expires_at}`, to open in this browser (its binding cookie is set); `handoff` (a console on another site): the return carries a `ticket` for `POST /api/v1/auth/oauth/handoff` instead',
     auth: 'session',
-    body: confirmation,
+    body: linkSchema,
     responses: { 409: 'provider_already_linked' },
     examples: { response: PROVIDER_LINK_RESPONSE },
     handler: linkProvider,

@@ -17,18 +17,25 @@ const base64url = (bytes: Uint8Array) =>
  * stays in this tab's sessionStorage for the round trip only; it is no credential by itself.
  */
 export async function startHandoff(authorizeUrl: string): Promise<void> {
-  const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
-  const challenge = base64url(
-    new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))),
-  );
-  sessionStorage.setItem(KEY, verifier);
-  location.assign(`${authorizeUrl}?handoff=${challenge}`);
+  location.assign(`${authorizeUrl}?handoff=${await newHandoff()}`);
 }
 
-/** Back from the provider with a ticket: redeemed with the verifier (answered as any sign-in) → the user. */
+/** A fresh verifier, kept for the round trip → its S256 challenge (for a sign-in's URL or a link's body). */
+export async function newHandoff(): Promise<string> {
+  const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
+  sessionStorage.setItem(KEY, verifier);
+  return base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))));
+}
+
+/**
+ * Back from the provider with a ticket (a sign-in, or a link: made on redemption): redeemed with
+ * the verifier, answered as any sign-in → the user.
+ */
 export async function finishHandoff(api: Api, ticket: string): Promise<User> {
-  const verifier = sessionStorage.getItem(KEY) ?? '';
+  const verifier = sessionStorage.getItem(KEY);
   sessionStorage.removeItem(KEY);
+  // Not started in this tab (or a link someone else made): nothing here can redeem it.
+  if (!verifier) throw new Error('This sign-in was started in another tab or browser: start it again from here.');
   const session = await unwrap<{ user: User }>(api.POST('/api/v1/auth/oauth/handoff', { body: { ticket, verifier } }));
   return session.user;
 }

@@ -1570,6 +1570,7 @@ export interface paths {
                     "application/json": {
                         password?: string;
                         code: string;
+                        handoff?: string;
                     };
                 };
             };

@@ -8,7 +8,7 @@ import { Field, FormError } from '../components/Field';
 
 /**
  * Where the gateway sends the browser back from an OpenID Connect provider
- * (`/oauth/callback?provider&result=signed_in|mfa_required|linked|error`): signed in, the
+ * (`/oauth/callback?provider&result=signed_in|mfa_required|linked|link_pending|error`): signed in, the
  * two-step code for a held sign-in, or the provider's error.
  */
 export function OAuthCallbackPage({ api, onSignedIn }: { api: Api; onSignedIn(user: User): void }) {
@@ -17,11 +17,11 @@ export function OAuthCallbackPage({ api, onSignedIn }: { api: Api; onSignedIn(us
   const [error, setError] = useState<{ code?: string; form?: string }>({});
   const [busy, setBusy] = useState(false);
   const done = (user: User) => {
-    route(query.result === 'linked' ? '/security' : '/', true);
+    route(query.result === 'linked' || query.result === 'link_pending' ? '/security' : '/', true);
     onSignedIn(user);
   };
   useEffect(() => {
-    if (query.result === 'signed_in' && query.ticket) {
+    if ((query.result === 'signed_in' || query.result === 'link_pending') && query.ticket) {
       // A cross-site console's sign-in, handed over: the ticket leaves the address bar at once.
       history.replaceState(null, '', '/oauth/callback');
       finishHandoff(api, query.ticket).then(done, (err: unknown) => setError(fieldErrors(err, {})));

@@ -4,6 +4,7 @@ import { Empty, LoadError, Loading } from '../../components/States';
 import { useLoad } from '../../components/use-load';
 import { useConsole } from '../../context';
 import { formatDateTime } from '../../format';
+import { newHandoff } from '../../api/oauth-handoff';
 import { ConfirmedAction } from './ConfirmedAction';
 
 interface Identity {
@@ -16,8 +17,8 @@ interface Identity {
 export function LinkedProviders() {
   const { api, config, locale } = useConsole();
   // A provider returns the browser to the API's origin, whose cookie a site on another site never
-  // sees: linking needs the two same-site (docs/reference/console-api.md, "Cross-site console").
-  const canLink = config.session === 'cookie';
+  // sees: there the link is handed over to this tab's verifier (api/oauth-handoff.ts).
+  const handoff = config.session === 'bearer';
   const data = useLoad(
     () =>
       Promise.all([
@@ -58,7 +59,7 @@ export function LinkedProviders() {
           </li>
         ))}
         {providers
-          .filter((p) => canLink && !identities.some((i) => i.provider === p.name))
+          .filter((p) => !identities.some((i) => i.provider === p.name))
           .map((p) => (
             <li key={p.name}>
               <strong>{p.display_name}</strong>
@@ -68,9 +69,6 @@ export function LinkedProviders() {
             </li>
           ))}
       </ul>
-      {!canLink && providers.length > 0 && (
-        <p class="hint">Linking a provider needs the console on the same site as its API.</p>
-      )}
       {pending && (
         <ConfirmedAction
           action={pending.action === 'link' ? 'link_provider' : 'unlink_provider'}
@@ -83,7 +81,7 @@ export function LinkedProviders() {
               const { url } = await unwrap<{ url: string }>(
                 api.POST('/api/v1/auth/oauth/{provider}/link', {
                   params: { path: { provider: pending.provider } },
-                  body: confirm,
+                  body: handoff ? { ...confirm, handoff: await newHandoff() } : confirm,
                 }),
               );
               window.location.assign(url);
