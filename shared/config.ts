@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { checkStorageEnv, storageConfig, storageEnvShape, type StorageConfig } from './storage/config.js';
 import { consoleConfig, consoleEnvIssues, type ConsoleConfig } from './console/config.js';
 import type { ImageFetchLimits } from './assets/fetch-images.js';
+import { batchConfig, batchEnvShape, type BatchConfig } from './batches/config.js';
 import { webhookConfig, webhookEnvIssues, webhookEnvShape, type WebhookConfig } from './webhooks/config.js';
 
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
@@ -121,6 +122,7 @@ const envSchema = z
     IMAGE_FETCH_TRUSTED_ADDRESSES: z.string().default(''),
     ...storageEnvShape,
     ...webhookEnvShape,
+    ...batchEnvShape,
   })
   .superRefine(checkStorageEnv);
 
@@ -175,6 +177,8 @@ export interface Config {
   readonly imageFetch: Readonly<ImageFetchLimits>;
   /** Endpoint URL rules and the retry base (docs/reference/webhooks.md). */
   readonly webhooks: Readonly<WebhookConfig>;
+  /** Batch files and execution (docs/reference/batches.md). */
+  readonly batches: Readonly<BatchConfig>;
 }
 
 export class ConfigError extends Error {}
@@ -245,6 +249,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
         .filter((a) => a !== ''),
     },
     webhooks: webhookConfig(e),
+    batches: batchConfig(e),
   });
 }
 

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { GatewayError, internalError, isGatewayError, notFound } from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';
-import { rendererFor } from '../errors/render.js';
+import { rendererFor } from '../../shared/protocols/error-bodies.js';
 
 /** Renders every failure in the caller's protocol; an unexpected error is logged and answers a bare 500. */
 export function errorBoundary(log: Logger): Middleware {
