@@ -30,10 +30,9 @@ export function countLines(maxBytes: number, maxLines: number): Transform & { by
       done(newlines + (last === NEWLINE ? 0 : 1) > maxLines ? tooManyLines(maxLines) : null);
     },
   });
-  return Object.assign(counter, {
-    get bytes() {
-      return bytes;
-    },
+  // defineProperty, not Object.assign: assign would copy the getter's value once (0), not the getter.
+  Object.defineProperty(counter, 'bytes', { get: () => bytes });
+  return Object.assign(counter as Transform & { bytes: number }, {
     lines: () => newlines + (last === NEWLINE ? 0 : 1),
   });
 }

@@ -14,6 +14,7 @@ import type { TaskGateway } from '../support/task-gateway.js';
 import {
   BATCH_DISCOUNT,
   chatLine,
+  jsonl,
   fileLines,
   openAi,
   PRICE,
@@ -50,6 +51,7 @@ describe('OpenAI Batch API with the official SDK', () => {
     );
     expect(file).toMatchObject({ object: 'file', purpose: 'batch', filename: 'input.jsonl' });
     expect(file.id).toMatch(/^file-/);
+    expect(file.bytes).toBe(Buffer.byteLength(jsonl(texts.map((t, i) => chatLine(`req-${i}`, t)))));
     expect(await client.files.retrieve(file.id)).toMatchObject({ id: file.id, bytes: file.bytes });
 
     const created = await client.batches.create({
