@@ -21,8 +21,8 @@ export function findBatch(db: Db | Trx, id: string): Promise<BatchRow | undefine
   return db.selectFrom('batches').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Newest first; `after` is the last batch of the previous page. */
-export function listUserBatches(
+/** Newest first; `after` is the last batch of the previous page, `before` the first of the next. */
+export async function listUserBatches(
   db: Db,
   userId: string,
   api: BatchApi,
@@ -45,7 +45,10 @@ export function listUserBatches(
         eb.and([eb('created_at', '=', before.created_at), eb('id', '>', before.id)]),
       ]),
     );
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  // A page before an anchor is the `limit` batches just newer than it: read upwards, shown newest first.
+  const order = before && !after ? 'asc' : 'desc';
+  const rows = await query.orderBy('created_at', order).orderBy('id', order).limit(limit).execute();
+  return order === 'asc' ? rows.reverse() : rows;
 }
 
 /** Moves a batch from one of `from` (a compare-and-set: of two movers, one wins); undefined when it was elsewhere. */

@@ -96,7 +96,11 @@ async function finish(s: GatewayServices, batch: BatchRow): Promise<string> {
       batch = moved;
     }
   } else return `nothing to do (${batch.status})`;
-  const files = await writeResultFiles(s.db, s.storage, batch, end === 'completed' ? undefined : end);
+  // Message Batches serve their results straight from the lines (api/messages/message-batches.ts): no files.
+  const files =
+    batch.api === 'openai'
+      ? await writeResultFiles(s.db, s.storage, batch, end === 'completed' ? undefined : end)
+      : { outputFileId: null, errorFileId: null };
   const totals = await lineTotals(s.db, batch.id);
   const now = new Date(s.clock.now());
   const ended = await endBatch(
