@@ -64,6 +64,16 @@ const messageBatches = (prefix: string): Route[] => [
       'Create a Message Batch: inline `requests[]` of `{custom_id, params}`, each run as the same Messages call, charged less the model’s `pricing.batch_discount_percent`',
     auth: 'messagesKey',
     body: createMessageBatchSchema,
+    examples: {
+      request: {
+        requests: [
+          {
+            custom_id: 'first',
+            params: { model: 'claude-sonnet-4', max_tokens: 256, messages: [{ role: 'user', content: 'Hello' }] },
+          },
+        ],
+      },
+    },
     handler: createMessageBatch,
   },
   {

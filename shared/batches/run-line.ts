@@ -4,6 +4,10 @@ import type { GatewayServices } from '../gateway/services.js';
 import type { JsonAnswer } from '../generation/json-answer.js';
 import { runTextCall } from '../generation/run-text-call.js';
 import { TextCall } from '../generation/text-call.js';
+import { MeterChain } from '../generation/meter-chain.js';
+import { runEmbeddings } from '../generation/run-embeddings.js';
+import { openAiEmbeddingCall } from '../protocols/embeddings/openai-call.js';
+import { withDefaultModel } from '../routing/default-model.js';
 import type { TextSink } from '../generation/text-sink.js';
 import type { ApiKeyContext } from '../keys/api-key.js';
 import { RENDERERS, type ErrorProtocol } from '../protocols/error-bodies.js';
@@ -41,6 +45,7 @@ export async function runLine(
 ): Promise<void> {
   const spec = ENDPOINT_SPECS[batch.endpoint as BatchEndpoint];
   const requestId = lineRequestId(batch.id, line.custom_id);
+  if (spec.surface === 'embeddings') return runEmbeddingLine(services, key, batch, line, requestId);
   const call = new TextCall(services, key, spec.surface, spec.surface.id, requestId, requestId, [...key.tags], null);
   call.batch = true;
   const sink = new LineResultSink(services, batch, line.line, requestId, spec.errors);
@@ -53,8 +58,53 @@ export async function runLine(
       templateVars: undefined,
     });
   } catch (err) {
-    if (isGatewayError(err) && err.retryAfter !== undefined) throw new LineWaits(Math.max(200, err.retryAfter * 1000));
-    throw new LineWaits(1_000);
+    throw waitFor(err);
+  }
+}
+
+function waitFor(err: unknown): LineWaits {
+  return new LineWaits(
+    isGatewayError(err) && err.retryAfter !== undefined ? Math.max(200, err.retryAfter * 1000) : 1_000,
+  );
+}
+
+const waits = (err: unknown) => !isGatewayError(err) || WAITS.has(err.code);
+
+/** An embeddings line: the one embeddings engine (shared/generation/run-embeddings.ts), as `/v1/embeddings` runs it. */
+async function runEmbeddingLine(
+  services: GatewayServices,
+  key: ApiKeyContext,
+  batch: { id: string },
+  line: PendingLine,
+  requestId: string,
+): Promise<void> {
+  const chain = new MeterChain(services, key, 'embeddings', 'embeddings', requestId, requestId, [...key.tags]);
+  chain.batch = true;
+  try {
+    const { provider, ...fields } = withDefaultModel(line.body, key);
+    await runEmbeddings(services, chain, openAiEmbeddingCall(fields), provider, {
+      limitHeaders() {},
+      model() {},
+      answer: async (json, inputTokens) => {
+        await storeLineResult(services.db, batch.id, line.line, {
+          status: 'succeeded',
+          request_id: requestId,
+          status_code: 200,
+          response: json,
+          input_tokens: inputTokens,
+          finished_at: new Date(services.clock.now()),
+        });
+      },
+    });
+  } catch (err) {
+    // As the text sink's `retries`: a wait is not recorded; a refusal or failure is, and is the line's answer.
+    if (waits(err)) throw waitFor(err);
+    await chain.meter.finish({ statusCode: (err as GatewayError).status, errorCode: (err as GatewayError).code });
+    await storeLineFailure(services, batch, { line: line.line, requestId }, 'openai', err).catch((e: unknown) => {
+      throw waitFor(e);
+    });
+  } finally {
+    await chain.meter.close();
   }
 }
 
@@ -109,7 +159,7 @@ class LineResultSink implements TextSink {
 
   /** The gateway's own limits and a backing service away: nothing recorded, the line runs again later. */
   retries(err: unknown): boolean {
-    return !isGatewayError(err) || WAITS.has(err.code);
+    return waits(err);
   }
 
   // A batch line answers whole (parseLineBody refuses `stream`).

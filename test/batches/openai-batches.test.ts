@@ -13,6 +13,7 @@ import {
 import type { TaskGateway } from '../support/task-gateway.js';
 import {
   BATCH_DISCOUNT,
+  EMBED_PRICE,
   chatLine,
   jsonl,
   fileLines,
@@ -98,6 +99,43 @@ describe('OpenAI Batch API with the official SDK', () => {
     expect(await usersBalance(gw.services.db, acct.userId)).toBe(
       10_000_000 - texts.reduce((n, t) => n + lineCharge(t), 0),
     );
+  });
+
+  it('runs an embeddings batch through the embeddings engine, charged per input token less the discount', async () => {
+    const acct = await gw.account({ balance: 10_000_000 });
+    const client = openAi(gw, acct.key);
+    const lines = ['first text', ['two', 'inputs here']].map((input, i) => ({
+      custom_id: `emb-${i}`,
+      method: 'POST',
+      url: '/v1/embeddings',
+      body: { model: 'embed-sim', input },
+    }));
+    const file = await uploadLines(client, lines);
+    const created = await client.batches.create({
+      input_file_id: file.id,
+      endpoint: '/v1/embeddings',
+      completion_window: '24h',
+    });
+    const batch = await waitBatchEnd(client, created.id);
+    expect(batch).toMatchObject({ status: 'completed', request_counts: { total: 2, completed: 2, failed: 0 } });
+    const output = await fileLines(client, batch.output_file_id);
+    expect(output[0].response.body).toMatchObject({
+      object: 'list',
+      model: 'embed-sim',
+      data: [{ object: 'embedding', index: 0 }],
+    });
+    expect(output[1].response.body.data).toHaveLength(2);
+    await waitForUsage(gw, acct.userId, 2);
+    const charges = await expectConsistentLedger(gw.services.db, acct.userId);
+    for (const line of output) {
+      const tokens = line.response.body.usage.prompt_tokens as number;
+      const denominator = 1_000_000n * 100n;
+      const expected = Number(
+        (BigInt(tokens * EMBED_PRICE) * BigInt(100 - BATCH_DISCOUNT) + denominator - 1n) / denominator,
+      );
+      expect(-charges.find((c) => c.request_id === line.id)!.amount_micro_usd).toBe(expected);
+    }
+    expect(batch.usage!.input_tokens).toBe(output.reduce((n, l) => n + l.response.body.usage.prompt_tokens, 0));
   });
 
   it("another account's files and batches answer 404; lists show only the account's own, paged", async () => {

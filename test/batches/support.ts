@@ -11,13 +11,24 @@ import { startTaskGateway, taskCatalog, type TaskGateway, type TaskGatewayOption
 export const PRICE = { input_per_mtok: 2_000_000, output_per_mtok: 8_000_000 };
 export const BATCH_DISCOUNT = 50;
 
+/** The embeddings model's input price, micro-USD per million tokens. */
+export const EMBED_PRICE = 100_000;
+
 export function batchCatalog(simUrl: string) {
   const base = taskCatalog(simUrl) as { models: { id: string; pricing?: Record<string, unknown> }[] };
   return {
     ...base,
-    models: base.models.map((m) =>
-      m.id === 'gpt-sim' ? { ...m, pricing: { ...m.pricing, batch_discount_percent: BATCH_DISCOUNT } } : m,
-    ),
+    models: [
+      ...base.models.map((m) =>
+        m.id === 'gpt-sim' ? { ...m, pricing: { ...m.pricing, batch_discount_percent: BATCH_DISCOUNT } } : m,
+      ),
+      {
+        id: 'embed-sim',
+        endpoints: ['embeddings'],
+        routes: [{ provider: 'sim', upstream_model: 'up-embed' }],
+        pricing: { input_per_mtok: EMBED_PRICE, batch_discount_percent: BATCH_DISCOUNT },
+      },
+    ],
   };
 }
 
