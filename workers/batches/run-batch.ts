@@ -33,12 +33,17 @@ function expired(s: GatewayServices, batch: BatchRow): boolean {
 }
 
 async function validate(s: GatewayServices, batch: BatchRow): Promise<BatchRow> {
+  const started = performance.now();
   const file = batch.input_file_id ? await findUserFile(s.db, batch.user_id, batch.input_file_id) : undefined;
   const stored = file ? await s.storage.get(file.object_key) : undefined;
   const { lines, errors } = stored
     ? await validateInput(s.db, { id: batch.id, endpoint: batch.endpoint as BatchEndpoint }, stored.body)
     : { lines: 0, errors: [missingFile(batch)] };
   const now = new Date(s.clock.now());
+  s.log.info(
+    { batch: batch.id, lines, errors: errors.length, ms: Math.round(performance.now() - started) },
+    'batch validated',
+  );
   if (errors.length > 0) {
     await s.db.deleteFrom('batch_lines').where('batch_id', '=', batch.id).execute();
     const failed = await endBatch(

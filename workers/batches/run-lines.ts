@@ -82,7 +82,18 @@ export async function runLines(s: GatewayServices, batch: BatchRow, expired: () 
     }
   };
   try {
-    await Promise.all(Array.from({ length: concurrency }, (_, i) => lane(i)));
+    // A lane that fails (Postgres or Redis away) stops the others before the job's retry starts
+    // lanes of its own: no line runs in two lanes at once.
+    const lanes = await Promise.allSettled(
+      Array.from({ length: concurrency }, (_, i) =>
+        lane(i).catch((err: unknown) => {
+          stopped = true;
+          throw err;
+        }),
+      ),
+    );
+    const failed = lanes.find((l) => l.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
   } finally {
     clearInterval(watch);
   }
