@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { BenchRun } from './lib/bench-run.js';
 import { startGateway } from './lib/gateway.js';
 import { commit, f0, f1, f2, machine, table, verdict } from './lib/md.js';
-import { readUrl } from './lib/processes.js';
+import { freePort, readUrl } from './lib/processes.js';
 import { num } from './lib/quiet.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // dist-bench/bench
@@ -33,6 +33,12 @@ const body = (i: number) => ({
   messages: [{ role: 'user', content: `Summarise item ${i} in one short sentence please` }],
 });
 
+/** The V8 heap in use of a worker, from its /metrics (prom-client's default metrics). */
+async function heapUsed(port: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  return Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1] ?? Number.NaN);
+}
+
 function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/^VmRSS:\s+(\d+)\s+kB$/m.exec(status)?.[1] ?? 0) * 1024;
@@ -53,7 +59,7 @@ async function runBatch(
   headers: Record<string, string>,
   authorization: string,
   lines: number,
-  sample: () => void = () => {},
+  sample: (view: BatchView) => void = () => {},
 ) {
   const jsonl = Array.from({ length: lines }, (_, i) =>
     JSON.stringify({ custom_id: `line-${i}`, method: 'POST', url: '/v1/chat/completions', body: body(i) }),
@@ -78,7 +84,7 @@ async function runBatch(
   let batch: BatchView;
   for (;;) {
     batch = (await (await fetch(`${url}/v1/batches/${created.id}`, { headers })).json()) as BatchView;
-    sample();
+    sample(batch);
     if (validatedAt === undefined && batch.status !== 'validating') validatedAt = performance.now();
     if (['completed', 'failed', 'expired', 'cancelled'].includes(batch.status)) break;
     await sleep(validatedAt === undefined ? 50 : 200);
@@ -140,9 +146,10 @@ async function main(): Promise<void> {
     await gw.usageDrained(60_000);
 
     // (b) The batch: uploaded, validated and run by one worker process.
+    const metricsPort = await freePort();
     const worker = gw.spawnWorker('batch-worker', {
       WORKER_QUEUES: 'batch',
-      WORKER_METRICS_PORT: '0',
+      WORKER_METRICS_PORT: String(metricsPort),
       LOG_LEVEL: 'info',
     });
     // A first small batch warms the worker (modules, tokenizer, JIT, pools): RSS growth is measured over the big one.
@@ -152,10 +159,21 @@ async function main(): Promise<void> {
     log(`warm-up batch ${warm.batch.status}`);
     const rssBefore = rssOf(worker.pid);
     let rssPeak = rssBefore;
-    const measured = await runBatch(gw.url, headers, gw.authorization, LINES, () => {
-      rssPeak = Math.max(rssPeak, rssOf(worker.pid));
+    // RSS and the V8 heap in use (the worker's /metrics) as the lines complete: a leak climbs with the lines, GC slack does not.
+    const series: { lines: number; rss: number; heap: number }[] = [];
+    let lastSample = 0;
+    const measured = await runBatch(gw.url, headers, gw.authorization, LINES, (view) => {
+      const rss = rssOf(worker.pid);
+      rssPeak = Math.max(rssPeak, rss);
+      if (performance.now() - lastSample < 5_000) return;
+      lastSample = performance.now();
+      void heapUsed(metricsPort).then((heap) => series.push({ lines: view.request_counts.completed, rss, heap }));
     });
     const { batch, validationS, runS, uploadS, bytes } = measured;
+    // What the batch left behind: the worker's RSS once idle again (V8 shrinks its heap after a quiet spell).
+    await sleep(10_000);
+    const rssAfter = rssOf(worker.pid);
+    const heapAfter = await heapUsed(metricsPort);
     const batchPerS = batch.request_counts.completed / runS;
     const ratio = batchPerS / syncPerS;
     const growthMiB = (rssPeak - rssBefore) / MIB;
@@ -198,6 +216,16 @@ async function main(): Promise<void> {
           ['upload of the file, s', f2(uploadS), '', `${f1(bytes / MIB)} MiB`],
         ],
         ['l', 'r', 'r', 'l'],
+      ),
+      '',
+      'RSS and V8 heap in use of the batch worker as the lines complete (sampled every 5 s):',
+      '',
+      table(
+        ['lines completed', 'RSS, MiB', 'heap used, MiB'],
+        series
+          .filter((_, i) => i % Math.max(1, Math.ceil(series.length / 12)) === 0 || i === series.length - 1)
+          .map((p) => [f0(p.lines), f1(p.rss / MIB), f1(p.heap / MIB)]),
+        ['r', 'r', 'r'],
       ),
       '',
     ].join('\n');
