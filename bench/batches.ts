@@ -207,6 +207,12 @@ async function main(): Promise<void> {
             verdict(growthMiB <= 64),
           ],
           [
+            'batch worker RSS retained 10 s after the batch, MiB',
+            f1((rssAfter - rssBefore) / MIB),
+            '',
+            `heap in use then: ${f1(heapAfter / MIB)} MiB`,
+          ],
+          [
             'batch worker RSS from its start to the peak, MiB',
             f1((rssPeak - rssCold) / MIB),
             '',
