@@ -151,6 +151,8 @@ async function main(): Promise<void> {
       WORKER_QUEUES: 'batch',
       WORKER_METRICS_PORT: String(metricsPort),
       LOG_LEVEL: 'info',
+      // BENCH_WORKER_NODE_OPTIONS: V8 flags for the batch worker only (e.g. `--max-semi-space-size=64`).
+      ...(process.env.BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS } : {}),
     });
     // A first small batch warms the worker (modules, tokenizer, JIT, pools): RSS growth is measured over the big one.
     await sleep(3_000);
