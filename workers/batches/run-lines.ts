@@ -8,8 +8,8 @@ import { GatewayError } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 
-/** Pending lines read per query. */
-const CHUNK = 200;
+/** Pending lines read per query, per lane: a few lines ahead, so the bodies waiting to run stay young (cheap to collect). */
+const LINES_AHEAD_PER_LANE = 4;
 /** How often a running batch looks for a cancellation and its window's end. */
 const WATCH_MS = 250;
 
@@ -37,15 +37,16 @@ export async function runLines(s: GatewayServices, batch: BatchRow, expired: () 
       () => undefined,
     );
   }, WATCH_MS);
+  const chunk = concurrency * LINES_AHEAD_PER_LANE;
   const queue: PendingLine[] = [];
   let after = 0;
   let exhausted = false;
   let refill: Promise<void> | undefined;
   const next = async (): Promise<PendingLine | undefined> => {
     while (queue.length === 0 && !exhausted) {
-      refill ??= pendingLines(s.db, batch.id, after, CHUNK).then((rows) => {
+      refill ??= pendingLines(s.db, batch.id, after, chunk).then((rows) => {
         refill = undefined;
-        if (rows.length < CHUNK) exhausted = true;
+        if (rows.length < chunk) exhausted = true;
         if (rows.length > 0) after = rows.at(-1)!.line;
         queue.push(...rows);
       });
