@@ -65,6 +65,7 @@ describe('bad input', () => {
       { ...chatLine('wrong-method', 'hi'), method: 'GET' },
       { ...chatLine('bad-body', 'hi'), body: { model: 'gpt-sim', messages: 'hi' } },
       chatLine('streamed', 'hi', { stream: true }),
+      chatLine('nul\u0000', 'hi'),
     ]);
     const created = await client.batches.create({
       input_file_id: file.id,
@@ -83,7 +84,9 @@ describe('bad input', () => {
       [5, 'invalid_method'],
       [6, 'invalid_request'],
       [7, 'invalid_request'],
+      [8, 'invalid_request'],
     ]);
+    expect(errors[6]!.param).toBe('custom_id');
     expect(errors[4]!.param).toBe('body.messages');
     expect(errors[5]!.param).toBe('body.stream');
     expect(

@@ -1,6 +1,6 @@
 // The official `openai` SDK drives files and batches end to end against the upstream simulator:
 // upload, create, poll, the output file, exact charges with the model's batch discount, account
-// isolation, list paging, and the signed links of stored results still served beside `file-…` ids.
+// isolation and list paging (the signed links of stored results beside `file-…` ids: test/tasks/reads.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from 'openai';
 import {
@@ -45,14 +45,16 @@ describe('OpenAI Batch API with the official SDK', () => {
   it('uploads a file, runs a chat batch to completed, writes the output file, and charges each line once less the discount', async () => {
     const acct = await gw.account({ balance: 10_000_000 });
     const client = openAi(gw, acct.key);
-    const texts = ['hello there', 'one two three four', 'a b c d e f g'];
+    // Tabs, backslashes, quotes and newlines in ids and bodies survive the way into Postgres and out (COPY escapes them).
+    const texts = ['hello there', 'one\ttwo \\three "four"', 'a b c\nd e f g'];
+    const ids = ['req-0', 'req\t1\\x\n"q"', 'req-2'];
     const file = await uploadLines(
       client,
-      texts.map((t, i) => chatLine(`req-${i}`, t)),
+      texts.map((t, i) => chatLine(ids[i]!, t)),
     );
     expect(file).toMatchObject({ object: 'file', purpose: 'batch', filename: 'input.jsonl' });
     expect(file.id).toMatch(/^file-/);
-    expect(file.bytes).toBe(Buffer.byteLength(jsonl(texts.map((t, i) => chatLine(`req-${i}`, t)))));
+    expect(file.bytes).toBe(Buffer.byteLength(jsonl(texts.map((t, i) => chatLine(ids[i]!, t)))));
     expect(await client.files.retrieve(file.id)).toMatchObject({ id: file.id, bytes: file.bytes });
 
     const created = await client.batches.create({
@@ -73,7 +75,7 @@ describe('OpenAI Batch API with the official SDK', () => {
     expect(batch.usage).toMatchObject({ input_tokens: input, output_tokens: 3 * SIM_DEFAULT_COMPLETION });
 
     const output = await fileLines(client, batch.output_file_id);
-    expect(output.map((l) => l.custom_id)).toEqual(['req-0', 'req-1', 'req-2']);
+    expect(output.map((l) => l.custom_id)).toEqual(ids);
     for (const line of output) {
       expect(line.error).toBeNull();
       expect(line.id).toMatch(/^batch_req_/);
