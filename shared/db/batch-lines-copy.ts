@@ -16,7 +16,7 @@ const COPY_LINES = 'COPY batch_lines (batch_id, line, custom_id, body) FROM STDI
 // COPY's text format: a backslash, tab, newline or carriage return in a value is escaped.
 const SPECIAL = /[\\\t\n\r]/g;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-const escape = (value: string) => value.replace(SPECIAL, (c) => ESCAPES[c]!);
+const copyText = (value: string) => value.replace(SPECIAL, (c) => ESCAPES[c]!);
 
 /**
  * Writes a chunk of a batch's lines with COPY: a 50,000-line file in a fraction of the time
@@ -26,7 +26,7 @@ const escape = (value: string) => value.replace(SPECIAL, (c) => ESCAPES[c]!);
 export async function copyLines(db: Db, rows: readonly NewLine[]): Promise<void> {
   if (rows.length === 0) return;
   let text = '';
-  for (const r of rows) text += `${r.batch_id}\t${r.line}\t${escape(r.custom_id)}\t${escape(r.body)}\n`;
+  for (const r of rows) text += `${r.batch_id}\t${r.line}\t${copyText(r.custom_id)}\t${copyText(r.body)}\n`;
   const client = await rawClient(db);
   let broken = false;
   try {
