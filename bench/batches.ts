@@ -153,6 +153,13 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'info',
       // BENCH_WORKER_NODE_OPTIONS: V8 flags for the batch worker only (e.g. `--max-semi-space-size=64`).
       ...(process.env.BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS } : {}),
+      // BENCH_WORKER_ENV: `NAME=value,...` for the batch worker only (e.g. `ADMISSION_GRANTS=false`).
+      ...Object.fromEntries(
+        (process.env.BENCH_WORKER_ENV ?? '')
+          .split(',')
+          .filter((pair) => pair.includes('='))
+          .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+      ),
     });
     // A first small batch warms the worker (modules, tokenizer, JIT, pools): RSS growth is measured over the big one.
     await sleep(3_000);
