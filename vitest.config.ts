@@ -35,6 +35,7 @@ const PROCESS_TESTS = [
   'test/tasks/worker-sigkill.test.ts',
   'test/tasks/workers-side-by-side.test.ts',
   'test/webhooks/worker-kill.test.ts',
+  'test/batches/worker-kill.test.ts',
   'test/routing/breaker.test.ts',
   'test/private/durability.test.ts',
   'test/usage/usage-lookup-page.test.ts',

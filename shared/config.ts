@@ -4,6 +4,7 @@ import { consoleConfig, consoleEnvIssues, type ConsoleConfig } from './console/c
 import type { ImageFetchLimits } from './assets/fetch-images.js';
 import type { RedisTarget } from './redis/client.js';
 import { telemetryConfig, telemetryEnvIssues, telemetryEnvShape, type TelemetryConfig } from './telemetry/config.js';
+import { batchConfig, batchEnvShape, type BatchConfig } from './batches/config.js';
 import { webhookConfig, webhookEnvIssues, webhookEnvShape, type WebhookConfig } from './webhooks/config.js';
 
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
@@ -142,6 +143,7 @@ const envSchema = z
     ...storageEnvShape,
     ...webhookEnvShape,
     ...telemetryEnvShape,
+    ...batchEnvShape,
   })
   .superRefine(checkStorageEnv);
 
@@ -204,6 +206,8 @@ export interface Config {
   readonly webhooks: Readonly<WebhookConfig>;
   /** Access log, the API's metrics port, traces (shared/telemetry). */
   readonly telemetry: Readonly<TelemetryConfig>;
+  /** Batch files and execution (docs/reference/batches.md). */
+  readonly batches: Readonly<BatchConfig>;
 }
 
 export class ConfigError extends Error {}
@@ -290,6 +294,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
     },
     webhooks: webhookConfig(e),
     telemetry: telemetryConfig(e),
+    batches: batchConfig(e),
   });
 }
 

@@ -18,6 +18,7 @@ import { settleTask } from './tasks/settle-task.js';
 import { submitTask } from './tasks/submit-task.js';
 import type { TaskJobServices } from './tasks/task-steps.js';
 import { deliverWebhook } from './webhooks/deliver-webhook.js';
+import { runBatch } from './batches/run-batch.js';
 
 type TaskJobName = Exclude<JobName, 'maintenance'>;
 
@@ -30,6 +31,7 @@ const PROCESSORS: { [N in TaskJobName]: (s: TaskJobServices, job: Job<JobData<N>
   'private-chat': (s, job) => runPrivateChat(s, job.data),
   mail: sendMail,
   webhook: deliverWebhook,
+  batch: runBatch,
 };
 
 // Polls are quick HTTP calls and mostly waiting; mirrors move big files.
@@ -43,6 +45,8 @@ const DEFAULT_CONCURRENCY: Record<TaskJobName, number> = {
   mail: 5,
   // Each attempt mostly waits on a receiver (up to 15 s).
   webhook: 50,
+  // Each batch job runs BATCH_CONCURRENCY lines of its own at once.
+  batch: 4,
 };
 
 /** Stalls (its worker died, or lost the lock) a job survives; past that it fails, and the reconciler re-drives its task. */

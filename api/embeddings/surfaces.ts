@@ -1,22 +1,13 @@
 import type { IncomingMessage } from 'node:http';
-import {
-  embeddingsRequestSchema,
-  embedContentSchema,
-  batchEmbedContentsSchema,
-} from '../../shared/protocols/embeddings/schemas.js';
-import { base64Vector, type EmbeddingAnswer, type EmbeddingRequest } from '../../shared/protocols/embeddings/codec.js';
+import { embedContentSchema, batchEmbedContentsSchema } from '../../shared/protocols/embeddings/schemas.js';
+import { openAiEmbeddingCall, type EmbeddingCall } from '../../shared/protocols/embeddings/openai-call.js';
 import { GatewayError } from '../../shared/errors.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { contentCredential, modelOfPath } from '../content/surface.js';
 import { bearerSecret } from '../http/credential.js';
 import { headerOf } from '../http/exchange.js';
 
-export interface EmbeddingCall {
-  model: string;
-  request: EmbeddingRequest;
-  /** The answer in the client's protocol. */
-  render(answer: EmbeddingAnswer, inputTokens: number, model: string): unknown;
-}
+export type { EmbeddingCall };
 
 /** One embeddings protocol as a client speaks it; the handler does the rest the same for all. */
 export interface EmbeddingSurface {
@@ -27,29 +18,12 @@ export interface EmbeddingSurface {
   parse(body: unknown, pathModel: string | undefined): EmbeddingCall;
 }
 
-/** `POST /v1/embeddings` (OpenAI format; `encoding_format: base64` packs float32s little-endian). */
+/** `POST /v1/embeddings` (OpenAI format). */
 export const openAiEmbeddings: EmbeddingSurface = {
   id: 'embeddings',
   protocol: 'openai',
   credential: (req) => bearerSecret(headerOf(req, 'authorization')),
-  parse(body) {
-    const req = parseOrThrow(embeddingsRequestSchema, body);
-    const inputs = typeof req.input === 'string' ? [req.input] : req.input;
-    return {
-      model: req.model,
-      request: { inputs, dimensions: req.dimensions },
-      render: (answer, inputTokens, model) => ({
-        object: 'list',
-        data: answer.vectors.map((vector, index) => ({
-          object: 'embedding',
-          index,
-          embedding: req.encoding_format === 'base64' ? base64Vector(vector) : vector,
-        })),
-        model,
-        usage: { prompt_tokens: inputTokens, total_tokens: inputTokens },
-      }),
-    };
-  },
+  parse: (body) => openAiEmbeddingCall(body),
 };
 
 const textOf = (content: { parts: { text: string }[] }) => content.parts.map((p) => p.text).join('\n');

@@ -4,8 +4,8 @@ import type { GatewayServices } from '../../shared/gateway/services.js';
 import type { JsonAnswer } from '../../shared/generation/json-answer.js';
 import type { TextCall } from '../../shared/generation/text-call.js';
 import type { TextSink } from '../../shared/generation/text-sink.js';
+import { streamErrorEvent } from '../../shared/protocols/error-bodies.js';
 import type { CacheStatus } from '../../shared/response-cache/metrics.js';
-import { streamErrorEvent } from '../errors/render.js';
 import { answerFailure } from '../http/answer-failure.js';
 import type { Exchange } from '../http/exchange.js';
 

@@ -2,7 +2,7 @@ import { isGatewayError } from '../../shared/errors.js';
 import { groupOf } from '../../shared/gateway/pipeline.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
-import { RENDERERS, type ErrorProtocol } from '../errors/render.js';
+import { RENDERERS, type ErrorProtocol } from '../../shared/protocols/error-bodies.js';
 import { noteOf } from '../../shared/telemetry/request-note.js';
 import { toGatewayError } from '../middleware/errors.js';
 import { sendJson, type Exchange } from './exchange.js';

@@ -8,8 +8,8 @@ import {
   serviceUnavailable,
 } from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';
+import { rendererFor } from '../../shared/protocols/error-bodies.js';
 import { noteOf } from '../../shared/telemetry/request-note.js';
-import { rendererFor } from '../errors/render.js';
 
 /** Renders every failure in the caller's protocol; an unexpected error is logged and answers a bare 500. */
 export function errorBoundary(log: Logger): Middleware {

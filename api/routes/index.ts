@@ -1,5 +1,6 @@
 import { consoleRoutes } from '../console/routes/index.js';
 import { assetRoutes } from './assets.js';
+import { fileRoutes } from './files.js';
 import { contentRoutes, messagesRoutes } from './native.js';
 import { openAiRoutes } from './openai.js';
 import { privateRoutes } from './private.js';
@@ -18,6 +19,7 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
   messagesRoutes,
   contentRoutes,
   taskRoutes,
+  fileRoutes,
   privateRoutes,
   assetRoutes,
   consoleRoutes,

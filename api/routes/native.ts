@@ -7,6 +7,15 @@ import { generateContentSurface } from '../content/surface.js';
 import { batchEmbedContents, embedContent } from '../embeddings/surfaces.js';
 import { countMessageTokens } from '../messages/count-tokens.js';
 import { messagesSurface } from '../messages/surface.js';
+import {
+  cancelMessageBatch,
+  createMessageBatch,
+  createMessageBatchSchema,
+  getMessageBatch,
+  listMessageBatches,
+  messageBatchListQuery,
+  messageBatchResults,
+} from '../messages/message-batches.js';
 import type { Route, RouteGroup } from './route.js';
 import {
   BATCH_EMBED_CONTENTS_EXAMPLES,
@@ -41,6 +50,64 @@ const messages = (prefix: string, older: boolean): Route[] => [
     body: countTokensRequestSchema,
     examples: COUNT_TOKENS_EXAMPLES,
     handler: countMessageTokens,
+  },
+  ...messageBatches(prefix),
+];
+
+// Anthropic's Message Batches, on the same batch engine as the Batch API (docs/reference/batches.md).
+const messageBatches = (prefix: string): Route[] => [
+  {
+    method: 'post',
+    path: `${prefix}/messages/batches`,
+    tag: 'Message Batches',
+    summary:
+      'Create a Message Batch: inline `requests[]` of `{custom_id, params}`, each run as the same Messages call, charged less the model’s `pricing.batch_discount_percent`',
+    auth: 'messagesKey',
+    body: createMessageBatchSchema,
+    examples: {
+      request: {
+        requests: [
+          {
+            custom_id: 'first',
+            params: { model: 'claude-sonnet-4', max_tokens: 256, messages: [{ role: 'user', content: 'Hello' }] },
+          },
+        ],
+      },
+    },
+    handler: createMessageBatch,
+  },
+  {
+    method: 'get',
+    path: `${prefix}/messages/batches`,
+    tag: 'Message Batches',
+    summary: "The account's Message Batches, newest first (`after_id`, `before_id`, `limit`)",
+    auth: 'messagesKey',
+    query: messageBatchListQuery,
+    handler: listMessageBatches,
+  },
+  {
+    method: 'get',
+    path: `${prefix}/messages/batches/:id`,
+    tag: 'Message Batches',
+    summary: 'One Message Batch, its request_counts live',
+    auth: 'messagesKey',
+    handler: getMessageBatch,
+  },
+  {
+    method: 'post',
+    path: `${prefix}/messages/batches/:id/cancel`,
+    tag: 'Message Batches',
+    summary: 'Cancel a Message Batch: `canceling` until the requests in flight end',
+    auth: 'messagesKey',
+    handler: cancelMessageBatch,
+  },
+  {
+    method: 'get',
+    path: `${prefix}/messages/batches/:id/results`,
+    tag: 'Message Batches',
+    summary: "An ended Message Batch's results, JSONL in request order",
+    auth: 'messagesKey',
+    handler: messageBatchResults,
   },
 ];
 

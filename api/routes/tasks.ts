@@ -1,6 +1,5 @@
 import { imageGenerationSchema } from '../../shared/protocols/images/generation-request.js';
 import { videoCreateSchema } from '../../shared/protocols/videos/create-request.js';
-import { serveStoredFile } from '../files/serve-stored-file.js';
 import { createImageTask } from '../images/create-image-task.js';
 import { cancelTask } from '../videos/cancel-task.js';
 import { createVideoTask } from '../videos/create-video-task.js';
@@ -12,7 +11,7 @@ const idempotent = {
   422: 'Idempotency-Key reused with another body',
 };
 
-/** Video tasks, image tasks and the stored files they produce. */
+/** Video tasks and image tasks (the stored files they produce: api/routes/files.ts). */
 export const taskRoutes: RouteGroup = {
   name: 'tasks',
   prefix: '/v1',
@@ -87,22 +86,6 @@ export const taskRoutes: RouteGroup = {
       summary: 'Cancel an image task not finished upstream',
       auth: 'apiKey',
       handler: (services) => cancelTask(services, 'image'),
-    },
-    {
-      method: 'get',
-      path: '/v1/files/:token',
-      tag: 'Files',
-      summary: 'A stored result behind a short-lived signed link (no API key; `Range` supported)',
-      auth: 'none',
-      handler: serveStoredFile,
-    },
-    {
-      method: 'head',
-      path: '/v1/files/:token',
-      tag: 'Files',
-      summary: 'The headers of a stored result',
-      auth: 'none',
-      handler: serveStoredFile,
     },
   ],
 };

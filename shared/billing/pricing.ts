@@ -5,10 +5,23 @@ import type { TokenUsage } from '../protocols/canonical/types.js';
 // Declared beside the protocols' usage, which it is read from (billableUsage); priced here.
 export type { TokenUsage } from '../protocols/canonical/types.js';
 
-/** Percent off: the account's (set by the operator) and the key's group's (set in the catalog). */
+/**
+ * Percent off: the account's (set by the operator) and the key's group's (set in the catalog);
+ * for a batch line also the model's `pricing.batch_discount_percent`.
+ */
 export interface Discount {
   accountPercent: number;
   groupPercent: number;
+  batchPercent?: number;
+}
+
+/** A batch line's discount: the call's, and the model's batch discount on top. */
+export function withBatchDiscount(discount: Discount, model: CatalogModel): Discount {
+  return {
+    accountPercent: discount.accountPercent,
+    groupPercent: discount.groupPercent,
+    batchPercent: model.pricing.batch_discount_percent,
+  };
 }
 
 export const NO_DISCOUNT: Discount = { accountPercent: 0, groupPercent: 0 };
@@ -18,18 +31,20 @@ const MICRO = 1_000_000;
 /**
  * The one rounding rule. A price is first computed exactly in micro-USD × 10^6 ("scaled": token
  * counts × micro-USD per million tokens, plus fixed prices × 10^6); the effective discount
- * multiplies it — the two discounts compound: 1 − (1 − account)(1 − group) — and the result is
+ * multiplies it — the discounts compound: 1 − (1 − account)(1 − group)(1 − batch) — and the result is
  * rounded up to a whole micro-USD once per call. So a call is never charged less than its
  * discounted price, and at most 1 micro-USD more.
  */
 export function finalizeCost(scaled: number, discount: Discount): number {
   if (scaled <= 0) return 0;
-  if (discount.accountPercent === 0 && discount.groupPercent === 0) return Math.ceil(scaled / MICRO);
+  const batch = discount.batchPercent ?? 0;
+  if (discount.accountPercent === 0 && discount.groupPercent === 0 && batch === 0) return Math.ceil(scaled / MICRO);
   // Basis points keep two-decimal percents exact; BigInt because the product exceeds 2^53.
   const keepA = BigInt(10_000 - Math.round(discount.accountPercent * 100));
   const keepG = BigInt(10_000 - Math.round(discount.groupPercent * 100));
-  const numerator = BigInt(Math.round(scaled)) * keepA * keepG;
-  const denominator = BigInt(MICRO) * 100_000_000n;
+  const keepB = BigInt(10_000 - Math.round(batch * 100));
+  const numerator = BigInt(Math.round(scaled)) * keepA * keepG * keepB;
+  const denominator = BigInt(MICRO) * 1_000_000_000_000n;
   return Number((numerator + denominator - 1n) / denominator);
 }
 

@@ -59,6 +59,8 @@ const provider = z.strictObject({
 const variantPrice = z.union([microUsd, z.record(z.string().min(1), microUsd)]);
 export type VariantPrice = z.infer<typeof variantPrice>;
 
+const percent = z.number().min(0).max(100).multipleOf(0.01);
+
 const pricing = z.strictObject({
   input_per_mtok: microUsd.default(0),
   output_per_mtok: microUsd.default(0),
@@ -68,16 +70,23 @@ const pricing = z.strictObject({
   per_second: variantPrice.optional(),
   per_second_with_audio: variantPrice.optional(),
   /** What a response-cache hit costs, in percent of the original call's price (0 = free; docs/reference/cache.md). */
-  cache_hit_percent: z.number().min(0).max(100).default(0),
+  cache_hit_percent: percent.default(0),
+  /** Percent off each line of a batch (docs/reference/batches.md), after the account's and the group's discounts. */
+  batch_discount_percent: percent.default(0),
 });
 const limit = z.number().int().nonnegative().nullable().default(null);
-const percent = z.number().min(0).max(100).multipleOf(0.01);
 
 const model = z.strictObject({
   id,
   endpoints: z.array(z.enum(ENDPOINTS)).min(1),
   routes: z.array(z.strictObject({ provider: id, upstream_model: z.string().min(1).optional() })).min(1),
-  pricing: pricing.default({ input_per_mtok: 0, output_per_mtok: 0, per_request: 0, cache_hit_percent: 0 }),
+  pricing: pricing.default({
+    input_per_mtok: 0,
+    output_per_mtok: 0,
+    per_request: 0,
+    cache_hit_percent: 0,
+    batch_discount_percent: 0,
+  }),
   /** Explicitly free: estimates say is_free, charges are zero. */
   free: z.boolean().default(false),
   /** 0-100, higher is better; used by `auto` / `auto:quality`. */

@@ -3,6 +3,7 @@ import type { AssetTables } from './assets-schema.js';
 import type { ConsoleTables } from './console-schema.js';
 import type { RoutingTables } from './routing-schema.js';
 import type { WebhookTables } from './webhook-schema.js';
+import type { BatchTables } from './batches-schema.js';
 
 export type { AssetRow, AssetUploadRow } from './assets-schema.js';
 
@@ -224,7 +225,7 @@ export interface KeyBudgetNoticesTable {
   notified_at: CreatedAt;
 }
 
-export interface Database extends RoutingTables, ConsoleTables, WebhookTables, AssetTables {
+export interface Database extends RoutingTables, ConsoleTables, WebhookTables, AssetTables, BatchTables {
   users: UsersTable;
   api_keys: ApiKeysTable;
   console_sessions: ConsoleSessionsTable;

@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../billing/pricing.js';
-import { tokenCost } from '../billing/pricing.js';
+import { tokenCost, withBatchDiscount, type Discount } from '../billing/pricing.js';
 import type { CatalogModel, Endpoint } from '../catalog/index.js';
 import type { GatewayError } from '../errors.js';
 import { admit, discountOf } from '../gateway/pipeline.js';
@@ -24,6 +24,14 @@ export interface CallIdentity {
   readonly sessionId: string | null;
   /** The prompt-template version the call ran. */
   readonly templateVersionId: string | null;
+  /** A line of a batch: priced with the model's batch discount too. */
+  readonly batch?: boolean;
+}
+
+/** What a call of `model` is discounted: the account's and group's, and a batch line's. */
+export function discountOfCall(services: GatewayServices, call: CallIdentity, model: CatalogModel): Discount {
+  const discount = discountOf(services, call.key);
+  return call.batch ? withBatchDiscount(discount, model) : discount;
 }
 
 export interface CallOutcome {
@@ -97,7 +105,9 @@ export class CallMeter {
     // Usage is known only for calls the upstream served (in full or in part); failures cost nothing.
     const cost =
       outcome.fixedCost ??
-      (this.model && outcome.usage ? tokenCost(this.model, outcome.usage, discountOf(this.services, this.key)) : 0);
+      (this.model && outcome.usage
+        ? tokenCost(this.model, outcome.usage, discountOfCall(this.services, this.call, this.model))
+        : 0);
     const call = this.call;
     const event: UsageEvent = {
       id: this.callId,

@@ -12,6 +12,8 @@ import { CallMeter, type CallIdentity } from './call-meter.js';
 export class MeterChain implements CallIdentity {
   meter: CallMeter;
   templateVersionId: string | null = null;
+  /** Set for a batch line (the model's batch discount applies). */
+  batch = false;
 
   constructor(
     protected readonly services: GatewayServices,

@@ -2,7 +2,6 @@ import type { ImageFetchLimits } from '../assets/fetch-images.js';
 import { affordableOutput } from '../billing/affordable.js';
 import { tokenCost } from '../billing/pricing.js';
 import type { CatalogModel } from '../catalog/index.js';
-import { discountOf } from '../gateway/pipeline.js';
 import type { GatewayServices } from '../gateway/services.js';
 import type { ChatProtocol } from '../protocols/canonical/types.js';
 import { CHAT_ADAPTERS } from '../providers/chat-adapters.js';
@@ -10,6 +9,7 @@ import type { Upstream } from '../providers/registry.js';
 import type { UpstreamCall } from '../providers/upstream-call.js';
 import type { AwaitUntil, CallState } from '../routing/fallback.js';
 import type { RouteChoice } from '../routing/plan.js';
+import { discountOfCall } from './call-meter.js';
 import { passageOf, translationsOf } from './passage.js';
 import type { GenerationRequest } from './request-body.js';
 import { admitAndSend, tryModels, type AdmittedDispatch, type ModelAnswer } from './route-loop.js';
@@ -72,7 +72,7 @@ class TextDispatch implements AdmittedDispatch<GenerationRequest> {
     this.tokens = promptTokens + allOutput;
     this.translations = translations;
     const usage = { inputTokens: promptTokens, outputTokens: allOutput, cachedTokens: 0 };
-    return tokenCost(model, usage, discountOf(this.services, call.key));
+    return tokenCost(model, usage, discountOfCall(this.services, call, model));
   }
 
   limitHeaders(headers: Record<string, string>): void {
@@ -80,7 +80,7 @@ class TextDispatch implements AdmittedDispatch<GenerationRequest> {
   }
 
   refused(err: unknown, model: CatalogModel): unknown {
-    const discount = discountOf(this.services, this.call.key);
+    const discount = discountOfCall(this.services, this.call, model);
     return affordableOutput(err, model, this.promptTokens, this.maxOutput, discount, this.call.request.choices);
   }
 

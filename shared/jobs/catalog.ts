@@ -45,6 +45,14 @@ export const JOBS = {
     schema: z.strictObject({ deliveryId: z.string().min(1) }),
     options: { attempts: 5, backoff: { type: 'exponential', delay: 1_000 } },
   },
+  /**
+   * A batch, from validation to its result files (workers/batches/run-batch.ts): resumable, each
+   * line's result stored before it counts, so a run again after a crash goes on where it stopped.
+   */
+  batch: {
+    schema: z.strictObject({ batchId: z.string().min(1) }),
+    options: { attempts: 10, backoff: { type: 'exponential', delay: 2_000 } },
+  },
   maintenance: { schema: z.strictObject({}), options: { attempts: 1 } },
 } as const satisfies Record<string, { schema: z.ZodType; options: JobsOptions }>;
 

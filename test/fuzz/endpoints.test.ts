@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../api/routes/index.js';
 import { openApiPath, type RouteDoc } from '../../api/routes/route.js';
-import { protocolOfPath } from '../../api/errors/render.js';
+import { protocolOfPath } from '../../shared/protocols/error-bodies.js';
 import { api, signIn } from '../console/helpers.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { drained, expectConsistentLedger, usageRecords } from '../support/money.js';

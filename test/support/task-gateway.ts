@@ -123,7 +123,7 @@ export async function startTaskGateway(options: TaskGatewayOptions = {}): Promis
   });
   let workers: TaskWorkers | undefined;
   const workerOptions = (): TaskWorkerOptions => ({
-    queues: 'task-submit,task-poll,task-mirror,task-settle,dataset-export,private-chat,maintenance',
+    queues: 'task-submit,task-poll,task-mirror,task-settle,dataset-export,private-chat,batch,maintenance',
     concurrency: '',
     maintenanceEveryMs: gw.services.config.tasks.maintenanceEveryMs,
     staleAfterMs: gw.services.config.tasks.reconcileAfterMs,

@@ -8,13 +8,15 @@ import { jobId } from '../../shared/jobs/catalog.js';
 import { NEXT_JOB, type TaskJobServices } from './task-steps.js';
 import { sweepWebhooks } from '../../shared/webhooks/sweep.js';
 import { mailBudgetNotices } from '../../shared/keys/budget-notice.js';
+import { openBatches } from '../../shared/db/batches.js';
+import { enqueueBatch } from '../../shared/batches/create-batch.js';
 
 /**
  * Periodically, on one worker at a time: purges idempotency keys past their window, keeps the
  * usage-record partitions ahead (and drops those past USAGE_RETENTION_DAYS), sweeps expired asset
  * reservations with their objects and fetched images whose links expired, mails budget soft-threshold
  * notices (shared/keys/budget-notice.ts), and re-enqueues the next job
- * of tasks that lost theirs. Adding a job whose id exists is a no-op, and every job checks the
+ * of tasks, private calls and batches that lost theirs. Adding a job whose id exists is a no-op, and every job checks the
  * task's stage first, so a task that was fine is not disturbed.
  */
 /** What one maintenance run did: `redriven` counts the tasks and private calls whose job was enqueued again. */
@@ -54,6 +56,9 @@ export async function maintenance(s: TaskJobServices, staleAfterMs: number): Pro
     if (old && ((await old.isFailed()) || (await old.isCompleted()))) await old.remove();
     await s.jobs.enqueue('private-chat', { callId: c.id }, { jobId: id });
   }
+  // Batches not ended whose job was lost: their job again (a no-op while it waits or runs).
+  const batches = await openBatches(s.db, 500);
+  for (const b of batches) await enqueueBatch(s, b.id);
   const webhooks = await sweepWebhooks(s, now, staleAfterMs).catch(
     (err: Error) => `webhook sweep failed: ${err.message}`,
   );
@@ -61,6 +66,6 @@ export async function maintenance(s: TaskJobServices, staleAfterMs: number): Pro
     (n) => `${n} budget notices mailed`,
     (err: Error) => `budget notice sweep failed: ${err.message}`,
   );
-  const summary = `purged ${purged} keys, re-enqueued ${stale.length} tasks and ${calls.length} private chat calls, usage partitions created [${partitions.join(', ')}] dropped [${dropped.join(', ')}], ${swept} expired uploads and ${fetched} expired fetched images swept, ${webhooks}, ${budgetNotices}`;
+  const summary = `purged ${purged} keys, re-enqueued ${stale.length} tasks and ${calls.length} private chat calls, ${batches.length} open batches looked after, usage partitions created [${partitions.join(', ')}] dropped [${dropped.join(', ')}], ${swept} expired uploads and ${fetched} expired fetched images swept, ${webhooks}, ${budgetNotices}`;
   return { redriven: stale.length + calls.length, summary };
 }

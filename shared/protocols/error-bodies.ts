@@ -1,4 +1,4 @@
-import type { GatewayError } from '../../shared/errors.js';
+import type { GatewayError } from '../errors.js';
 
 /** One renderer per protocol, pure: the error and the call's request id in, the body out. */
 export type ErrorRenderer = (err: GatewayError, requestId: string) => unknown;
