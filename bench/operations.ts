@@ -148,7 +148,7 @@ async function main(): Promise<void> {
       `Chat completions JSON, instant upstream, ${CONNECTIONS} connections, ${DURATION_S} s × ${ROUNDS} interleaved rounds (median).`,
       `Spans exported: ${Math.round(exported / 1024)} KiB of OTLP protobuf.`,
       '',
-      "The CPU column is the API process's CPU per call (median); its ratio to the baseline's is the throughput a CPU-bound API keeps, the figure a busy machine does not swing.",
+      `The CPU column is the API process's CPU per call (median) at a fixed ${RATE} calls/s; its ratio to the baseline's is the throughput a CPU-bound API keeps. Both figures move with other work on a shared machine: compare configurations within one run.`,
       '',
       '| configuration | req/s (median) | rounds | × baseline | API µs CPU/call | throughput kept by CPU | target | |',
       '|---|---|---|---|---|---|---|---|',

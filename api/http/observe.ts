@@ -33,6 +33,8 @@ export function observeRequests(
   accessLog: boolean,
   handle: (req: IncomingMessage, res: ServerResponse, note: RequestNote) => void,
 ): RequestListener {
+  // The level is fixed at start: a LOG_LEVEL above info turns the line off without building it.
+  const logging = accessLog && log.isLevelEnabled('info');
   return (req, res) => {
     const note = openNote(req);
     const method = req.method ?? 'GET';
@@ -52,7 +54,7 @@ export function observeRequests(
         if (note.route) nameServerSpan(note.span, method, note.route);
         endSpan(note.span, undefined, status);
       }
-      if (accessLog) writeAccessLine(log, note, method, path, status, res, socket);
+      if (logging) writeAccessLine(log, note, method, path, status, res, socket);
     });
     if (traced) withContext(traced.context, () => handle(req, res, note));
     else handle(req, res, note);

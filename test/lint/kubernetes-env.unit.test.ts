@@ -9,6 +9,7 @@ import { ROOT } from '../support/processes.js';
 // deploy/kubernetes/: every variable the manifests set is one the gateway reads, with a value its
 // config schema accepts; the probes, grace periods and the KEDA metric are the ones the code has.
 const DIR = path.join(ROOT, 'deploy/kubernetes');
+// biome-ignore lint/suspicious/noExplicitAny: manifests of every kind, read field by field; the assertions are the type check
 type Doc = Record<string, any>;
 const docs: Doc[] = readdirSync(DIR)
   .filter((f) => f.endsWith('.yaml'))
