@@ -18,7 +18,7 @@ const ISOLATED_TESTS = [
   'test/limits/redis-outage.test.ts',
   'test/tasks/redis-restart.test.ts',
   'test/tasks/redis-loss.test.ts',
-  'test/ops/redis-sentinel.test.ts',
+  'test/operations/redis-sentinel.test.ts',
   // Measure the RSS growth of the test process: a fresh one, not one that ran other files first.
   'test/storage/s3-memory.test.ts',
   'test/upstream-sim/result-files.test.ts',
@@ -30,7 +30,6 @@ const PROCESS_TESTS = [
   'test/limits/fitting-reservations.test.ts',
   'test/limits/grants.test.ts',
   'test/gateway/durability.test.ts',
-  'test/ops/postgres-outage.test.ts',
   'test/gateway/invalidation.test.ts',
   'test/tasks/worker-sigkill.test.ts',
   'test/tasks/workers-side-by-side.test.ts',
@@ -66,7 +65,7 @@ export default defineConfig({
         test: {
           name: 'process',
           include: PROCESS_TESTS,
-          exclude: [...ISOLATED_TESTS, '**/node_modules/**'],
+          exclude: ['test/**/*.unit.test.ts', ...ISOLATED_TESTS, '**/node_modules/**'],
           pool: 'forks',
           isolate: false,
           testTimeout: 60_000,
