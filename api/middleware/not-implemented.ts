@@ -6,7 +6,7 @@ import { GatewayError } from '../../shared/errors.js';
 const NOT_BUILT = [
   /^\/v1\/audio(\/|$)/,
   /^\/v1\/realtime(\/|$)/,
-  /^\/v1\/batches(\/|$)/,
+  /^\/v1\/(fine_tuning|assistants|threads|vector_stores)(\/|$)/,
   /^\/v1\/images\/variations$/,
   /^\/v1\/responses\/.+/,
   /^\/native-messages(\/|$)/,

@@ -203,7 +203,7 @@ describe('routes', () => {
     for (const path of [
       '/v1/audio/speech',
       '/v1/realtime/sessions',
-      '/v1/batches',
+      '/v1/fine_tuning/jobs',
       '/v1/images/variations',
       '/v1/responses/resp_1/cancel',
     ]) {
