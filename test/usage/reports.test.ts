@@ -93,7 +93,9 @@ describe('GET /v1/usage/report', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/csv/);
     expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="usage-model-/);
     const lines = (await res.text()).trim().split('\r\n');
-    expect(lines[0]).toBe('group,requests,errors,input_tokens,output_tokens,cached_tokens,charged_micro_usd,cache_hits');
+    expect(lines[0]).toBe(
+      'group,requests,errors,input_tokens,output_tokens,cached_tokens,charged_micro_usd,cache_hits',
+    );
     expect(lines.at(-1)).toMatch(/^total,5,1,/);
   });
 
