@@ -230,6 +230,21 @@ describe('what is never stored', () => {
     expect(await cacheEntries(gw, acct.userId)).toBe(1);
   });
 
+  it('a content-filtered answer, whole or streamed, is not cached', async () => {
+    const acct = await gw.account({ balance: 5_000_000, key: CACHED });
+    for (const extra of [{}, { stream: true }]) {
+      const body = ask('gpt-sim', 'filtered [[sim:contentFilter=true]]', extra);
+      const first = await chat(gw, acct.key, body);
+      expect(first.status).toBe(200);
+      expect(first.text).toContain('content_filter');
+      expect((await chat(gw, acct.key, body)).cache).toBe('MISS');
+    }
+    // The same account's next answer is stored (the store ran, and passed the filtered ones over).
+    expect((await chat(gw, acct.key, ask('gpt-sim', 'not filtered'))).cache).toBe('MISS');
+    await waitForEntries(gw, acct.userId, 1);
+    expect(await cacheEntries(gw, acct.userId)).toBe(1);
+  });
+
   it('bypasses n > 1, and caches embeddings', async () => {
     const acct = await gw.account({ balance: 5_000_000, key: CACHED });
     expect((await chat(gw, acct.key, ask('gpt-sim', 'two answers', { n: 2 }))).cache).toBe('BYPASS');

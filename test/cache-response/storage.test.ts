@@ -73,7 +73,7 @@ describe('the byte budget', () => {
     defineScripts(redis);
     await connectRedis(redis);
     let now = Date.now();
-    const store = new ResponseCacheStore(redis, keys, 1_600, { now: () => now }, pino({ level: 'silent' }));
+    const store = new ResponseCacheStore(redis, keys, 2_400, { now: () => now }, pino({ level: 'silent' }));
     try {
       const value = Buffer.alloc(300, 'x');
       expect(await store.put('acct', 'key', 'one', value, 1)).toBe(true);

@@ -39,6 +39,8 @@ export interface SimBehaviour {
    * instead of `tok1 tok2 …`; one word per token, so every count stays the same. Default false.
    */
   prose?: boolean;
+  /** Chat completions: the answer ends with `finish_reason: content_filter`, as a provider's filter stops one. Default false. */
+  contentFilter?: boolean;
   /** Prompt tokens reported as served from the prompt cache (at most the prompt). Default 0. */
   cachedTokens?: number;
   /** Default 'none'. */
@@ -79,6 +81,7 @@ export const BUILTIN_BEHAVIOUR: Readonly<ResolvedBehaviour> = Object.freeze({
   naturalLength: true,
   ignoresMaxCompletionTokens: false,
   prose: false,
+  contentFilter: false,
   fault: 'none',
   retryAfterSeconds: 1,
   faultAfterChunks: 3,
@@ -136,7 +139,8 @@ function parseField(key: string, raw: unknown): SimBehaviour {
     key === 'usageInLastChoiceChunk' ||
     key === 'naturalLength' ||
     key === 'ignoresMaxCompletionTokens' ||
-    key === 'prose'
+    key === 'prose' ||
+    key === 'contentFilter'
   ) {
     if (raw !== true && raw !== false && raw !== 'true' && raw !== 'false') {
       throw new BehaviourError(`sim setting ${key} must be true or false`);

@@ -19,7 +19,7 @@ export interface CompletionPlan {
   completionTokens: number;
   /** `n`: every choice says the same, and each is counted in the usage. */
   choices: number;
-  finishReason: 'stop' | 'length' | 'tool_calls';
+  finishReason: 'stop' | 'length' | 'tool_calls' | 'content_filter';
   usage: ChatUsage;
   text: string;
   /** The text in stream chunks, one token each. */

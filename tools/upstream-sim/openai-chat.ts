@@ -123,6 +123,7 @@ function respond(res: ServerResponse, request: ChatRequest, behaviour: ResolvedB
       break;
   }
   const plan = planCompletion(request.model, planChat(chatAsk(request, behaviour), behaviour), request.choices);
+  if (behaviour.contentFilter) plan.finishReason = 'content_filter';
   if (request.stream) streamCompletion(res, plan, behaviour, request.includeUsage, clock);
   else sendJson(res, 200, completionBody(plan));
 }
