@@ -82,7 +82,7 @@ describe('account lock', () => {
   it('answers a wrong password and an unknown e-mail alike, in comparable time', async () => {
     const s = await userSession(sg.gw);
     const times = { known: [] as number[], unknown: [] as number[] };
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 10; i++) {
       for (const [kind, email] of [
         ['known', s.email],
         ['unknown', `ghost-${i}@example.test`],
@@ -99,9 +99,10 @@ describe('account lock', () => {
         );
     }
     const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    // Both pay one argon2id verification (~tens of ms): a missing account would show as a few ms.
-    expect(median(times.unknown)).toBeGreaterThan(median(times.known) * 0.5);
-    expect(median(times.unknown)).toBeLessThan(median(times.known) * 2);
+    // Both pay one argon2id verification (~tens of ms): a missing account would show as a few ms, a
+    // tenth of the other or less. The bounds leave room for a busy machine's noise (seen: 0.45×).
+    expect(median(times.unknown)).toBeGreaterThan(median(times.known) * 0.3);
+    expect(median(times.unknown)).toBeLessThan(median(times.known) * 3.3);
   });
 });
 
