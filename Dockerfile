@@ -6,9 +6,9 @@
 #   node dist/bin/cli.js migrate
 # Build:  docker build -t model-gateway .
 
-# Node 24, the current Active LTS, is the recommended version (Node 20 reached its end of life in
+# Node 26, the current Active LTS, is the recommended version (Node 20 reached its end of life in
 # April 2026; the gateway still runs on it: package.json engines >=20).
-ARG NODE_IMAGE=node:24-bookworm-slim
+ARG NODE_IMAGE=node:26-bookworm-slim
 
 # ---------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS base
