@@ -1,4 +1,4 @@
-// Postgres cut for 12 s under load, between real gateway processes (an API and a usage-drain
+// Postgres cut for 20 s under load (as the issue measured it), between real gateway processes (an API and a usage-drain
 // worker, `node dist/bin/*.js`) and the database, by a TCP relay that resets every connection and
 // refuses new ones. Idle pooled clients, clients in the middle of a query and the drain's COPY client
 // all lose their connection. Nothing may end a process; keys the API has cached keep being served
@@ -30,7 +30,7 @@ import {
 } from '../support/task-gateway.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
-const OUTAGE_MS = 12_000;
+const OUTAGE_MS = 20_000;
 const LOOPS = 6;
 
 let gw: TaskGateway;
