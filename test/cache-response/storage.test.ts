@@ -10,7 +10,7 @@ import { redisKeys } from '../../shared/redis/keys.js';
 import { entryCost, ResponseCacheStore } from '../../shared/response-cache/store.js';
 import { metricsRegistry } from '../../shared/telemetry/metrics.js';
 import { ask, cacheCatalog, cacheEntries, chat, upstreamCalls, waitForEntries } from './support.js';
-import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 // The cache's own memory bound, its purge, its counters, and a Redis that stops answering.
 const BUDGET = 4_000;
@@ -121,7 +121,7 @@ describe('a cache Redis that stops answering', () => {
     down = await startTestGateway({
       catalog: cacheCatalog,
       sim: { apiKey: 'sim-upstream-secret' },
-      env: { CACHE_REDIS_URL: proxy.url },
+      env: { CACHE_REDIS_URL: `redis://127.0.0.1:${proxy.port}` },
     });
   });
   afterAll(async () => {
@@ -136,7 +136,7 @@ describe('a cache Redis that stops answering', () => {
     await waitForEntries(down, acct.userId, 1);
     expect((await chat(down, acct.key, body)).cache).toBe('HIT');
 
-    proxy.down();
+    proxy.cut();
     const before = upstreamCalls(down, 'sim-model');
     for (const extra of [{}, { stream: true }, {}]) {
       const reply = await chat(down, acct.key, { ...body, ...extra });
@@ -145,7 +145,7 @@ describe('a cache Redis that stops answering', () => {
     }
     expect(upstreamCalls(down, 'sim-model')).toBe(before + 3);
 
-    proxy.up();
+    proxy.restore();
     await waitUntil(async () => (await chat(down, acct.key, body)).cache === 'HIT', 15_000, 100);
   });
 
