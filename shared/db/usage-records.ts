@@ -63,14 +63,24 @@ export function recentKeyCalls(db: Db, keyId: string, limit: number) {
 }
 
 /**
+ * The pause before the next look for a usage record: 25 ms, then 50 ms at most. The drain writes a
+ * record 0–150 ms after it is queued (it reads its queue every 50–100 ms), often later under load;
+ * a pause that kept doubling (to 400 ms) made the look after such a write come up to 400 ms late,
+ * and with it the task's end and its webhook (bench:webhooks). A look is one primary-key read.
+ */
+export const LEDGER_LOOK_MAX_PAUSE_MS = 50;
+export function nextLedgerLookPause(previous?: number): number {
+  return previous === undefined ? 25 : Math.min(previous * 2, LEDGER_LOOK_MAX_PAUSE_MS);
+}
+
+/**
  * Waits (up to `timeoutMs`) until the usage drain has written the record `id` — with its ledger
  * entry, in the same statement — to Postgres; false when it has not by then. `since` bounds the
  * partitions read: the record is made after it.
  */
 export async function usageRecordWritten(db: Db, id: string, since: Date, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  // The drain reads its queue every 50-100 ms when it is not busy: look about as often, then less.
-  for (let pause = 25; ; pause = Math.min(pause * 2, 400)) {
+  for (let pause = nextLedgerLookPause(); ; pause = nextLedgerLookPause(pause)) {
     const row = await db
       .selectFrom('usage_records')
       .select('id')
