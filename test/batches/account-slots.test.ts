@@ -31,14 +31,14 @@ describe('a lane keeps its account slot', () => {
     expect(await a.take()).toBe(true);
     expect(await b.take()).toBe(false);
     await a.release();
-    expect(await redis.zrange(slotsKey('u1'), 0, -1)).toEqual([]);
+    expect(await redis.zrange(slotsKey('u1'), '0', '-1')).toEqual([]);
     expect(await b.take()).toBe(true);
     expect(await a.take()).toBe(false);
     await b.release();
     // Releasing a slot not held asks Redis nothing and takes nobody's slot away.
     expect(await a.take()).toBe(true);
     await b.release();
-    expect(await redis.zrange(slotsKey('u1'), 0, -1)).toEqual(['batch_a:0']);
+    expect(await redis.zrange(slotsKey('u1'), '0', '-1')).toEqual(['batch_a:0']);
     await a.release();
   });
 
