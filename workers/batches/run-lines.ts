@@ -12,19 +12,23 @@ import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 const LINES_AHEAD_PER_LANE = 4;
 /** How often a running batch looks for a cancellation and its window's end. */
 const WATCH_MS = 250;
+/** A lane keeps its slot from line to line (LaneSlot), renewing its lease once this old. */
+const SLOT_RENEW_MS = 30_000;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
- * Runs a batch's pending lines in file order on BATCH_CONCURRENCY lanes, each line holding one of
- * the account's slots (AccountSlots: the bound is the account's, across its batches and workers).
+ * Runs a batch's pending lines in file order on BATCH_CONCURRENCY lanes, each lane holding one of
+ * the account's slots while it runs lines (AccountSlots: the bound is the account's, across its
+ * batches and workers; a lane gives its slot back while a line waits and when it ends).
  * A line that must wait (the key's rate limit) waits in its lane and runs again; the lanes stop
  * taking lines when the batch is cancelled or its window ends (`expired()`), and resolve once the
  * lines in flight have ended. Lines are read a chunk at a time: memory stays flat however long the batch.
  */
 export async function runLines(s: GatewayServices, batch: BatchRow, expired: () => boolean): Promise<void> {
   const { concurrency } = s.config.batches;
-  const slotTtlMs = s.config.upstream.headersTimeoutMs + s.config.upstream.bodyTimeoutMs + 60_000;
+  // A lane's lease, renewed before a line once SLOT_RENEW_MS old, outlasts the longest line started under it.
+  const slotTtlMs = s.config.upstream.headersTimeoutMs + s.config.upstream.bodyTimeoutMs + 2 * SLOT_RENEW_MS;
   const slots = new AccountSlots(s.redis, s.config.redis.prefix, concurrency, slotTtlMs);
   const spec = ENDPOINT_SPECS[batch.endpoint as BatchEndpoint];
   let stopped = false;
@@ -55,31 +59,34 @@ export async function runLines(s: GatewayServices, batch: BatchRow, expired: () 
     return queue.shift();
   };
   const lane = async (index: number) => {
-    const holder = `${batch.id}:${index}`;
-    for (let line = await next(); line && !stopped; line = await next()) {
-      const key = await usableKey(s, batch);
-      for (;;) {
-        if (stopped) return;
-        if (!(await slots.take(batch.user_id, holder))) {
-          await sleep(50);
-          continue;
+    const slot = slots.lane(batch.user_id, `${batch.id}:${index}`, SLOT_RENEW_MS);
+    try {
+      for (let line = await next(); line && !stopped; line = await next()) {
+        const key = await usableKey(s, batch);
+        for (;;) {
+          if (stopped) return;
+          if (!(await slot.take())) {
+            await sleep(50);
+            continue;
+          }
+          let waitMs = 0;
+          try {
+            if (key instanceof GatewayError) {
+              const requestId = lineRequestId(batch.id, line.custom_id);
+              await storeLineFailure(s, batch, { line: line.line, requestId }, spec.errors, key);
+            } else await runLine(s, key, batch, line);
+          } catch (err) {
+            if (!(err instanceof LineWaits)) throw err;
+            waitMs = err.afterMs;
+          }
+          if (waitMs === 0) break;
+          // The line waits without its slot, then runs again.
+          await slot.release();
+          await sleep(waitMs);
         }
-        let waitMs = 0;
-        try {
-          if (key instanceof GatewayError) {
-            const requestId = lineRequestId(batch.id, line.custom_id);
-            await storeLineFailure(s, batch, { line: line.line, requestId }, spec.errors, key);
-          } else await runLine(s, key, batch, line);
-        } catch (err) {
-          if (!(err instanceof LineWaits)) throw err;
-          waitMs = err.afterMs;
-        } finally {
-          await slots.release(batch.user_id, holder);
-        }
-        if (waitMs === 0) break;
-        // The line waits without its slot, then runs again.
-        await sleep(waitMs);
       }
+    } finally {
+      await slot.release();
     }
   };
   try {
