@@ -12,22 +12,37 @@ let scratch: string;
 let register: string;
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(tmpdir(), 'gw-optional-'));
+  // One check, shared by both ways of hooking resolution: module.registerHooks (synchronous,
+  // in-thread) where Node has it — module.register is deprecated from Node 26 and its warning would
+  // be a second line of stderr — and module.register's hooks file on older lines.
+  await writeFile(
+    path.join(scratch, 'hide.mjs'),
+    `import { fileURLToPath } from 'node:url';
+export function hide(resolved, context) {
+  if (!resolved.url.includes(process.env.HIDE_MODULE)) return resolved;
+  const err = new Error(\`Cannot find module '\${fileURLToPath(resolved.url)}' imported from \${context.parentURL}\`);
+  err.code = 'ERR_MODULE_NOT_FOUND';
+  throw err;
+}
+`,
+  );
   await writeFile(
     path.join(scratch, 'hooks.mjs'),
-    `import { fileURLToPath } from 'node:url';
+    `import { hide } from './hide.mjs';
 export async function resolve(specifier, context, next) {
-  const resolved = await next(specifier, context);
-  if (resolved.url.includes(process.env.HIDE_MODULE)) {
-    const err = new Error(\`Cannot find module '\${fileURLToPath(resolved.url)}' imported from \${context.parentURL}\`);
-    err.code = 'ERR_MODULE_NOT_FOUND';
-    throw err;
-  }
-  return resolved;
+  return hide(await next(specifier, context), context);
 }
 `,
   );
   register = path.join(scratch, 'register.mjs');
-  await writeFile(register, "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
+  await writeFile(
+    register,
+    `import * as mod from 'node:module';
+import { hide } from './hide.mjs';
+if (mod.registerHooks) mod.registerHooks({ resolve: (specifier, context, next) => hide(next(specifier, context), context) });
+else mod.register('./hooks.mjs', import.meta.url);
+`,
+  );
 });
 afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
