@@ -24,6 +24,7 @@ import {
   type CommandStat,
   type TracedCommand,
 } from './lib/redis-trace.js';
+import { benchVideoCatalog } from './lib/video-catalog.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // dist-bench/bench
 const root = path.resolve(here, '..', '..');
@@ -128,26 +129,7 @@ async function main(): Promise<void> {
       models: {},
       postgresAdminUrl: POSTGRES_ADMIN_URL,
       redisUrl: REDIS_URL,
-      catalogExtra: {
-        providers: [
-          {
-            id: 'sim-tasks',
-            protocol: 'content-tasks',
-            base_url: `${simUrl}/api/v3`,
-            api_key: 'bench-upstream-secret',
-          },
-        ],
-        models: [
-          {
-            id: 'bench-video',
-            endpoints: ['videos'],
-            routes: [{ provider: 'sim-tasks', upstream_model: 'bench-video-up' }],
-            durations: [5, 10],
-            resolutions: ['720p', '1080p'],
-            pricing: { per_second: { '720p': 10_000, '1080p': 30_000 } },
-          },
-        ],
-      },
+      catalogExtra: benchVideoCatalog(simUrl),
       // Results go to the local-disk object store under the run's temp dir (the embedded default).
       env: { STORAGE_DRIVER: 'local', SHUTDOWN_GRACE_MS: '5000' },
       // The worker that starts with the gateway only drains usage records; task workers are

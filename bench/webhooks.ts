@@ -17,6 +17,7 @@ import { readUrl } from './lib/processes.js';
 import { NOISY, num, QuietGuard, startMeter, type MeterResult } from './lib/quiet.js';
 import { publishResult } from './lib/results.js';
 import { startReceiver } from './lib/webhook-receiver.js';
+import { benchVideoCatalog } from './lib/video-catalog.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // dist-bench/bench
 const root = path.resolve(here, '..', '..');
@@ -85,26 +86,7 @@ async function main(): Promise<void> {
       models: {},
       postgresAdminUrl: POSTGRES_ADMIN_URL,
       redisUrl: REDIS_URL,
-      catalogExtra: {
-        providers: [
-          {
-            id: 'sim-tasks',
-            protocol: 'content-tasks',
-            base_url: `${simUrl}/api/v3`,
-            api_key: 'bench-upstream-secret',
-          },
-        ],
-        models: [
-          {
-            id: 'bench-video',
-            endpoints: ['videos'],
-            routes: [{ provider: 'sim-tasks', upstream_model: 'bench-video-up' }],
-            durations: [5, 10],
-            resolutions: ['720p', '1080p'],
-            pricing: { per_second: { '720p': 10_000, '1080p': 30_000 } },
-          },
-        ],
-      },
+      catalogExtra: benchVideoCatalog(simUrl),
       // http and loopback endpoints are a development setting, refused with NODE_ENV=production.
       env: {
         NODE_ENV: 'development',
