@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -63,19 +62,20 @@ export function createLocalStore(config: LocalStoreConfig): ObjectStore {
       const { data, meta } = locate(key);
       const tmp = path.join(tmpDir, `${randomBytes(12).toString('hex')}.part`);
       const counter = countBytes(options.contentLength);
+      await mkdir(path.dirname(data), { recursive: true });
+      // Opened before the copy starts: a write stream opens its file asynchronously, so a copy that
+      // failed at once could have its temp file removed before the stream created it (left behind).
+      const file = await open(tmp, 'wx');
       try {
-        await mkdir(path.dirname(data), { recursive: true });
-        await pipeline(
-          Buffer.isBuffer(body) ? Readable.from([body]) : body,
-          counter,
-          createWriteStream(tmp, { flags: 'wx' }),
-        );
+        await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, counter, file.createWriteStream());
         await writeFile(`${tmp}.json`, JSON.stringify({ key, contentType: options.contentType } satisfies Meta));
         // Metadata first: a reader racing a replace may see the new type with the old bytes for an
         // instant, never a data file without its metadata.
         await rename(`${tmp}.json`, meta);
         await rename(tmp, data);
       } finally {
+        // The stream closes its handle when it ends or fails; closing again is a no-op then.
+        await file.close().catch(() => {});
         await rm(tmp, { force: true });
         await rm(`${tmp}.json`, { force: true });
       }
