@@ -108,6 +108,9 @@ describe('large results', () => {
     const { received, tail, peakRss } = await drain(url);
     expect(received).toBe(bytes);
     expect(tail.equals(resultBytes(id, 'video', bytes - 100, 100))).toBe(true);
-    expect(peakRss - rssBefore).toBeLessThan(50 * 1024 * 1024);
+    // Freed chunks are external memory that V8 collects only past its own external-memory
+    // threshold (tens of MiB), later under load: growth up to ~70 MiB was seen on a busy machine.
+    // Holding the body would cost its whole 200 MiB, so half of it is the line between the two.
+    expect(peakRss - rssBefore).toBeLessThan(bytes / 2);
   });
 });
