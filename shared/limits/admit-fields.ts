@@ -6,7 +6,7 @@ import type { LimitKeyNames } from './limit-keys.js';
 /** The spend counter (shared/redis/keys.ts) each budget period is counted against. */
 const BUDGET_COUNTER: Record<BudgetPeriod, 't' | 'd' | 'w' | 'm'> = { total: 't', day: 'd', week: 'w', month: 'm' };
 
-/** One STEP operation: its marker and fields, flat, in the order shared/limits/lua/step.lua reads them. */
+/** One STEP operation: its marker and fields, flat, in the order the STEP script reads them (shared/limits/lua/step-common.lua). */
 export type StepOp = (string | number)[];
 
 export interface AdmitFields {

@@ -18,7 +18,8 @@ const lua = (name: string) => readLua(import.meta.url, name);
 
 /** Lua shared by the scripts that read a layer's rate state: the state, GCRA, the tightest layer. */
 export const RATE_STATE = lua('rate-state');
-export const STEP = `${RATE_STATE}\n${lua('step')}`;
+/** One script in five files, read as one (lua/step-common.lua says how they fit). */
+export const STEP = [RATE_STATE, ...['step-common', 'step-admit', 'step-finish', 'step'].map(lua)].join('\n');
 export const PEEK = `${RATE_STATE}\n${lua('peek')}`;
 export const RENEW = lua('renew');
 export const CONSUME = lua('consume');
