@@ -11,7 +11,8 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { createDb } from '../shared/db/index.js';
 import { projectPath } from '../shared/paths.js';
 import { migrate } from '../shared/db/migrate.js';
-import { usageLogs, usageReport, usageReportFromRecords, type GroupBy } from '../shared/db/usage-reports.js';
+import { usageLogs } from '../shared/db/usage-logs.js';
+import { usageReport, usageReportFromRecords, type GroupBy } from '../shared/db/usage-reports.js';
 import { keyUsageByModel, recentKeyCalls } from '../shared/db/usage-records.js';
 
 const ADMIN = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

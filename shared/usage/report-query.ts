@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { badRequest } from '../errors.js';
-import type { GroupBy, LogFilters } from '../db/usage-reports.js';
+import type { LogFilters } from '../db/usage-logs.js';
+import type { GroupBy } from '../db/usage-reports.js';
 import { parseOrThrow } from '../validation.js';
 import { UUID_PATTERN as UUID } from '../ids.js';
 

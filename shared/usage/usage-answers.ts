@@ -1,5 +1,6 @@
 import type { Db } from '../db/index.js';
-import { usageLogs, usageReport, type Counters, type ReportRow } from '../db/usage-reports.js';
+import { usageLogs } from '../db/usage-logs.js';
+import { usageReport, type Counters, type ReportRow } from '../db/usage-reports.js';
 import { cursorOf, readLogsQuery, readReportQuery } from './report-query.js';
 
 const COLUMNS = [

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { GatewayServices } from '../../../shared/gateway/services.js';
-import { countUsageLogs, usageLogs } from '../../../shared/db/usage-reports.js';
+import { countUsageLogs, usageLogs } from '../../../shared/db/usage-logs.js';
 import { logFiltersOf, logFiltersSchema } from '../../../shared/usage/report-query.js';
 import { logView, reportAnswer } from '../../../shared/usage/usage-answers.js';
 import { parseOrThrow } from '../../../shared/validation.js';
