@@ -1,48 +1,39 @@
-// Asset `complete` on a 20 MiB image (p50 and RSS growth while it runs) and the cost of resolving
-// an asset:// reference, against a gateway built in process on the local Postgres and Redis with
-// the local storage driver. `npm run bench:assets`.
-import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+// Asset `complete` on a 20 MiB image (p50 and the API process's RSS growth while it runs) against a
+// gateway started as its own processes on the local Postgres and Redis with the local storage
+// driver, and the cost of resolving an asset:// reference, measured in this process against the
+// same database. `npm run bench:assets`.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
+import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { createRequestListener } from '../api/app.js';
-import { createUser } from '../shared/accounts/create-user.js';
 import { resolveAssetReferences } from '../shared/assets/resolve-references.js';
-import { buildCatalog } from '../shared/catalog/index.js';
+import { loadCatalogOrExit } from '../shared/catalog/load-for-process.js';
 import { parseConfig } from '../shared/config.js';
-import { migrate } from '../shared/db/migrate.js';
 import { buildServices } from '../shared/gateway/build-services.js';
 import { authenticate } from '../shared/gateway/pipeline.js';
-import { createKey } from '../shared/keys/manage-keys.js';
 import { createLogger } from '../shared/log.js';
-import { demoCatalog } from '../tools/demo/catalog.js';
+import { BenchRun } from './lib/bench-run.js';
+import { startGateway } from './lib/gateway.js';
 
-const ADMIN = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const name = `gw_bench_assets_${Date.now().toString(36)}`;
-const dbUrl = new URL(ADMIN);
-dbUrl.pathname = `/${name}`;
-const dataDir = await mkdtemp(path.join(tmpdir(), 'gw-bench-assets-'));
-await migrate(dbUrl.toString());
-const config = parseConfig({
-  DATABASE_URL: dbUrl.toString(),
-  REDIS_PREFIX: `gwb:${randomBytes(3).toString('hex')}:`,
-  DATA_DIR: dataDir,
-  LOG_LEVEL: 'silent',
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const log = (message: string) => process.stderr.write(`[bench:assets] ${message}\n`);
+const run = await BenchRun.start('gw-bench-assets', log);
+// No call reaches an upstream here: the chat model only makes the catalog valid.
+const gw = await startGateway({
+  root,
+  tmpDir: run.tmpDir,
+  logDir: run.logDir,
+  upstreams: { none: 'http://127.0.0.1:9' },
+  models: { 'bench-none': 'none' },
+  postgresAdminUrl: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
 });
-const services = await buildServices(config, buildCatalog(demoCatalog('http://127.0.0.1:9')), createLogger('silent'));
-const server = createServer(createRequestListener(services)).listen(0, '127.0.0.1');
-await new Promise((r) => server.once('listening', r));
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-const user = await createUser(services.db, `bench-${randomBytes(3).toString('hex')}@example.test`, 'password123');
-const { key } = await createKey(
-  { db: services.db, redis: services.redis, channel: services.redisKeys.keyInvalidation, catalog: services.catalog },
-  user.id,
-  {},
-);
+run.onEnd(() => gw.close());
+const base = gw.url;
+const key = gw.authorization.slice('Bearer '.length);
+/** The API process's resident memory, from /proc (the API runs apart from this script). */
+const apiRss = () =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${gw.api.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
 
 const image = await sharp({
   create: {
@@ -72,10 +63,9 @@ for (let i = 0; i < 7; i++) {
     size_bytes: image.length,
   });
   await fetch(reserved.upload_url, { method: 'PUT', headers: reserved.headers, body: image });
-  global.gc?.();
-  const rss0 = process.memoryUsage().rss;
+  const rss0 = apiRss();
   let peak = rss0;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+  const sampler = setInterval(() => (peak = Math.max(peak, apiRss())), 5);
   const t = performance.now();
   const asset = await post(`/v1/assets/uploads/${reserved.upload_id}/complete`);
   times.push(performance.now() - t);
@@ -85,6 +75,9 @@ for (let i = 0; i < 7; i++) {
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
+// asset:// resolution alone, in this process, against the gateway's database, Redis and storage.
+const config = parseConfig(gw.env);
+const services = await buildServices(config, await loadCatalogOrExit(config), createLogger('silent'));
 const keyContext = await authenticate(services, { secret: key, ip: '127.0.0.1' });
 const ctx = {
   db: services.db,
@@ -118,10 +111,5 @@ process.stdout.write(
   `| measure | p50 |\n|---|---|\n| complete, ${(image.length / 1024 / 1024).toFixed(1)} MiB PNG (7 runs) | ${median(times).toFixed(0)} ms |\n| RSS growth during complete | ${median(growth).toFixed(1)} MiB (max ${Math.max(...growth).toFixed(1)}) |\n| asset:// resolution, per reference | ${median(resolveTimes).toFixed(2)} ms |\n`,
 );
 
-server.close();
 await services.close();
-await rm(dataDir, { recursive: true, force: true });
-const admin = new pg.Client({ connectionString: ADMIN });
-await admin.connect();
-await admin.query(`DROP DATABASE ${pg.escapeIdentifier(name)} WITH (FORCE)`);
-await admin.end();
+await run.end(true);
