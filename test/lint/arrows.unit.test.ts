@@ -28,9 +28,9 @@ function sources(dir: string): string[] {
 }
 
 /** Every import between files of the repository, as paths relative to its root. */
-function arrows(): Arrow[] {
+function arrows(layers = LAYERS): Arrow[] {
   const found: Arrow[] = [];
-  for (const file of LAYERS.flatMap(sources)) {
+  for (const file of layers.flatMap(sources)) {
     for (const match of readFileSync(path.join(ROOT, file), 'utf8').matchAll(IMPORT)) {
       const specifier = match[1] ?? match[2]!;
       if (!specifier.startsWith('.')) continue;
@@ -72,6 +72,12 @@ describe('the arrows between the layers point down', () => {
     expect(
       all.filter((a) => ['api', 'bin'].includes(top(a.from)) && outside.has(top(a.to)) && !demo(a)).map(show),
     ).toEqual([]);
+  });
+
+  it('bench/ drives the API as processes: it imports nothing from api/', () => {
+    const bench = arrows(['bench']);
+    expect(bench.length).toBeGreaterThan(50);
+    expect(bench.filter((a) => top(a.to) === 'api').map(show)).toEqual([]);
   });
 
   it('no two folders of shared/ import each other', () => {
