@@ -5,6 +5,7 @@ import type { JobQueues } from '../jobs/queues.js';
 import { mailDisabledEndpointOwners } from './disabled-notice.js';
 import { enqueueDelivery } from './enqueue.js';
 import { ATTEMPT_LEASE_MS } from './retry-schedule.js';
+import { withJobOrigin } from '../telemetry/spans.js';
 
 /** Events, their deliveries and attempts are kept this long once every delivery is over. */
 export const EVENT_RETENTION_MS = 30 * 24 * 3600 * 1000;
@@ -25,7 +26,7 @@ export async function sweepWebhooks(
     new Date(now - staleAfterMs - ATTEMPT_LEASE_MS),
     500,
   );
-  for (const d of overdue) await enqueueDelivery(s.jobs, d.id, d.attempts);
+  for (const d of overdue) await withJobOrigin(d.trace_context, () => enqueueDelivery(s.jobs, d.id, d.attempts));
   const mailed = await mailDisabledEndpointOwners(s.db, s.jobs, new Date(now));
   const pruned = await pruneEvents(s.db, new Date(now - EVENT_RETENTION_MS), 1_000);
   return `${overdue.length} webhook deliveries re-enqueued, ${mailed} disabled-endpoint owners mailed, ${pruned} old events pruned`;
