@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/http.js';
 import { spawnLogged, type LoggedProcess } from '../support/logged-process.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
@@ -20,8 +20,12 @@ beforeAll(async () => {
   catalog = await writeCatalogFile(gw.sim.url);
 });
 
+// One process per test, stopped after it: two busy cores need not carry six idle APIs.
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((p) => p.stop()));
+});
+
 afterAll(async () => {
-  await Promise.all(started.map((p) => p.stop()));
   await catalog?.remove();
   await gw?.close();
   await receiver?.close();
