@@ -1,3 +1,4 @@
+import { withJobOrigin } from '../telemetry/spans.js';
 import { overdueDeliveries } from '../db/webhook-deliveries.js';
 import { pruneEvents } from '../db/webhook-events.js';
 import type { Db } from '../db/index.js';
@@ -5,7 +6,6 @@ import type { JobQueues } from '../jobs/queues.js';
 import { mailDisabledEndpointOwners } from './disabled-notice.js';
 import { enqueueDelivery } from './enqueue.js';
 import { ATTEMPT_LEASE_MS } from './retry-schedule.js';
-import { withJobOrigin } from '../telemetry/spans.js';
 
 /** Events, their deliveries and attempts are kept this long once every delivery is over. */
 export const EVENT_RETENTION_MS = 30 * 24 * 3600 * 1000;
