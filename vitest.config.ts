@@ -46,6 +46,7 @@ const PROCESS_TESTS = [
   'test/console-site/passkey-sign-up.test.ts',
   'test/console-site/oidc.test.ts',
   'test/operations/**/*.test.ts',
+  'test/cache-response/metrics-port.test.ts',
 ];
 
 export default defineConfig({

@@ -161,7 +161,11 @@ export interface Config {
   /** `sentinels` set: the master is found through them by `sentinelName` (shared/redis/client.ts). */
   readonly redis: Readonly<RedisTarget & { prefix: string }>;
   /** The exact-match response cache (docs/reference/cache.md): its byte budget, and its own Redis when set. */
-  readonly responseCache: Readonly<{ maxBytes: number; redisUrl: string | undefined }>;
+  /**
+   * `redis`: the cache's own Redis (CACHE_REDIS_URL), one address used as given, never found through
+   * REDIS_SENTINELS; unset, the cache is on the gateway's Redis (docs/reference/cache.md, "Storage").
+   */
+  readonly responseCache: Readonly<{ maxBytes: number; redis: RedisTarget | undefined }>;
   readonly catalog: Readonly<{ file: string | undefined }>;
   readonly dataDir: string;
   readonly upstream: Readonly<{ connections: number; headersTimeoutMs: number; bodyTimeoutMs: number }>;
@@ -246,7 +250,7 @@ export function parseConfig(source: NodeJS.ProcessEnv): Config {
       sentinelName: e.REDIS_SENTINEL_NAME,
       sentinelPassword: e.REDIS_SENTINEL_PASSWORD,
     },
-    responseCache: { maxBytes: e.CACHE_MAX_BYTES, redisUrl: e.CACHE_REDIS_URL },
+    responseCache: { maxBytes: e.CACHE_MAX_BYTES, redis: e.CACHE_REDIS_URL ? { url: e.CACHE_REDIS_URL } : undefined },
     catalog: { file: e.CATALOG_FILE },
     dataDir: e.DATA_DIR,
     upstream: {

@@ -16,6 +16,7 @@ import type { GatewayServices } from '../../shared/gateway/services.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../../shared/idempotency/idempotency-key.js';
 import { findReplay } from '../../shared/idempotency/replay.js';
 import { randomBase62 } from '../../shared/ids.js';
+import { jobTraceCarrier } from '../../shared/telemetry/spans.js';
 import { jobId } from '../../shared/jobs/catalog.js';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
 import type { PrivateCallRequest } from '../../shared/private/call-request.js';
@@ -106,6 +107,7 @@ export async function acceptChatCall(
     status,
     tags: identity.tags,
     created_at: new Date(now).toISOString(),
+    trace_context: jobTraceCarrier() ?? null,
   };
   const idem = { requestHash: identity.hash, now: new Date(now), expiresAt: new Date(now + IDEMPOTENCY_WINDOW_MS) };
   // A few times at most: between a concurrent retry freeing the id and taking it, the id names nothing.

@@ -6,6 +6,7 @@ import type { GatewayServices } from '../gateway/services.js';
 import { randomBase62 } from '../ids.js';
 import { jobId } from '../jobs/catalog.js';
 import type { ApiKeyContext } from '../keys/api-key.js';
+import { jobTraceCarrier } from '../telemetry/spans.js';
 import type { BatchEndpoint } from './endpoints.js';
 
 export interface NewBatch {
@@ -38,6 +39,7 @@ export async function createBatch(services: GatewayServices, key: ApiKeyContext,
       created_at: now,
       in_progress_at: batch.lines ? now : null,
       expires_at: new Date(now.getTime() + services.config.batches.windowMs),
+      trace_context: jobTraceCarrier() ?? null,
     });
     const lines: Insertable<BatchLinesTable>[] = (batch.lines ?? []).map((l, i) => ({
       batch_id: id,

@@ -14,6 +14,7 @@ import { redisKeys } from '../redis/keys.js';
 import { systemClock } from '../clock.js';
 import { createLogger } from '../log.js';
 import { ResponseCacheStore } from '../response-cache/store.js';
+import { createCacheRedis } from '../gateway/open-response-cache.js';
 
 /** Connections for one CLI command, opened lazily and closed at the end. */
 export class CliContext {
@@ -81,14 +82,10 @@ export class CliContext {
 
   /** The response cache (a revoked key's answers are purged), on its own Redis when CACHE_REDIS_URL sets one. */
   async responseCache(): Promise<ResponseCacheStore> {
-    const { redisUrl, maxBytes } = this.config.responseCache;
+    const { redis: target, maxBytes } = this.config.responseCache;
     let redis = await this.redis();
-    if (redisUrl) {
-      if (!this.cacheRedis) {
-        this.cacheRedis = createRedis({ url: redisUrl });
-        this.cacheRedis.on('error', () => {});
-        defineScripts(this.cacheRedis);
-      }
+    if (target) {
+      this.cacheRedis ??= createCacheRedis(target);
       await connectRedis(this.cacheRedis);
       redis = this.cacheRedis;
     }

@@ -1,4 +1,5 @@
 import type { ColumnType, Selectable } from 'kysely';
+import type { TraceContextColumn } from './schema.js';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -64,6 +65,7 @@ export interface BatchesTable {
   expired_at: Timestamp | null;
   cancelling_at: Timestamp | null;
   cancelled_at: Timestamp | null;
+  trace_context: TraceContextColumn;
 }
 
 export interface BatchLinesTable {

@@ -68,10 +68,10 @@ export function moveBatch(
 }
 
 /** Batches not ended whose job may have been lost (Redis flushed): the maintenance sweep enqueues them again. */
-export function openBatches(db: Db, limit: number): Promise<Pick<BatchRow, 'id'>[]> {
+export function openBatches(db: Db, limit: number): Promise<Pick<BatchRow, 'id' | 'trace_context'>[]> {
   return db
     .selectFrom('batches')
-    .select('id')
+    .select(['id', 'trace_context'])
     .where('status', 'in', ['validating', 'in_progress', 'finalizing', 'cancelling'])
     .orderBy('created_at')
     .limit(limit)

@@ -1,6 +1,7 @@
 import type { Db } from './index.js';
 import { insertOnce } from './insert-once.js';
 import type { PrivateCallKind, PrivateCallRow, TaskRow, TaskStatus } from './schema.js';
+import type { TraceCarrier } from '../telemetry/spans.js';
 
 export interface NewPrivateCall {
   id: string;
@@ -16,6 +17,8 @@ export interface NewPrivateCall {
   /** The key's tags and the request's `X-Service-Tags`: the usage record's, whenever the job runs. */
   tags: string[];
   created_at: string;
+  /** The creating request's (jobTraceCarrier), for a job the maintenance sweep enqueues again. */
+  trace_context: TraceCarrier | null;
 }
 
 export interface PrivateIdempotency {
@@ -137,11 +140,15 @@ export async function advancePrivateCall(
 }
 
 /** Chat calls queued or running longer than `olderThan` (their job lost with Redis, or never enqueued). */
-export function stalePrivateChats(db: Db, olderThan: Date, limit: number): Promise<{ id: string }[]> {
+export function stalePrivateChats(
+  db: Db,
+  olderThan: Date,
+  limit: number,
+): Promise<Pick<PrivateCallRow, 'id' | 'trace_context'>[]> {
   return (
     db
       .selectFrom('private_calls')
-      .select('id')
+      .select(['id', 'trace_context'])
       // A stream runs in the API that relays it: there is no job to re-drive.
       .where('stream', '=', false)
       .where('status', 'in', ['queued', 'running'])

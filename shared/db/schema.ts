@@ -3,7 +3,15 @@ import type { AssetTables } from './assets-schema.js';
 import type { ConsoleTables } from './console-schema.js';
 import type { RoutingTables } from './routing-schema.js';
 import type { WebhookTables } from './webhook-schema.js';
+import type { TraceCarrier } from '../telemetry/spans.js';
 import type { BatchTables } from './batches-schema.js';
+
+/**
+ * The trace context of the request that created a row (tasks, batches, private calls, webhook
+ * events; migrations/0028_trace_context.sql), kept for the jobs enqueued again from it (pg writes
+ * the object as JSON); null while tracing is off.
+ */
+export type TraceContextColumn = ColumnType<TraceCarrier | null, TraceCarrier | null | undefined, never>;
 
 export type { AssetRow, AssetUploadRow } from './assets-schema.js';
 
@@ -186,6 +194,7 @@ export interface TasksTable {
   started_at: Timestamp | null;
   finished_at: Timestamp | null;
   deadline_at: Timestamp;
+  trace_context: TraceContextColumn;
 }
 
 export interface IdempotencyKeysTable {
@@ -271,5 +280,6 @@ export interface PrivateCallsTable {
   tags: string[] | null;
   created_at: ColumnType<Date, string, never>;
   finished_at: ColumnType<Date | null, string | null | undefined, string | null>;
+  trace_context: TraceContextColumn;
 }
 export type PrivateCallRow = Selectable<PrivateCallsTable>;

@@ -95,7 +95,7 @@ export function moveTask(
 export function openTasks(db: Db, limit: number, updatedBefore: Date) {
   return db
     .selectFrom('tasks')
-    .select(['id', 'stage', 'polls'])
+    .select(['id', 'stage', 'polls', 'trace_context'])
     .where('stage', '<>', 'done')
     .where('updated_at', '<', updatedBefore)
     .orderBy('updated_at')

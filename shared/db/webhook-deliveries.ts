@@ -1,5 +1,6 @@
 import type { Db, Trx } from './index.js';
 import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from './webhook-schema.js';
+import type { TraceCarrier } from '../telemetry/spans.js';
 
 /** A delivery with what an attempt needs: its endpoint and the event's id, type and body. */
 export interface DeliveryTarget {
@@ -196,21 +197,22 @@ export async function reopenDelivery(
 
 /**
  * Pending deliveries due before `before` with no live attempt (none, or one started before
- * `startedBefore`), oldest first: those whose job may have been lost.
+ * `startedBefore`), oldest first: those whose job may have been lost; with their event's trace context.
  */
 export function overdueDeliveries(
   db: Db,
   before: Date,
   startedBefore: Date,
   limit: number,
-): Promise<Array<{ id: string; attempts: number }>> {
+): Promise<Array<{ id: string; attempts: number; trace_context: TraceCarrier | null }>> {
   return db
-    .selectFrom('webhook_deliveries')
-    .select(['id', 'attempts'])
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<', before)
-    .where((eb) => eb.or([eb('attempt_started_at', 'is', null), eb('attempt_started_at', '<', startedBefore)]))
-    .orderBy('next_attempt_at')
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+    .select(['d.id', 'd.attempts', 'e.trace_context'])
+    .where('d.status', '=', 'pending')
+    .where('d.next_attempt_at', '<', before)
+    .where((eb) => eb.or([eb('d.attempt_started_at', 'is', null), eb('d.attempt_started_at', '<', startedBefore)]))
+    .orderBy('d.next_attempt_at')
     .limit(limit)
     .execute();
 }

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { TraceContextColumn } from './schema.js';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -31,6 +32,7 @@ export interface WebhookEventsTable {
   subject_id: string;
   payload: string;
   created_at: Timestamp;
+  trace_context: TraceContextColumn;
 }
 
 export interface WebhookDeliveriesTable {

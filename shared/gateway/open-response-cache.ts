@@ -3,9 +3,24 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { defineScripts } from '../lifecycle/redis-scripts.js';
 import type { Logger } from '../log.js';
-import { connectRedis, createRedis } from '../redis/client.js';
+import { connectRedis, createRedis, type RedisTarget } from '../redis/client.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { ResponseCacheStore } from '../response-cache/store.js';
+
+/** A lookup waits little for a stalled cache Redis: answering from the upstream is the fallback. */
+const CACHE_COMMAND_TIMEOUT_MS = 500;
+
+/**
+ * The response cache's own Redis (CACHE_REDIS_URL), for the processes and the CLI alike: made by the
+ * one connection factory with a shorter command timeout, its scripts defined. Its connection errors
+ * are not logged here: the store says once that the cache fails, and once that it answers again.
+ */
+export function createCacheRedis(target: RedisTarget): Redis {
+  const redis = createRedis(target, { commandTimeout: CACHE_COMMAND_TIMEOUT_MS });
+  redis.on('error', () => {});
+  defineScripts(redis);
+  return redis;
+}
 
 /**
  * The response cache's storage on the gateway's Redis, or on its own (CACHE_REDIS_URL) with its own
@@ -19,12 +34,9 @@ export async function openResponseCache(
   clock: Clock,
   log: Logger,
 ): Promise<{ store: ResponseCacheStore; close(): Promise<void> }> {
-  const { redisUrl, maxBytes } = config.responseCache;
-  if (!redisUrl) return { store: new ResponseCacheStore(redis, keys, maxBytes, clock, log), close: async () => {} };
-  // A lookup waits little for a stalled cache: answering from the upstream is the fallback.
-  const own = createRedis({ url: redisUrl }, { commandTimeout: 500 });
-  own.on('error', () => {});
-  defineScripts(own);
+  const { redis: target, maxBytes } = config.responseCache;
+  if (!target) return { store: new ResponseCacheStore(redis, keys, maxBytes, clock, log), close: async () => {} };
+  const own = createCacheRedis(target);
   await connectRedis(own).catch((err: Error) =>
     log.warn({ err: err.message }, 'the response cache Redis is unreachable'),
   );

@@ -10,6 +10,7 @@ import { randomBase62 } from '../ids.js';
 import { jobId } from '../jobs/catalog.js';
 import type { JobQueues } from '../jobs/queues.js';
 import type { ApiKeyContext } from '../keys/api-key.js';
+import { jobTraceCarrier } from '../telemetry/spans.js';
 import { taskView } from './task-view.js';
 
 export interface CreateTaskInput {
@@ -135,6 +136,8 @@ async function store(
     started_at: null,
     finished_at: null,
     deadline_at: new Date(now + deadlineMs).toISOString(),
+    // Kept for a submit the reconciler enqueues again: it links to this request as the first did.
+    trace_context: jobTraceCarrier() ?? null,
   };
   const body = taskView({
     ...task,

@@ -1,6 +1,18 @@
 import type { IncomingMessage } from 'node:http';
 import type { Span } from '@opentelemetry/api';
 import { newRequestId } from '../ids.js';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  GEN_AI_OPERATION_NAME_VALUE_CHAT,
+  GEN_AI_OPERATION_NAME_VALUE_EMBEDDINGS,
+  GEN_AI_OPERATION_NAME_VALUE_GENERATE_CONTENT,
+} from './semconv.js';
 import { activeSpan } from './spans.js';
 
 /**
@@ -61,7 +73,10 @@ export interface MeteredCall {
   outputTokens: number | undefined;
 }
 
-const OPERATIONS: Record<string, string> = { 'chat/completions': 'chat', embeddings: 'embeddings' };
+const OPERATIONS: Record<string, string> = {
+  'chat/completions': GEN_AI_OPERATION_NAME_VALUE_CHAT,
+  embeddings: GEN_AI_OPERATION_NAME_VALUE_EMBEDDINGS,
+};
 
 /**
  * Records a finished metered call on its request's note and its span (the server span of the
@@ -79,13 +94,16 @@ export function noteMeteredCall(callId: string, call: MeteredCall): void {
   }
   const span = note ? note.span : activeSpan();
   if (!span) return;
-  span.setAttribute('gen_ai.operation.name', OPERATIONS[call.endpoint] ?? 'generate_content');
-  if (call.model) span.setAttribute('gen_ai.request.model', call.model);
-  if (call.provider) span.setAttribute('gen_ai.provider.name', call.provider);
-  if (call.upstreamModel) span.setAttribute('gen_ai.response.model', call.upstreamModel);
-  if (call.inputTokens !== undefined) span.setAttribute('gen_ai.usage.input_tokens', call.inputTokens);
-  if (call.outputTokens !== undefined) span.setAttribute('gen_ai.usage.output_tokens', call.outputTokens);
+  span.setAttribute(
+    ATTR_GEN_AI_OPERATION_NAME,
+    OPERATIONS[call.endpoint] ?? GEN_AI_OPERATION_NAME_VALUE_GENERATE_CONTENT,
+  );
+  if (call.model) span.setAttribute(ATTR_GEN_AI_REQUEST_MODEL, call.model);
+  if (call.provider) span.setAttribute(ATTR_GEN_AI_PROVIDER_NAME, call.provider);
+  if (call.upstreamModel) span.setAttribute(ATTR_GEN_AI_RESPONSE_MODEL, call.upstreamModel);
+  if (call.inputTokens !== undefined) span.setAttribute(ATTR_GEN_AI_USAGE_INPUT_TOKENS, call.inputTokens);
+  if (call.outputTokens !== undefined) span.setAttribute(ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, call.outputTokens);
   if (call.account) span.setAttribute('gateway.upstream.account', call.account);
-  if (call.errorCode) span.setAttribute('error.type', call.errorCode);
+  if (call.errorCode) span.setAttribute(ATTR_ERROR_TYPE, call.errorCode);
   span.setAttribute('gateway.key.id', call.keyId);
 }

@@ -2,15 +2,28 @@ import type { IncomingHttpHeaders } from 'node:http';
 import {
   context,
   createContextKey,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
   propagation,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
+  type Attributes,
   type Context,
   type Link,
   type Span,
 } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+  ATTR_MESSAGING_DESTINATION_NAME,
+  ATTR_MESSAGING_SYSTEM,
+  ATTR_URL_PATH,
+} from './semconv.js';
 
 /**
  * The spans the gateway makes, each helper a no-op (returning undefined) while tracing is off, so
@@ -36,8 +49,14 @@ export interface TraceCarrier {
   tracestate?: string;
 }
 
-/** The request that created a job's chain of jobs, kept in the context a job runs in (see runJob). */
+/** The request that created a job's chain of jobs, kept in the context a job runs in (see runJobSpan). */
 const ORIGIN = createContextKey('model-gateway job origin');
+
+/**
+ * How a job's origin is written into its data and read back: always W3C trace context, whatever
+ * OTEL_PROPAGATORS says goes over the wire (`none` there must not cost the jobs their links).
+ */
+const JOB_CARRIER = new W3CTraceContextPropagator();
 
 /**
  * The server span of an HTTP call, continuing the client's `traceparent`; and the context its
@@ -52,7 +71,7 @@ export function startServerSpan(
   const parent = propagation.extract(ROOT_CONTEXT, headers);
   const span = tracer.startSpan(
     method,
-    { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.path': path } },
+    { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_URL_PATH]: path } },
     parent,
   );
   return { span, context: trace.setSpan(parent, span) };
@@ -61,7 +80,7 @@ export function startServerSpan(
 /** The route pattern, once known: the span's name and `http.route`. */
 export function nameServerSpan(span: Span, method: string, route: string): void {
   span.updateName(`${method} ${route}`);
-  span.setAttribute('http.route', route);
+  span.setAttribute(ATTR_HTTP_ROUTE, route);
 }
 
 /** A child of `parent` (else of the active span): admission, usage write. */
@@ -84,7 +103,7 @@ export function startUpstreamSpan(
   const active = context.active();
   const span = tracer.startSpan(
     `upstream ${method}`,
-    { kind: SpanKind.CLIENT, attributes: { 'http.request.method': method, 'url.path': path } },
+    { kind: SpanKind.CLIENT, attributes: { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_URL_PATH]: path } },
     active,
   );
   const carried: Record<string, string> = { ...headers };
@@ -95,11 +114,11 @@ export function startUpstreamSpan(
 /** Ends a span: an error status for a thrown error or a status of 500 and above. */
 export function endSpan(span: Span | undefined, failure?: unknown, status?: number): void {
   if (!span) return;
-  if (status !== undefined) span.setAttribute('http.response.status_code', status);
+  if (status !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
   if (failure !== undefined || (status !== undefined && status >= 500)) {
     const message = failure instanceof Error ? failure.message : undefined;
     span.setStatus(message === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message });
-    if (failure instanceof Error) span.setAttribute('error.type', failure.name);
+    if (failure instanceof Error) span.setAttribute(ATTR_ERROR_TYPE, failure.name);
   }
   span.end();
 }
@@ -126,8 +145,21 @@ export function jobTraceCarrier(): TraceCarrier | undefined {
   if (origin) return origin;
   if (!trace.getSpanContext(active)) return undefined;
   const carrier: Partial<TraceCarrier> = {};
-  propagation.inject(active, carrier);
-  return carrier.traceparent ? (carrier as TraceCarrier) : undefined;
+  JOB_CARRIER.inject(active, carrier, defaultTextMapSetter);
+  if (!carrier.traceparent) return undefined;
+  return carrier.tracestate
+    ? { traceparent: carrier.traceparent, tracestate: carrier.tracestate }
+    : { traceparent: carrier.traceparent };
+}
+
+/**
+ * Runs `fn` as if inside a job that `carrier`'s request began: the jobs it enqueues carry that
+ * origin. For a job enqueued again from Postgres (the reconciler, the Redis-loss watcher), whose
+ * row kept the trace context of the request that created it.
+ */
+export function withJobOrigin<T>(carrier: TraceCarrier | null | undefined, fn: () => T): T {
+  if (!on || !carrier?.traceparent) return fn();
+  return context.with(context.active().setValue(ORIGIN, carrier), fn);
 }
 
 /**
@@ -141,19 +173,36 @@ export async function runJobSpan<T>(
 ): Promise<T> {
   if (!on) return run();
   const links: Link[] = [];
-  const origin = carrier ? trace.getSpanContext(propagation.extract(ROOT_CONTEXT, carrier)) : undefined;
+  const origin = carrier
+    ? trace.getSpanContext(JOB_CARRIER.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter))
+    : undefined;
   if (origin) links.push({ context: origin });
   const span = tracer.startSpan(
     `job ${queue}`,
     {
       kind: SpanKind.CONSUMER,
       links,
-      attributes: { 'messaging.system': 'bullmq', 'messaging.destination.name': queue },
+      attributes: { [ATTR_MESSAGING_SYSTEM]: 'bullmq', [ATTR_MESSAGING_DESTINATION_NAME]: queue },
     },
     ROOT_CONTEXT,
   );
   let ctx = trace.setSpan(ROOT_CONTEXT, span);
   if (carrier && origin) ctx = ctx.setValue(ORIGIN, carrier);
+  return runInSpan(span, ctx, run);
+}
+
+/**
+ * Runs `run` in a span of its own, a child of the active one (a batch line in its batch job's
+ * span): what `run` records (a metered call's GenAI attributes, its upstream request) lands on it.
+ */
+export function inChildSpan<T>(name: string, attributes: Attributes, run: () => Promise<T>): Promise<T> {
+  if (!on) return run();
+  const active = context.active();
+  const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, active);
+  return runInSpan(span, trace.setSpan(active, span), run);
+}
+
+async function runInSpan<T>(span: Span, ctx: Context, run: () => Promise<T>): Promise<T> {
   try {
     const result = await context.with(ctx, run);
     endSpan(span);

@@ -1,8 +1,10 @@
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, propagation, trace, type TextMapPropagator } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
+  CompositePropagator,
   ExportResultCode,
   setGlobalErrorHandler,
+  W3CBaggagePropagator,
   W3CTraceContextPropagator,
   type ExportResult,
 } from '@opentelemetry/core';
@@ -21,7 +23,8 @@ import {
 } from '@opentelemetry/sdk-trace';
 import type { Logger } from '../log.js';
 import { GATEWAY_VERSION } from '../version.js';
-import type { SamplerName, TracingConfig } from './config.js';
+import type { PropagatorName, SamplerName, TracingConfig } from './config.js';
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from './semconv.js';
 import { setTracingOn } from './spans.js';
 
 export interface Tracing {
@@ -39,12 +42,14 @@ const OFF: Tracing = { shutdown: async () => {} };
  * buffer is full.
  */
 export function startTracing(config: TracingConfig, log: Logger): Tracing {
+  for (const notice of config.notices) log.warn(notice);
+  if (config.offBecause) log.info(`tracing: off (${config.offBecause}), although an OTLP endpoint is set`);
   if (!config.endpoint) return OFF;
   const exporter = new ReportingExporter(new OTLPTraceExporter({ url: config.endpoint }), config.endpoint, log);
   // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (the env detector) win over our defaults.
   const resource = resourceFromAttributes({
-    'service.name': config.serviceName,
-    'service.version': GATEWAY_VERSION,
+    [ATTR_SERVICE_NAME]: config.serviceName,
+    [ATTR_SERVICE_VERSION]: GATEWAY_VERSION,
   }).merge(detectResources({ detectors: [envDetector] }));
   const provider = new TracerProvider({
     resource,
@@ -54,16 +59,27 @@ export function startTracing(config: TracingConfig, log: Logger): Tracing {
   // The SDK's own complaints (a full buffer, a bad attribute) go to our log, not to stderr.
   setGlobalErrorHandler((err) => log.debug({ err: String(err) }, 'tracing'));
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  // OTEL_PROPAGATORS: what a client's headers are read for and an upstream request is given (`none`: nothing).
+  propagation.setGlobalPropagator(
+    new CompositePropagator({ propagators: config.propagators.map((name) => PROPAGATORS[name]()) }),
+  );
   trace.setGlobalTracerProvider(provider);
   setTracingOn(true);
-  log.info({ endpoint: config.endpoint, sampler: config.sampler }, 'tracing: spans exported over OTLP/HTTP');
+  log.info(
+    { endpoint: config.endpoint, sampler: config.sampler, propagators: config.propagators },
+    'tracing: spans exported over OTLP/HTTP',
+  );
   return {
     async shutdown() {
       await provider.shutdown().catch(() => undefined);
     },
   };
 }
+
+const PROPAGATORS: Record<PropagatorName, () => TextMapPropagator> = {
+  tracecontext: () => new W3CTraceContextPropagator(),
+  baggage: () => new W3CBaggagePropagator(),
+};
 
 function samplerOf(name: SamplerName, ratio: number): Sampler {
   switch (name) {

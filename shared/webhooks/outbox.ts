@@ -2,6 +2,7 @@ import type { Trx } from '../db/index.js';
 import type { TaskRow } from '../db/schema.js';
 import { eventTargets, insertDeliveries, insertEvent } from '../db/webhook-events.js';
 import { randomBase62 } from '../ids.js';
+import { jobTraceCarrier } from '../telemetry/spans.js';
 import { eventPayload, newEventId, taskEvent, type EventSubject, type WebhookEventType } from './events.js';
 import { RETRY_WINDOW_MS } from './retry-schedule.js';
 
@@ -38,6 +39,7 @@ export async function recordEvent(trx: Trx, event: NewEvent, target: EventTarget
     subject_id: event.subject.id,
     payload: eventPayload(id, event.type, event.createdAt, event.subject),
     created_at: event.createdAt,
+    trace_context: jobTraceCarrier() ?? null,
   });
   if (!written) return [];
   // Due at once; retried for 3 days from the event (the domain's time, as every later decision reads it).

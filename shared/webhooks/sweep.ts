@@ -1,3 +1,4 @@
+import { withJobOrigin } from '../telemetry/spans.js';
 import { overdueDeliveries } from '../db/webhook-deliveries.js';
 import { pruneEvents } from '../db/webhook-events.js';
 import type { Db } from '../db/index.js';
@@ -25,7 +26,7 @@ export async function sweepWebhooks(
     new Date(now - staleAfterMs - ATTEMPT_LEASE_MS),
     500,
   );
-  for (const d of overdue) await enqueueDelivery(s.jobs, d.id, d.attempts);
+  for (const d of overdue) await withJobOrigin(d.trace_context, () => enqueueDelivery(s.jobs, d.id, d.attempts));
   const mailed = await mailDisabledEndpointOwners(s.db, s.jobs, new Date(now));
   const pruned = await pruneEvents(s.db, new Date(now - EVENT_RETENTION_MS), 1_000);
   return `${overdue.length} webhook deliveries re-enqueued, ${mailed} disabled-endpoint owners mailed, ${pruned} old events pruned`;

@@ -1,9 +1,14 @@
 import OpenAI from 'openai';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publishKeyChange } from '../../shared/keys/key-cache.js';
 import { api, signIn } from '../console/helpers.js';
 import { cliInProcess } from '../support/cli-in-process.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { waitUntil } from '../support/http.js';
 import { waitForUsage } from '../support/money.js';
+import { monitorRedis } from '../support/redis-monitor.js';
 import { ask, cacheCatalog, cacheEntries, chat, upstreamCalls, waitForEntries } from './support.js';
 
 // Who may use an entry, what a hit costs, where the TTL comes from, what is never stored.
@@ -61,6 +66,44 @@ describe('who may use an entry', () => {
     // The entries were written by the first key: revoking another key leaves them.
     expect(await cacheEntries(gw, owner.userId)).toBe(2);
   });
+
+  it('refuses a key that expired before any lookup: no command touches the account’s entries', async () => {
+    const owner = await gw.account({ balance: 5_000_000, key: CACHED });
+    const body = ask('gpt-sim', 'expires');
+    expect((await chat(gw, owner.key, body)).cache).toBe('MISS');
+    await waitForEntries(gw, owner.userId, 1);
+    expect((await chat(gw, owner.key, body)).cache).toBe('HIT');
+    const { redis, redisKeys, db } = gw.services;
+    await db
+      .updateTable('api_keys')
+      .set({ expires_at: sql<Date>`now() - interval '1 minute'` })
+      .where('id', '=', owner.keyId)
+      .execute();
+    await publishKeyChange(redis, redisKeys.keyInvalidation, owner.keyId);
+    await expect.poll(async () => (await chat(gw, owner.key, body)).status, { timeout: 5_000 }).toBe(401);
+
+    // Every command Redis runs from here, until the marker below, is seen in order.
+    const entries = `rc:{${owner.userId}}`;
+    const marker = `${gw.env.REDIS_PREFIX}marker:${randomUUID()}`;
+    const touched: string[][] = [];
+    let markerSeen = false;
+    const monitor = await monitorRedis(gw.env.REDIS_URL ?? 'redis://127.0.0.1:6379', ({ args }) => {
+      if (args.some((a) => a.includes(entries))) touched.push(args);
+      if (args.includes(marker)) markerSeen = true;
+    });
+    try {
+      const refused = await chat(gw, owner.key, body);
+      expect(refused.status).toBe(401);
+      expect(refused.json.error.code).toBe('key_expired');
+      expect(refused.cache).toBeNull();
+      await redis.get(marker);
+      await waitUntil(() => markerSeen, 5_000);
+    } finally {
+      monitor.stop();
+    }
+    expect(touched).toEqual([]);
+    expect(await cacheEntries(gw, owner.userId)).toBe(1);
+  });
 });
 
 describe('what a hit costs', () => {
@@ -101,14 +144,30 @@ describe('what a hit costs', () => {
   });
 
   it('counts a hit as a request for RPM, and its tokens toward no TPM limit', async () => {
-    const acct = await gw.account({ balance: 5_000_000, key: { ...CACHED, tpm_limit: 60 } });
+    const acct = await gw.account({ balance: 5_000_000, key: CACHED });
     const body = ask('gpt-sim', 'tpm', { max_tokens: 20 });
-    expect((await chat(gw, acct.key, body)).status).toBe(200);
+    const first = await chat(gw, acct.key, body);
+    expect(first).toMatchObject({ status: 200, cache: 'MISS' });
     await waitForEntries(gw, acct.userId, 1);
-    // Five hits of ~30 tokens each would be far over 60 tokens a minute: they count none.
-    for (let i = 0; i < 5; i++) expect((await chat(gw, acct.key, body)).cache).toBe('HIT');
-    const miss = await chat(gw, acct.key, ask('gpt-sim', 'another question', { max_tokens: 40 }));
+    // Another key of the account may spend fewer tokens a minute than that one answer holds.
+    const answerTokens = first.json.usage.total_tokens as number;
+    const tpm = Math.floor(answerTokens / 2);
+    expect(tpm).toBeGreaterThan(0);
+    const { createKey } = await import('../../shared/keys/manage-keys.js');
+    const admin = { db: gw.services.db, redis: gw.services.redis, channel: gw.services.redisKeys.keyInvalidation };
+    const tight = (
+      await createKey({ ...admin, catalog: gw.services.catalog }, acct.userId, { ...CACHED, tpm_limit: tpm })
+    ).key;
+    // Its hits pass, again and again, each worth twice its limit: a hit's tokens count toward no TPM.
+    for (let i = 0; i < 5; i++) {
+      const hit = await chat(gw, tight, body);
+      expect(hit).toMatchObject({ status: 200, cache: 'HIT' });
+      expect(hit.json.usage.total_tokens).toBe(answerTokens);
+    }
+    // A miss is held to the limit.
+    const miss = await chat(gw, tight, ask('gpt-sim', 'another question', { max_tokens: 20 }));
     expect(miss.status).toBe(429);
+    expect(miss.json.error.code).toBe('rate_limit_exceeded');
 
     const limited = await gw.account({ balance: 5_000_000, key: { ...CACHED, rpm_limit: 2 } });
     const again = ask('gpt-sim', 'rpm');

@@ -113,8 +113,8 @@ describe('the response cache on every text surface', () => {
     });
   });
 
-  it('Responses, whole then streamed', async () => {
-    const input = 'responses surface';
+  /** A Responses call, whole and streamed (its events from `response.created` to `response.completed`). */
+  const responsesCalls = (input: string) => {
     const whole = async () => {
       const { data, response } = await openai().responses.create({ model: 'gemini-sim', input }).withResponse();
       return { status: response.headers.get('x-service-cache'), value: { text: data.output_text, usage: data.usage } };
@@ -135,10 +135,23 @@ describe('the response cache on every text surface', () => {
       expect(types.at(-1)).toBe('response.completed');
       return { status: response.headers.get('x-service-cache'), value: { text, usage } };
     };
-    await missThenHits('up-gemini', whole, [whole, streamed], (a, b) => {
-      expect(b.text).toBe(a.text);
-      expect(b.usage).toMatchObject({ input_tokens: a.usage!.input_tokens, output_tokens: a.usage!.output_tokens });
-    });
+    return { whole, streamed };
+  };
+  type ResponsesValue = { text: string; usage: OpenAI.Responses.ResponseUsage | undefined };
+  const sameResponse = (a: ResponsesValue, b: ResponsesValue) => {
+    expect(b.text).toBe(a.text);
+    expect(b.text).not.toBe('');
+    expect(b.usage).toMatchObject({ input_tokens: a.usage!.input_tokens, output_tokens: a.usage!.output_tokens });
+  };
+
+  it('Responses, whole then streamed', async () => {
+    const { whole, streamed } = responsesCalls('responses surface');
+    await missThenHits('up-gemini', whole, [whole, streamed], sameResponse);
+  });
+
+  it('Responses, a streamed miss then a streamed hit', async () => {
+    const { streamed } = responsesCalls('responses streamed twice');
+    await missThenHits('up-gemini', streamed, [streamed], sameResponse);
   });
 
   it('Messages, streamed then whole', async () => {
@@ -182,9 +195,9 @@ describe('the response cache on every text surface', () => {
     });
   });
 
-  it('generateContent, whole then streamed', async () => {
+  /** A generateContent call, whole and streamed (streamGenerateContent). */
+  const contentCalls = (contents: string) => {
     const genai = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: `${gw.url}/native-content` } });
-    const contents = 'content surface';
     const whole = async () => {
       const answer = await genai.models.generateContent({ model: 'gemini-sim', contents });
       return {
@@ -203,16 +216,27 @@ describe('the response cache on every text surface', () => {
       }
       return { status, value: { text, usage } };
     };
-    await missThenHits('up-gemini', whole, [whole, streamed], (a, b) => {
-      expect(b).toEqual(a);
-      expect(b.usage).toBe(16);
-    });
+    return { whole, streamed };
+  };
+  const sameContent = (a: { text?: string; usage?: number }, b: { text?: string; usage?: number }) => {
+    expect(b).toEqual(a);
+    expect(b.usage).toBe(16);
+  };
+
+  it('generateContent, whole then streamed', async () => {
+    const { whole, streamed } = contentCalls('content surface');
+    await missThenHits('up-gemini', whole, [whole, streamed], sameContent);
+  });
+
+  it('generateContent, a streamed miss then a streamed hit', async () => {
+    const { streamed } = contentCalls('content streamed twice');
+    await missThenHits('up-gemini', streamed, [streamed], sameContent);
   });
 
   it('writes a usage record of each hit with cache_hit and the original tokens', async () => {
-    const rows = await waitForUsage(gw, userId, 17);
+    const rows = await waitForUsage(gw, userId, 21);
     const hits = rows.filter((r) => (r as { cache_hit?: boolean }).cache_hit);
-    expect(hits.length).toBe(11);
+    expect(hits.length).toBe(13);
     for (const hit of hits) {
       expect(hit.status_code).toBe(200);
       expect(hit.output_tokens).toBe(16);

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, type Reply } from '../console/helpers.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -15,6 +16,7 @@ let smtp: TestSmtp;
 let apiProcess: LoggedProcess;
 let worker: LoggedProcess;
 let removeCatalog: () => Promise<void>;
+let env: Record<string, string>;
 const UPSTREAM_KEY = 'sim-upstream-secret';
 
 beforeAll(async () => {
@@ -22,7 +24,7 @@ beforeAll(async () => {
   gw = await startTestGateway({ sim: { apiKey: UPSTREAM_KEY }, env: { SMTP_URL: smtp.url } });
   const catalog = await writeCatalogFile(gw.sim.url);
   removeCatalog = catalog.remove;
-  const env = {
+  env = {
     DATABASE_URL: gw.env.DATABASE_URL!,
     REDIS_PREFIX: gw.env.REDIS_PREFIX!,
     CATALOG_FILE: catalog.file,
@@ -48,8 +50,17 @@ const consoleApi = (method: string, path: string, o: Parameters<typeof api>[3] =
 
 const accessLines = () => apiProcess.records().filter((r) => r.access === true);
 
-async function post(path: string, headers: Record<string, string>, body: unknown): Promise<Response> {
-  const res = await fetch(`${apiProcess.url}${path}`, {
+function post(path: string, headers: Record<string, string>, body: unknown): Promise<Response> {
+  return fetchFrom(apiProcess, path, headers, body);
+}
+
+async function fetchFrom(
+  process: LoggedProcess,
+  path: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<Response> {
+  const res = await fetch(`${process.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
@@ -192,5 +203,31 @@ describe('access log', () => {
     for (const secret of secrets)
       for (const line of all) expect(line.includes(secret), `a log line holds a secret: ${line}`).toBe(false);
     for (const line of all) expect(/authorization|cookie|x-api-key/i.test(line), line).toBe(false);
+  });
+
+  it('ACCESS_LOG=false writes no access line, while the process logs the rest as before', async () => {
+    const quiet = await spawnLogged('api', { ...env, LOG_LEVEL: 'info', ACCESS_LOG: 'false' });
+    try {
+      const { key } = await gw.account({ balance: 10_000_000 });
+      const chat = { model: 'gpt-sim', messages: [{ role: 'user', content: 'quiet' }] };
+      expect((await fetchFrom(quiet, '/v1/chat/completions', { authorization: `Bearer ${key}` }, chat)).status).toBe(
+        200,
+      );
+      expect((await fetchFrom(quiet, '/v1/chat/completions', { authorization: 'Bearer nope' }, chat)).status).toBe(401);
+      const koa = await fetch(`${quiet.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+      expect(koa.status).toBe(200);
+      await koa.text();
+      // A graceful stop: its shutdown lines come after anything those requests wrote, and 'close'
+      // waits until every byte of stdout is read.
+      const closed = once(quiet.child, 'close');
+      quiet.child.kill('SIGTERM');
+      await closed;
+    } finally {
+      await quiet.stop();
+    }
+    const messages = quiet.records().map((r) => r.msg);
+    expect(messages).toContain('gateway API listening');
+    expect(messages).toContain('shutting down');
+    expect(quiet.records().filter((r) => r.access === true || r.msg === 'request')).toEqual([]);
   });
 });

@@ -9,7 +9,12 @@ import { parseConfig } from '../../shared/config.js';
 import { setKeyStatus } from '../../shared/keys/manage-keys.js';
 import type { Logger } from '../../shared/log.js';
 import { connectRedis, createRedis, reportRedisErrors } from '../../shared/redis/client.js';
+import { Redis } from 'ioredis';
+import { ask, chat } from '../cache-response/support.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { chatRequest, postChat, waitUntil } from '../support/http.js';
+import { startRedisServer } from '../support/limits.js';
+import { freePort } from '../support/processes.js';
 import { drained, expectConsistentLedger, usageRecords } from '../support/money.js';
 import { MASTER_NAME, startSentinelSet, type SentinelSet } from '../support/sentinel.js';
 import {
@@ -168,6 +173,45 @@ describe('Redis Sentinel failover', () => {
       ]);
     } finally {
       found.disconnect();
+    }
+  });
+});
+
+describe('the response cache behind Sentinel', () => {
+  it('without CACHE_REDIS_URL lives on the master the Sentinels name; CACHE_REDIS_URL is used as given, not through them', async () => {
+    const master = new Redis((await set.masterPort())!, '127.0.0.1');
+    const own = await startRedisServer(await freePort());
+    const ownClient = new Redis(own.port, '127.0.0.1');
+    let apart: TestGateway | undefined;
+    const entriesOn = (redis: Redis, at: TestGateway, userId: string) =>
+      redis.zcount(at.services.redisKeys.cacheAccount(userId), Date.now(), '+inf');
+    try {
+      // The gateway's own Redis, found through the Sentinels (after the failover above: the promoted replica).
+      const shared = await gw.account({ balance: 5_000_000, key: { cache_ttl_seconds: 600 } });
+      const body = ask('gpt-sim', 'cached behind Sentinel');
+      expect((await chat(gw, shared.key, body)).cache).toBe('MISS');
+      await waitUntil(async () => (await entriesOn(master, gw, shared.userId)) === 1, 10_000);
+      expect((await chat(gw, shared.key, body)).cache).toBe('HIT');
+
+      // A cache Redis of its own, beside the same Sentinels: the entry is there, and not on the master.
+      apart = await startTestGateway({
+        env: {
+          REDIS_SENTINELS: set.sentinels,
+          REDIS_SENTINEL_NAME: MASTER_NAME,
+          REDIS_URL: 'redis://127.0.0.1:9',
+          CACHE_REDIS_URL: `redis://127.0.0.1:${own.port}`,
+        },
+      });
+      const alone = await apart.account({ balance: 5_000_000, key: { cache_ttl_seconds: 600 } });
+      expect((await chat(apart, alone.key, body)).cache).toBe('MISS');
+      await waitUntil(async () => (await entriesOn(ownClient, apart!, alone.userId)) === 1, 10_000);
+      expect((await chat(apart, alone.key, body)).cache).toBe('HIT');
+      expect(await entriesOn(master, apart, alone.userId)).toBe(0);
+    } finally {
+      await apart?.close();
+      master.disconnect();
+      ownClient.disconnect();
+      await own.kill();
     }
   });
 });

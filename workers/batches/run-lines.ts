@@ -7,6 +7,7 @@ import { findBatch, pendingLines } from '../../shared/db/batches.js';
 import { GatewayError } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import type { ApiKeyContext } from '../../shared/keys/api-key.js';
+import { inChildSpan } from '../../shared/telemetry/spans.js';
 
 /** Pending lines read per query, per lane: a few lines ahead, so the bodies waiting to run stay young (cheap to collect). */
 const LINES_AHEAD_PER_LANE = 4;
@@ -63,27 +64,34 @@ export async function runLines(s: GatewayServices, batch: BatchRow, expired: () 
     try {
       for (let line = await next(); line && !stopped; line = await next()) {
         const key = await usableKey(s, batch);
-        for (;;) {
-          if (stopped) return;
-          if (!(await slot.take())) {
-            await sleep(50);
-            continue;
+        const current = line;
+        // Each line in a span of its own, a child of the batch job's: its call's GenAI attributes
+        // and upstream request land there, not on the job's span (docs/reference/operations.md).
+        const attributes = { 'gateway.batch.id': batch.id, 'gateway.batch.line': current.line };
+        await inChildSpan('batch line', attributes, async () => {
+          for (;;) {
+            if (stopped) return;
+            if (!(await slot.take())) {
+              await sleep(50);
+              continue;
+            }
+            let waitMs = 0;
+            try {
+              if (key instanceof GatewayError) {
+                const requestId = lineRequestId(batch.id, current.custom_id);
+                await storeLineFailure(s, batch, { line: current.line, requestId }, spec.errors, key);
+              } else await runLine(s, key, batch, current);
+            } catch (err) {
+              if (!(err instanceof LineWaits)) throw err;
+              waitMs = err.afterMs;
+            }
+            if (waitMs === 0) return;
+            // The line waits without its slot, then runs again.
+            await slot.release();
+            await sleep(waitMs);
           }
-          let waitMs = 0;
-          try {
-            if (key instanceof GatewayError) {
-              const requestId = lineRequestId(batch.id, line.custom_id);
-              await storeLineFailure(s, batch, { line: line.line, requestId }, spec.errors, key);
-            } else await runLine(s, key, batch, line);
-          } catch (err) {
-            if (!(err instanceof LineWaits)) throw err;
-            waitMs = err.afterMs;
-          }
-          if (waitMs === 0) break;
-          // The line waits without its slot, then runs again.
-          await slot.release();
-          await sleep(waitMs);
-        }
+        });
+        if (stopped) return;
       }
     } finally {
       await slot.release();

@@ -10,6 +10,7 @@ import { sweepWebhooks } from '../../shared/webhooks/sweep.js';
 import { mailBudgetNotices } from '../../shared/keys/budget-notice.js';
 import { openBatches } from '../../shared/db/batches.js';
 import { enqueueBatch } from '../../shared/batches/create-batch.js';
+import { withJobOrigin } from '../../shared/telemetry/spans.js';
 
 /**
  * Periodically, on one worker at a time: purges idempotency keys past their window, keeps the
@@ -46,7 +47,8 @@ export async function maintenance(s: TaskJobServices, staleAfterMs: number): Pro
     // twice) keeps its id, and adding under an existing id is a no-op: remove it so the task runs again.
     const old = await s.jobs.queues.get(name)!.getJob(id);
     if (old && (await old.isFailed())) await old.remove();
-    await s.jobs.enqueue(name, { taskId: t.id }, { jobId: id });
+    // The job links to the request that created the task, as the lost one did (the row kept its trace context).
+    await withJobOrigin(t.trace_context, () => s.jobs.enqueue(name, { taskId: t.id }, { jobId: id }));
   }
   // Private chat calls whose job was lost (never enqueued, or Redis lost it): their job again.
   const calls = await stalePrivateChats(s.db, new Date(now - staleAfterMs), 500);
@@ -54,11 +56,11 @@ export async function maintenance(s: TaskJobServices, staleAfterMs: number): Pro
     const id = jobId('private-chat', c.id);
     const old = await s.jobs.queues.get('private-chat')!.getJob(id);
     if (old && ((await old.isFailed()) || (await old.isCompleted()))) await old.remove();
-    await s.jobs.enqueue('private-chat', { callId: c.id }, { jobId: id });
+    await withJobOrigin(c.trace_context, () => s.jobs.enqueue('private-chat', { callId: c.id }, { jobId: id }));
   }
   // Batches not ended whose job was lost: their job again (a no-op while it waits or runs).
   const batches = await openBatches(s.db, 500);
-  for (const b of batches) await enqueueBatch(s, b.id);
+  for (const b of batches) await withJobOrigin(b.trace_context, () => enqueueBatch(s, b.id));
   const webhooks = await sweepWebhooks(s, now, staleAfterMs).catch(
     (err: Error) => `webhook sweep failed: ${err.message}`,
   );
