@@ -9,6 +9,17 @@ import {
 import { createFile } from '../files/create-file.js';
 import { deleteFile, fileContent, fileListQuery, getFileOrLink, listFiles } from '../files/read-files.js';
 import type { RouteGroup } from './route.js';
+import {
+  BATCH_CANCELLING_RESPONSE,
+  BATCH_CREATE_EXAMPLES,
+  BATCH_RESPONSE,
+  BATCHES_RESPONSE,
+  FILE_CONTENT_RESPONSE,
+  FILE_CREATE_EXAMPLES,
+  FILE_DELETED_RESPONSE,
+  FILE_RESPONSE,
+  FILES_RESPONSE,
+} from './examples/batches.js';
 
 /** Files (batch input and output, and the signed links of stored results) and OpenAI's Batch API. */
 export const fileRoutes: RouteGroup = {
@@ -22,6 +33,7 @@ export const fileRoutes: RouteGroup = {
       summary:
         'Upload a batch input file: multipart `file` (JSONL, at most 200 MB and 50,000 lines) and `purpose=batch`, streamed to object storage',
       auth: 'apiKey',
+      examples: FILE_CREATE_EXAMPLES,
       responses: { 200: 'the file object', 400: 'not multipart, no file, purpose not batch', 413: 'over 200 MB' },
       handler: createFile,
     },
@@ -31,6 +43,7 @@ export const fileRoutes: RouteGroup = {
       tag: 'Files',
       summary: "The account's files, newest first (cursor paging with `after`)",
       auth: 'apiKey',
+      examples: { response: FILES_RESPONSE },
       query: fileListQuery,
       handler: listFiles,
     },
@@ -41,6 +54,7 @@ export const fileRoutes: RouteGroup = {
       summary:
         'A file object (`file-…` ids, with the API key), or a stored result behind a short-lived signed link (any other id: no API key, `Range` supported)',
       auth: 'apiKey',
+      examples: { response: FILE_RESPONSE },
       handler: getFileOrLink,
     },
     {
@@ -57,6 +71,8 @@ export const fileRoutes: RouteGroup = {
       tag: 'Files',
       summary: "A file's bytes (JSONL)",
       auth: 'apiKey',
+      media: 'application/jsonl',
+      examples: { response: FILE_CONTENT_RESPONSE },
       handler: fileContent,
     },
     {
@@ -65,6 +81,7 @@ export const fileRoutes: RouteGroup = {
       tag: 'Files',
       summary: 'Delete a file and its bytes',
       auth: 'apiKey',
+      examples: { response: FILE_DELETED_RESPONSE },
       handler: deleteFile,
     },
     {
@@ -74,6 +91,7 @@ export const fileRoutes: RouteGroup = {
       summary:
         'Create a batch from an uploaded file: each line runs as the same synchronous call, charged less the model’s `pricing.batch_discount_percent`',
       auth: 'apiKey',
+      examples: BATCH_CREATE_EXAMPLES,
       body: createBatchSchema,
       handler: createOpenAiBatch,
     },
@@ -83,6 +101,7 @@ export const fileRoutes: RouteGroup = {
       tag: 'Batches',
       summary: "The account's batches, newest first (cursor paging with `after`)",
       auth: 'apiKey',
+      examples: { response: BATCHES_RESPONSE },
       query: batchListQuery,
       handler: listOpenAiBatches,
     },
@@ -92,6 +111,7 @@ export const fileRoutes: RouteGroup = {
       tag: 'Batches',
       summary: 'One batch, its request_counts live',
       auth: 'apiKey',
+      examples: { response: BATCH_RESPONSE },
       handler: getOpenAiBatch,
     },
     {
@@ -100,6 +120,7 @@ export const fileRoutes: RouteGroup = {
       tag: 'Batches',
       summary: 'Cancel a batch: `cancelling` until the lines in flight end, then `cancelled` with the partial output',
       auth: 'apiKey',
+      examples: { response: BATCH_CANCELLING_RESPONSE },
       responses: { 200: 'the batch', 409: 'already ended' },
       handler: cancelOpenAiBatch,
     },

@@ -1,7 +1,7 @@
 import { privateCallSchema, privateLookupSchema } from '../../shared/private/call-request.js';
 import { privateCall, privateCancel, privateGetResult } from '../private/handlers.js';
-import { PRIVATE_CALL_EXAMPLES, PRIVATE_LOOKUP_EXAMPLES } from './examples.js';
 import type { RouteGroup } from './route.js';
+import { PRIVATE_CALL_EXAMPLES, PRIVATE_CANCEL_EXAMPLES, PRIVATE_LOOKUP_EXAMPLES } from './examples/private.js';
 
 /** The private protocol: the `ak-` key in the body; docs/reference/private-protocol.md. */
 export const privateRoutes: RouteGroup = {
@@ -39,7 +39,7 @@ export const privateRoutes: RouteGroup = {
         '`{apiKey, clientRequestId | taskId}`: cancels a video or image call not finished upstream (409 once finished, and for chat calls)',
       auth: 'bodyKey',
       body: privateLookupSchema,
-      examples: { request: PRIVATE_LOOKUP_EXAMPLES.request },
+      examples: PRIVATE_CANCEL_EXAMPLES,
       handler: privateCancel,
     },
   ],

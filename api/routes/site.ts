@@ -3,18 +3,28 @@ import { docsPage, openApiJson } from '../openapi/serve.js';
 import { liveness, readiness } from '../site.js';
 import { usageLookupPage, usageLookupScript, usageLookupStyle } from '../usage/usage-lookup-page.js';
 import type { RouteGroup } from './route.js';
+import { LIVENESS_RESPONSE, READINESS_RESPONSE } from './examples/site.js';
 
 /** Health probes, this document and the pages served without an API prefix. */
 export const siteRoutes: RouteGroup = {
   name: 'site',
   routes: [
-    { method: 'get', path: '/healthz', tag: 'Operations', summary: 'Liveness', auth: 'none', handler: () => liveness },
+    {
+      method: 'get',
+      path: '/healthz',
+      tag: 'Operations',
+      summary: 'Liveness',
+      auth: 'none',
+      examples: { response: LIVENESS_RESPONSE },
+      handler: () => liveness,
+    },
     {
       method: 'get',
       path: '/readyz',
       tag: 'Operations',
       summary: 'Readiness: Postgres and Redis answer (503 otherwise)',
       auth: 'none',
+      examples: { response: READINESS_RESPONSE },
       handler: readiness,
     },
     {
