@@ -17,6 +17,8 @@ import {
   messageBatchResults,
 } from '../messages/message-batches.js';
 import type { Route, RouteGroup } from './route.js';
+import { BATCH_RESPONSES } from '../batches/responses.js';
+import { CONTENT_MODEL_RESPONSES } from '../content/responses.js';
 import {
   MESSAGE_BATCH_CANCELING_RESPONSE,
   MESSAGE_BATCH_CREATE_EXAMPLES,
@@ -72,6 +74,7 @@ const messageBatches = (prefix: string): Route[] => [
     summary:
       'Create a Message Batch: inline `requests[]` of `{custom_id, params}`, each run as the same Messages call, charged less the model’s `pricing.batch_discount_percent`',
     auth: 'messagesKey',
+    response: BATCH_RESPONSES.message,
     body: createMessageBatchSchema,
     examples: MESSAGE_BATCH_CREATE_EXAMPLES,
     handler: createMessageBatch,
@@ -82,6 +85,7 @@ const messageBatches = (prefix: string): Route[] => [
     tag: 'Message Batches',
     summary: "The account's Message Batches, newest first (`after_id`, `before_id`, `limit`)",
     auth: 'messagesKey',
+    response: BATCH_RESPONSES.messages,
     query: messageBatchListQuery,
     examples: { response: MESSAGE_BATCHES_RESPONSE },
     handler: listMessageBatches,
@@ -92,6 +96,7 @@ const messageBatches = (prefix: string): Route[] => [
     tag: 'Message Batches',
     summary: 'One Message Batch, its request_counts live',
     auth: 'messagesKey',
+    response: BATCH_RESPONSES.message,
     examples: { response: MESSAGE_BATCH_RESPONSE },
     handler: getMessageBatch,
   },
@@ -101,6 +106,7 @@ const messageBatches = (prefix: string): Route[] => [
     tag: 'Message Batches',
     summary: 'Cancel a Message Batch: `canceling` until the requests in flight end',
     auth: 'messagesKey',
+    response: BATCH_RESPONSES.message,
     examples: { response: MESSAGE_BATCH_CANCELING_RESPONSE },
     handler: cancelMessageBatch,
   },
@@ -133,6 +139,7 @@ const content = (prefix: string, older: boolean): Route[] => [
     tag: 'Generative content',
     summary: `The chat models this key may call, as \`models/{id}\`${older ? ' (older unprefixed route)' : ''}`,
     auth: 'contentKey',
+    response: CONTENT_MODEL_RESPONSES.list,
     examples: { response: CONTENT_MODELS_RESPONSE },
     handler: listContentModels,
   },
@@ -142,6 +149,7 @@ const content = (prefix: string, older: boolean): Route[] => [
     tag: 'Generative content',
     summary: 'One model',
     auth: 'contentKey',
+    response: CONTENT_MODEL_RESPONSES.one,
     examples: { response: CONTENT_MODEL_RESPONSE },
     handler: getContentModel,
   },

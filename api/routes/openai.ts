@@ -4,7 +4,7 @@ import { embeddingsRequestSchema } from '../../shared/protocols/embeddings/schem
 import { jsonImageEditSchema, jsonImageGenerationSchema } from '../../shared/protocols/images/json-images.js';
 import { logsQuerySchema, reportQuerySchema } from '../../shared/usage/report-query.js';
 import { openAiEmbeddings } from '../embeddings/surfaces.js';
-import { createEstimate, estimateSchema } from '../estimates/create-estimate.js';
+import { createEstimate, estimateAnswer, estimateSchema } from '../estimates/create-estimate.js';
 import { jsonImages } from '../images/json-images.js';
 import { chatCompletionsSurface } from '../openai/chat-surface.js';
 import { getModel, listModels } from '../openai/models.js';
@@ -28,7 +28,8 @@ import {
   USAGE_LOGS_RESPONSE,
   USAGE_REPORT,
 } from './examples/usage.js';
-import { usageLogsAnswer, usageReportAnswer } from '../usage/responses.js';
+import { keyUsageAnswer, scoreAnswer, usageLogsAnswer, usageReportAnswer } from '../usage/responses.js';
+import { MODEL_RESPONSES } from '../openai/responses.js';
 
 /** The OpenAI-compatible surface under /v1. */
 export const openAiRoutes: RouteGroup = {
@@ -97,6 +98,7 @@ export const openAiRoutes: RouteGroup = {
       tag: 'Models',
       summary: 'The models the key may call',
       auth: 'apiKey',
+      response: MODEL_RESPONSES.list,
       examples: { response: MODELS_RESPONSE },
       handler: listModels,
     },
@@ -106,6 +108,7 @@ export const openAiRoutes: RouteGroup = {
       tag: 'Models',
       summary: 'One model by its API id (ids may contain `/`)',
       auth: 'apiKey',
+      response: MODEL_RESPONSES.one,
       examples: { response: MODEL_RESPONSE },
       handler: getModel,
     },
@@ -115,6 +118,7 @@ export const openAiRoutes: RouteGroup = {
       tag: 'Estimates',
       summary: 'What a call would cost this key (no upstream call, nothing reserved)',
       auth: 'apiKey',
+      response: estimateAnswer,
       examples: ESTIMATE_EXAMPLES,
       body: estimateSchema,
       handler: createEstimate,
@@ -125,6 +129,7 @@ export const openAiRoutes: RouteGroup = {
       tag: 'Usage',
       summary: "The key's own usage view (works whatever its usage-access switch)",
       auth: 'apiKey',
+      response: keyUsageAnswer,
       examples: { response: KEY_USAGE_RESPONSE },
       responses: {
         200: 'the key usage view',
@@ -165,6 +170,7 @@ export const openAiRoutes: RouteGroup = {
       tag: 'Usage',
       summary: 'Score a request or session of the account; the same name again replaces the value',
       auth: 'apiKey',
+      response: scoreAnswer,
       examples: SCORE_EXAMPLES,
       body: scoreSchema,
       responses: { 200: 'the score', 404: 'no such request or session in this account' },

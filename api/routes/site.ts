@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { docsStartScript, scalarBundle } from '../openapi/docs-page.js';
 import { docsPage, openApiJson } from '../openapi/serve.js';
 import { liveness, readiness } from '../site.js';
@@ -15,6 +16,7 @@ export const siteRoutes: RouteGroup = {
       tag: 'Operations',
       summary: 'Liveness',
       auth: 'none',
+      response: z.strictObject({ status: z.literal('ok') }),
       examples: { response: LIVENESS_RESPONSE },
       handler: () => liveness,
     },
@@ -24,6 +26,7 @@ export const siteRoutes: RouteGroup = {
       tag: 'Operations',
       summary: 'Readiness: Postgres and Redis answer (503 otherwise)',
       auth: 'none',
+      response: z.strictObject({ status: z.enum(['ok', 'unavailable']), postgres: z.boolean(), redis: z.boolean() }),
       examples: { response: READINESS_RESPONSE },
       handler: readiness,
     },
