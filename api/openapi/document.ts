@@ -96,12 +96,18 @@ function operation(route: RouteDoc): Record<string, unknown> {
   }
   responses.default = { description: "an error in the surface's own format (docs/reference/errors.md)" };
   const schema = route.body && jsonSchema(route.body);
-  const body = schema && {
-    required: true,
-    content: {
-      'application/json': { schema, example: route.examples?.request ?? exampleFromSchema(schema) },
-    },
-  };
+  const raw = route.rawBody;
+  const body = schema
+    ? {
+        required: true,
+        content: {
+          'application/json': { schema, example: route.examples?.request ?? exampleFromSchema(schema) },
+        },
+      }
+    : raw && {
+        required: true,
+        content: { [raw.media]: { schema: raw.schema, ...(raw.example !== undefined && { example: raw.example }) } },
+      };
   return {
     tags: [route.tag],
     // The summary is a title (plain text in the sidebar); where it holds Markdown, the description

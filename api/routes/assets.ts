@@ -94,6 +94,14 @@ export const assetRoutes: RouteGroup = {
         404: 'a forged or expired URL',
         409: 'conflict: the upload is already completed',
       },
+      rawBody: {
+        media: 'image/png',
+        schema: {
+          type: 'string',
+          format: 'binary',
+          description: 'The bytes, with exactly the headers the reservation named (its `content-type`; as many bytes)',
+        },
+      },
       handler: putUpload,
     },
   ],

@@ -38,6 +38,22 @@ export const fileRoutes: RouteGroup = {
       response: FILE_RESPONSES.one,
       examples: FILE_CREATE_EXAMPLES,
       responses: { 200: 'the file object', 400: 'not multipart, no file, purpose not batch', 413: 'over 200 MB' },
+      rawBody: {
+        media: 'multipart/form-data',
+        schema: {
+          type: 'object',
+          properties: {
+            file: {
+              type: 'string',
+              format: 'binary',
+              description: 'JSONL: one `{custom_id, method, url, body}` a line',
+            },
+            purpose: { const: 'batch' },
+          },
+          required: ['file', 'purpose'],
+        },
+        example: { file: 'requests.jsonl', purpose: 'batch' },
+      },
       handler: createFile,
     },
     {

@@ -24,6 +24,11 @@ export interface RouteDoc {
   /** The very zod schemas the route validates with, so the document cannot drift from what the gateway accepts. */
   body?: z.ZodType;
   query?: z.ZodType;
+  /**
+   * A body that is not JSON (a multipart form, raw bytes, a urlencoded form), for the reference:
+   * its media type, its JSON Schema and an example. The handler reads and checks it itself.
+   */
+  rawBody?: { media: string; schema: Record<string, unknown>; example?: unknown };
   /** Status → description; a 200 is assumed when none is given. */
   responses?: Record<number, string>;
   /**

@@ -109,6 +109,11 @@ export const siteRoutes: RouteGroup = {
         415: 'unsupported_media_type',
         429: 'too_many_attempts',
       },
+      rawBody: {
+        media: 'application/x-www-form-urlencoded',
+        schema: { type: 'object', properties: { token: { type: 'string' } }, required: ['token'] },
+        example: { token: 'the OPERATOR_TOKEN' },
+      },
       middleware: 'queueDashboard (api/operator/queue-dashboard.ts)',
     },
   ],

@@ -183,5 +183,14 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(content(doc, '/v1/files/{id}/content', 'get'))).toEqual(['application/jsonl']);
     // No body: no content.
     expect(content(doc, '/api/v1/presets/{slug}', 'delete', '204')).toEqual({});
+    // A body that is not JSON is described in its own media type.
+    const upload = doc.paths['/v1/files']?.post?.requestBody?.content as Record<string, Media> | undefined;
+    expect(Object.keys(upload ?? {})).toEqual(['multipart/form-data']);
+    expect(upload?.['multipart/form-data']?.schema?.properties).toHaveProperty('file');
+    for (const route of ROUTES.filter((r) => r.rawBody))
+      expect(
+        doc.paths[openApiPath(route.path)]?.[route.method]?.requestBody,
+        `${route.method} ${route.path}`,
+      ).toBeDefined();
   });
 });
