@@ -10,15 +10,18 @@ import { ROUTES } from '../api/routes/index.js';
  * Generated here rather than by openapi-typescript: that tool needs TypeScript 5's compiler API,
  * and this repository compiles with TypeScript 7, which has none. The document's schemas are
  * zod's JSON Schema output, a small regular subset (object, array, enum, const, anyOf, oneOf).
+ * Request bodies, queries and the answers of the routes that declare a response schema are typed
+ * by them; so the site's build fails when a field it reads is renamed (web/src/api/models.ts).
  *
  * `node dist/tools/console-api-types.js` rewrites the file; `--check` exits 1 when it drifted.
  */
 
 type Schema = Record<string, unknown>;
+type Response = { content?: Record<string, { schema?: Schema }> };
 type Operation = {
   parameters?: { name: string; in: string; required?: boolean; schema: Schema }[];
   requestBody?: { content: { 'application/json': { schema: Schema } } };
-  responses: Record<string, unknown>;
+  responses: Record<string, Response>;
 };
 
 export const CONSOLE_TYPES_FILE = 'web/src/api/schema.d.ts';
@@ -79,17 +82,21 @@ function parameters(op: Operation, where: 'query' | 'path', depth: number): stri
   return `${where}${optional}: {\n${fields.join('\n')}\n${pad(depth)}};`;
 }
 
+/** A response's body type: its schema's type where the document names one, else `unknown`. */
+function content(response: Response | undefined, depth: number): string {
+  const [media, body] = Object.entries(response?.content ?? {})[0] ?? ['application/json', undefined];
+  return `content: {\n${pad(depth + 1)}${JSON.stringify(media)}: ${typeOf(body?.schema, depth + 1)};\n${pad(depth)}};`;
+}
+
 function operation(op: Operation, depth: number): string {
   const d = depth + 1;
   const body = op.requestBody?.content['application/json']?.schema;
-  // The document names no response schemas yet: every answer's body is `unknown` to the site.
-  const responses = Object.keys(op.responses)
-    .map((status) => {
-      const content =
-        status === '204' || status === '302'
-          ? 'content?: never;'
-          : `content: {\n${pad(d + 3)}"application/json": unknown;\n${pad(d + 2)}};`;
-      return `${pad(d + 1)}${key(status)}: {\n${pad(d + 2)}headers: {\n${pad(d + 3)}[name: string]: unknown;\n${pad(d + 2)}};\n${pad(d + 2)}${content}\n${pad(d + 1)}};`;
+  const responses = Object.entries(op.responses)
+    .map(([status, response]) => {
+      const answer = status === '204' || /^3/.test(status) ? 'content?: never;' : content(response, d + 2);
+      // Statuses unquoted, as openapi-typescript writes them: openapi-fetch finds the success
+      // answers among the numeric keys (`200`), not among strings (`"200"`).
+      return `${pad(d + 1)}${/^\d+$/.test(status) ? status : key(status)}: {\n${pad(d + 2)}headers: {\n${pad(d + 3)}[name: string]: unknown;\n${pad(d + 2)}};\n${pad(d + 2)}${answer}\n${pad(d + 1)}};`;
     })
     .join('\n');
   return [

@@ -34,3 +34,16 @@ export function readPageQuery(ctx: Context): PageQuery {
 export function sendPage(ctx: Context, query: PageQuery, list: unknown[], total: number): void {
   ctx.body = { list, total, page: query.page, page_size: query.pageSize, request_id: ctx.state.requestId as string };
 }
+
+/** The schema of `sendData`'s answer, `{data, request_id}`, around the schema of its `data`. */
+export const dataEnvelope = <T extends z.ZodType>(data: T) => z.strictObject({ data, request_id: z.string() });
+
+/** The schema of `sendPage`'s answer around the schema of one item of its `list`. */
+export const pageEnvelope = <T extends z.ZodType>(item: T) =>
+  z.strictObject({
+    list: z.array(item),
+    total: z.number().int(),
+    page: z.number().int(),
+    page_size: z.number().int(),
+    request_id: z.string(),
+  });

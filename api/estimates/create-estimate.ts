@@ -19,6 +19,9 @@ export const estimateSchema = z.strictObject({
   payload: z.record(z.string(), z.unknown(), { error: 'required object: the request body of that endpoint' }),
 });
 
+/** The answer: the most the call could cost this key (its group's discount applied), in micro-USD. */
+export const estimateAnswer = z.strictObject({ estimated_micro_usd: z.number().int(), is_free: z.boolean() });
+
 /** The quote; a field the model does not offer is named where the caller wrote it (`payload.size`). */
 function quoteNamingPayload(...args: Parameters<typeof scaledQuote>): number {
   try {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { openApiPath, type RouteAuth, type RouteDoc } from '../routes/route.js';
+import { openApiPath, successStatus, type RouteAuth, type RouteDoc } from '../routes/route.js';
 import { exampleFromSchema } from './examples.js';
 
 const SECURITY: Record<Exclude<RouteAuth, 'none'>, { name: string; scheme: Record<string, unknown> }> = {
@@ -43,12 +43,12 @@ const SECURITY: Record<Exclude<RouteAuth, 'none'>, { name: string; scheme: Recor
   operator: { name: 'operator', scheme: { type: 'http', scheme: 'bearer', description: 'The `OPERATOR_TOKEN`' } },
 };
 
-function jsonSchema(schema: z.ZodType): Record<string, unknown> {
-  // The input side: what a client sends (coercions and defaults show as accepted input).
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >;
+/**
+ * A zod schema as JSON Schema. `input` is what a client sends (coercions and defaults show as
+ * accepted input); `output` is what the gateway answers.
+ */
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, unknown> {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   return rest;
 }
 
@@ -68,6 +68,19 @@ function parameters(route: RouteDoc): unknown[] {
   return params;
 }
 
+/** The success answer's content: its schema and example, in its media type. */
+function successContent(route: RouteDoc): Record<string, unknown> | undefined {
+  const example = route.examples?.response;
+  if (!route.response && example === undefined) return undefined;
+  const media = route.media ?? 'application/json';
+  const schema = route.response
+    ? jsonSchema(route.response, 'output')
+    : media === 'application/json'
+      ? undefined
+      : { type: 'string' };
+  return { [media]: { ...(schema && { schema }), ...(example !== undefined && { example }) } };
+}
+
 function operation(route: RouteDoc): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   const declared: [string, string][] = Object.entries(route.responses ?? {});
@@ -76,25 +89,25 @@ function operation(route: RouteDoc): Record<string, unknown> {
   const statuses: [string, string][] = declared.some(([status]) => /^[23]/.test(status))
     ? declared
     : [['200', 'success'], ...declared];
-  // The response example belongs to the success answer: the first 2xx that has a body.
-  const success = statuses.find(([status]) => /^2/.test(status) && status !== '204')?.[0];
+  const success = successStatus(route);
+  const content = successContent(route);
   for (const [status, description] of statuses) {
-    responses[status] = {
-      description,
-      ...(status === success &&
-        route.examples?.response !== undefined && {
-          content: { 'application/json': { example: route.examples.response } },
-        }),
-    };
+    responses[status] = { description, ...(status === success && content && { content }) };
   }
   responses.default = { description: "an error in the surface's own format (docs/reference/errors.md)" };
   const schema = route.body && jsonSchema(route.body);
-  const body = schema && {
-    required: true,
-    content: {
-      'application/json': { schema, example: route.examples?.request ?? exampleFromSchema(schema) },
-    },
-  };
+  const raw = route.rawBody;
+  const body = schema
+    ? {
+        required: true,
+        content: {
+          'application/json': { schema, example: route.examples?.request ?? exampleFromSchema(schema) },
+        },
+      }
+    : raw && {
+        required: true,
+        content: { [raw.media]: { schema: raw.schema, ...(raw.example !== undefined && { example: raw.example }) } },
+      };
   return {
     tags: [route.tag],
     // The summary is a title (plain text in the sidebar); where it holds Markdown, the description

@@ -9,6 +9,19 @@ import {
 import { createFile } from '../files/create-file.js';
 import { deleteFile, fileContent, fileListQuery, getFileOrLink, listFiles } from '../files/read-files.js';
 import type { RouteGroup } from './route.js';
+import {
+  BATCH_CANCELLING_RESPONSE,
+  BATCH_CREATE_EXAMPLES,
+  BATCH_RESPONSE,
+  BATCHES_RESPONSE,
+  FILE_CONTENT_RESPONSE,
+  FILE_CREATE_EXAMPLES,
+  FILE_DELETED_RESPONSE,
+  FILE_RESPONSE,
+  FILES_RESPONSE,
+} from './examples/batches.js';
+import { BATCH_RESPONSES } from '../batches/responses.js';
+import { FILE_RESPONSES } from '../files/responses.js';
 
 /** Files (batch input and output, and the signed links of stored results) and OpenAI's Batch API. */
 export const fileRoutes: RouteGroup = {
@@ -22,7 +35,25 @@ export const fileRoutes: RouteGroup = {
       summary:
         'Upload a batch input file: multipart `file` (JSONL, at most 200 MB and 50,000 lines) and `purpose=batch`, streamed to object storage',
       auth: 'apiKey',
+      response: FILE_RESPONSES.one,
+      examples: FILE_CREATE_EXAMPLES,
       responses: { 200: 'the file object', 400: 'not multipart, no file, purpose not batch', 413: 'over 200 MB' },
+      rawBody: {
+        media: 'multipart/form-data',
+        schema: {
+          type: 'object',
+          properties: {
+            file: {
+              type: 'string',
+              format: 'binary',
+              description: 'JSONL: one `{custom_id, method, url, body}` a line',
+            },
+            purpose: { const: 'batch' },
+          },
+          required: ['file', 'purpose'],
+        },
+        example: { file: 'requests.jsonl', purpose: 'batch' },
+      },
       handler: createFile,
     },
     {
@@ -31,6 +62,8 @@ export const fileRoutes: RouteGroup = {
       tag: 'Files',
       summary: "The account's files, newest first (cursor paging with `after`)",
       auth: 'apiKey',
+      response: FILE_RESPONSES.list,
+      examples: { response: FILES_RESPONSE },
       query: fileListQuery,
       handler: listFiles,
     },
@@ -41,6 +74,8 @@ export const fileRoutes: RouteGroup = {
       summary:
         'A file object (`file-…` ids, with the API key), or a stored result behind a short-lived signed link (any other id: no API key, `Range` supported)',
       auth: 'apiKey',
+      response: FILE_RESPONSES.one,
+      examples: { response: FILE_RESPONSE },
       handler: getFileOrLink,
     },
     {
@@ -57,6 +92,8 @@ export const fileRoutes: RouteGroup = {
       tag: 'Files',
       summary: "A file's bytes (JSONL)",
       auth: 'apiKey',
+      media: 'application/jsonl',
+      examples: { response: FILE_CONTENT_RESPONSE },
       handler: fileContent,
     },
     {
@@ -65,6 +102,8 @@ export const fileRoutes: RouteGroup = {
       tag: 'Files',
       summary: 'Delete a file and its bytes',
       auth: 'apiKey',
+      response: FILE_RESPONSES.deleted,
+      examples: { response: FILE_DELETED_RESPONSE },
       handler: deleteFile,
     },
     {
@@ -74,6 +113,8 @@ export const fileRoutes: RouteGroup = {
       summary:
         'Create a batch from an uploaded file: each line runs as the same synchronous call, charged less the model’s `pricing.batch_discount_percent`',
       auth: 'apiKey',
+      response: BATCH_RESPONSES.one,
+      examples: BATCH_CREATE_EXAMPLES,
       body: createBatchSchema,
       handler: createOpenAiBatch,
     },
@@ -83,6 +124,8 @@ export const fileRoutes: RouteGroup = {
       tag: 'Batches',
       summary: "The account's batches, newest first (cursor paging with `after`)",
       auth: 'apiKey',
+      response: BATCH_RESPONSES.list,
+      examples: { response: BATCHES_RESPONSE },
       query: batchListQuery,
       handler: listOpenAiBatches,
     },
@@ -92,6 +135,8 @@ export const fileRoutes: RouteGroup = {
       tag: 'Batches',
       summary: 'One batch, its request_counts live',
       auth: 'apiKey',
+      response: BATCH_RESPONSES.one,
+      examples: { response: BATCH_RESPONSE },
       handler: getOpenAiBatch,
     },
     {
@@ -100,6 +145,8 @@ export const fileRoutes: RouteGroup = {
       tag: 'Batches',
       summary: 'Cancel a batch: `cancelling` until the lines in flight end, then `cancelled` with the partial output',
       auth: 'apiKey',
+      response: BATCH_RESPONSES.one,
+      examples: { response: BATCH_CANCELLING_RESPONSE },
       responses: { 200: 'the batch', 409: 'already ended' },
       handler: cancelOpenAiBatch,
     },

@@ -17,6 +17,16 @@ import {
   messageBatchResults,
 } from '../messages/message-batches.js';
 import type { Route, RouteGroup } from './route.js';
+import { BATCH_RESPONSES } from '../batches/responses.js';
+import { CONTENT_MODEL_RESPONSES } from '../content/responses.js';
+import {
+  MESSAGE_BATCH_CANCELING_RESPONSE,
+  MESSAGE_BATCH_CREATE_EXAMPLES,
+  MESSAGE_BATCH_RESPONSE,
+  MESSAGE_BATCH_RESULTS_RESPONSE,
+  MESSAGE_BATCHES_RESPONSE,
+} from './examples/batches.js';
+import { CONTENT_MODEL_RESPONSE, CONTENT_MODELS_RESPONSE } from './examples/models.js';
 import {
   BATCH_EMBED_CONTENTS_EXAMPLES,
   CONTENT_COUNT_TOKENS_EXAMPLES,
@@ -24,7 +34,8 @@ import {
   EMBED_CONTENT_EXAMPLES,
   GENERATE_CONTENT_EXAMPLES,
   MESSAGES_EXAMPLES,
-} from './examples.js';
+  STREAM_GENERATE_CONTENT_EXAMPLES,
+} from './examples/text.js';
 
 // The native protocol surfaces under the spec's prefixes and under the older unprefixed routes, which stay.
 
@@ -63,17 +74,9 @@ const messageBatches = (prefix: string): Route[] => [
     summary:
       'Create a Message Batch: inline `requests[]` of `{custom_id, params}`, each run as the same Messages call, charged less the model’s `pricing.batch_discount_percent`',
     auth: 'messagesKey',
+    response: BATCH_RESPONSES.message,
     body: createMessageBatchSchema,
-    examples: {
-      request: {
-        requests: [
-          {
-            custom_id: 'first',
-            params: { model: 'claude-sonnet-4', max_tokens: 256, messages: [{ role: 'user', content: 'Hello' }] },
-          },
-        ],
-      },
-    },
+    examples: MESSAGE_BATCH_CREATE_EXAMPLES,
     handler: createMessageBatch,
   },
   {
@@ -82,7 +85,9 @@ const messageBatches = (prefix: string): Route[] => [
     tag: 'Message Batches',
     summary: "The account's Message Batches, newest first (`after_id`, `before_id`, `limit`)",
     auth: 'messagesKey',
+    response: BATCH_RESPONSES.messages,
     query: messageBatchListQuery,
+    examples: { response: MESSAGE_BATCHES_RESPONSE },
     handler: listMessageBatches,
   },
   {
@@ -91,6 +96,8 @@ const messageBatches = (prefix: string): Route[] => [
     tag: 'Message Batches',
     summary: 'One Message Batch, its request_counts live',
     auth: 'messagesKey',
+    response: BATCH_RESPONSES.message,
+    examples: { response: MESSAGE_BATCH_RESPONSE },
     handler: getMessageBatch,
   },
   {
@@ -99,14 +106,19 @@ const messageBatches = (prefix: string): Route[] => [
     tag: 'Message Batches',
     summary: 'Cancel a Message Batch: `canceling` until the requests in flight end',
     auth: 'messagesKey',
+    response: BATCH_RESPONSES.message,
+    examples: { response: MESSAGE_BATCH_CANCELING_RESPONSE },
     handler: cancelMessageBatch,
   },
   {
     method: 'get',
     path: `${prefix}/messages/batches/:id/results`,
     tag: 'Message Batches',
-    summary: "An ended Message Batch's results, JSONL in request order",
+    summary:
+      "An ended Message Batch's results, JSONL in request order (as Anthropic's API, sent as `application/binary`)",
     auth: 'messagesKey',
+    media: 'application/binary',
+    examples: { response: MESSAGE_BATCH_RESULTS_RESPONSE },
     handler: messageBatchResults,
   },
 ];
@@ -127,6 +139,8 @@ const content = (prefix: string, older: boolean): Route[] => [
     tag: 'Generative content',
     summary: `The chat models this key may call, as \`models/{id}\`${older ? ' (older unprefixed route)' : ''}`,
     auth: 'contentKey',
+    response: CONTENT_MODEL_RESPONSES.list,
+    examples: { response: CONTENT_MODELS_RESPONSE },
     handler: listContentModels,
   },
   {
@@ -135,6 +149,8 @@ const content = (prefix: string, older: boolean): Route[] => [
     tag: 'Generative content',
     summary: 'One model',
     auth: 'contentKey',
+    response: CONTENT_MODEL_RESPONSES.one,
+    examples: { response: CONTENT_MODEL_RESPONSE },
     handler: getContentModel,
   },
   {
@@ -154,7 +170,8 @@ const content = (prefix: string, older: boolean): Route[] => [
     summary: `A streamed generation, SSE with \`?alt=sse\` (${TRANSLATED})`,
     auth: 'contentKey',
     body: contentRequestSchema,
-    examples: { request: GENERATE_CONTENT_EXAMPLES.request },
+    media: 'text/event-stream',
+    examples: STREAM_GENERATE_CONTENT_EXAMPLES,
     streams: true,
     fast: { generation: generateContentSurface, stream: true },
   },

@@ -4,7 +4,7 @@ import { embeddingsRequestSchema } from '../../shared/protocols/embeddings/schem
 import { jsonImageEditSchema, jsonImageGenerationSchema } from '../../shared/protocols/images/json-images.js';
 import { logsQuerySchema, reportQuerySchema } from '../../shared/usage/report-query.js';
 import { openAiEmbeddings } from '../embeddings/surfaces.js';
-import { createEstimate, estimateSchema } from '../estimates/create-estimate.js';
+import { createEstimate, estimateAnswer, estimateSchema } from '../estimates/create-estimate.js';
 import { jsonImages } from '../images/json-images.js';
 import { chatCompletionsSurface } from '../openai/chat-surface.js';
 import { getModel, listModels } from '../openai/models.js';
@@ -13,7 +13,23 @@ import { createScore, scoreSchema } from '../usage/create-score.js';
 import { keyUsage } from '../usage/key-usage.js';
 import { usageLogsRoute, usageReportRoute } from '../usage/usage-reports.js';
 import type { RouteGroup } from './route.js';
-import { CHAT_EXAMPLES, EMBEDDINGS_EXAMPLES, IMAGE_GENERATION_EXAMPLES, RESPONSES_EXAMPLES } from './examples.js';
+import { MODEL_RESPONSE, MODELS_RESPONSE } from './examples/models.js';
+import {
+  IMAGE_EDIT_EXAMPLES,
+  CHAT_EXAMPLES,
+  EMBEDDINGS_EXAMPLES,
+  IMAGE_GENERATION_EXAMPLES,
+  RESPONSES_EXAMPLES,
+} from './examples/text.js';
+import {
+  ESTIMATE_EXAMPLES,
+  KEY_USAGE_RESPONSE,
+  SCORE_EXAMPLES,
+  USAGE_LOGS_RESPONSE,
+  USAGE_REPORT,
+} from './examples/usage.js';
+import { keyUsageAnswer, scoreAnswer, usageLogsAnswer, usageReportAnswer } from '../usage/responses.js';
+import { MODEL_RESPONSES } from '../openai/responses.js';
 
 /** The OpenAI-compatible surface under /v1. */
 export const openAiRoutes: RouteGroup = {
@@ -73,7 +89,7 @@ export const openAiRoutes: RouteGroup = {
         'JSON image edit: `images: [{image_url}]` (https, data URI or `asset://`), optional `mask`; as generations otherwise. Multipart answers 501',
       auth: 'apiKey',
       body: jsonImageEditSchema,
-      examples: { response: IMAGE_GENERATION_EXAMPLES.response },
+      examples: IMAGE_EDIT_EXAMPLES,
       handler: (services) => jsonImages(services, 'edits'),
     },
     {
@@ -82,6 +98,8 @@ export const openAiRoutes: RouteGroup = {
       tag: 'Models',
       summary: 'The models the key may call',
       auth: 'apiKey',
+      response: MODEL_RESPONSES.list,
+      examples: { response: MODELS_RESPONSE },
       handler: listModels,
     },
     {
@@ -90,6 +108,8 @@ export const openAiRoutes: RouteGroup = {
       tag: 'Models',
       summary: 'One model by its API id (ids may contain `/`)',
       auth: 'apiKey',
+      response: MODEL_RESPONSES.one,
+      examples: { response: MODEL_RESPONSE },
       handler: getModel,
     },
     {
@@ -98,6 +118,8 @@ export const openAiRoutes: RouteGroup = {
       tag: 'Estimates',
       summary: 'What a call would cost this key (no upstream call, nothing reserved)',
       auth: 'apiKey',
+      response: estimateAnswer,
+      examples: ESTIMATE_EXAMPLES,
       body: estimateSchema,
       handler: createEstimate,
     },
@@ -107,6 +129,8 @@ export const openAiRoutes: RouteGroup = {
       tag: 'Usage',
       summary: "The key's own usage view (works whatever its usage-access switch)",
       auth: 'apiKey',
+      response: keyUsageAnswer,
+      examples: { response: KEY_USAGE_RESPONSE },
       responses: {
         200: 'the key usage view',
         401: 'invalid, revoked or expired key',
@@ -122,6 +146,8 @@ export const openAiRoutes: RouteGroup = {
       summary:
         "The account's spend by tag, model, key or day over at most 93 days (JSON, or a CSV file with format=csv); needs a key with usage access",
       auth: 'apiKey',
+      response: usageReportAnswer,
+      examples: { response: USAGE_REPORT },
       query: reportQuerySchema,
       responses: { 200: '{group_by, start, end, rows, total}', 403: 'usage_access_disabled' },
       handler: usageReportRoute,
@@ -132,6 +158,8 @@ export const openAiRoutes: RouteGroup = {
       tag: 'Usage',
       summary: "A page of the account's request records, newest first (cursor paging); needs a key with usage access",
       auth: 'apiKey',
+      response: usageLogsAnswer,
+      examples: { response: USAGE_LOGS_RESPONSE },
       query: logsQuerySchema,
       responses: { 200: '{object: list, data, has_more, next_cursor}', 403: 'usage_access_disabled' },
       handler: usageLogsRoute,
@@ -142,6 +170,8 @@ export const openAiRoutes: RouteGroup = {
       tag: 'Usage',
       summary: 'Score a request or session of the account; the same name again replaces the value',
       auth: 'apiKey',
+      response: scoreAnswer,
+      examples: SCORE_EXAMPLES,
       body: scoreSchema,
       responses: { 200: 'the score', 404: 'no such request or session in this account' },
       handler: createScore,

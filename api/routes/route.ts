@@ -24,13 +24,29 @@ export interface RouteDoc {
   /** The very zod schemas the route validates with, so the document cannot drift from what the gateway accepts. */
   body?: z.ZodType;
   query?: z.ZodType;
+  /**
+   * A body that is not JSON (a multipart form, raw bytes, a urlencoded form), for the reference:
+   * its media type, its JSON Schema and an example. The handler reads and checks it itself.
+   */
+  rawBody?: { media: string; schema: Record<string, unknown>; example?: unknown };
   /** Status → description; a 200 is assumed when none is given. */
   responses?: Record<number, string>;
+  /**
+   * The success answer's body (the status of `successStatus`), as the gateway sends it: emitted as
+   * that response's schema, and every real answer parses with it strictly
+   * (test/openapi/example-shapes.ts). Objects are `z.strictObject`s, so a field the schema does not
+   * name fails the test.
+   */
+  response?: z.ZodType;
+  /** The success answer's media type when it is not JSON: `text/event-stream`, `application/jsonl`, `text/html`… */
+  media?: string;
   /** The answer is an SSE stream when the body asks for it. */
   streams?: boolean;
   /**
-   * Shown in the reference: `request` replaces the body example derived from `body`'s schema
-   * (api/openapi/examples.ts), `response` is the success answer's body (the first 2xx of `responses`).
+   * Shown in the reference (api/routes/examples/, one file per surface): `request` replaces the
+   * body example derived from `body`'s schema (api/openapi/examples.ts); `response` is the success
+   * answer's body (the status of `successStatus`), a string for a `media` that is not JSON (an SSE
+   * stream, JSONL lines).
    */
   examples?: { request?: unknown; response?: unknown };
 }
@@ -66,6 +82,18 @@ export interface RouteGroup {
   before?: (services: GatewayServices) => Middleware[];
   authenticate?: Partial<Record<RouteAuth, (services: GatewayServices) => Middleware>>;
   routes: readonly Route[];
+}
+
+/**
+ * The status whose body the reference shows: the first 2xx with a body declared, or the 200
+ * assumed where a route declares no success; undefined for a route that answers only 204, a
+ * redirect or headers (HEAD).
+ */
+export function successStatus(route: Pick<RouteDoc, 'method' | 'responses'>): string | undefined {
+  if (route.method === 'head') return undefined;
+  const declared = Object.keys(route.responses ?? {});
+  if (!declared.some((status) => /^[23]/.test(status))) return '200';
+  return declared.find((status) => /^2/.test(status) && status !== '204');
 }
 
 const CUSTOM_METHOD = /^(.*\*\w+):(\w+)$/;

@@ -1,20 +1,33 @@
+import { z } from 'zod';
 import { docsStartScript, scalarBundle } from '../openapi/docs-page.js';
 import { docsPage, openApiJson } from '../openapi/serve.js';
 import { liveness, readiness } from '../site.js';
 import { usageLookupPage, usageLookupScript, usageLookupStyle } from '../usage/usage-lookup-page.js';
 import type { RouteGroup } from './route.js';
+import { LIVENESS_RESPONSE, READINESS_RESPONSE } from './examples/site.js';
 
 /** Health probes, this document and the pages served without an API prefix. */
 export const siteRoutes: RouteGroup = {
   name: 'site',
   routes: [
-    { method: 'get', path: '/healthz', tag: 'Operations', summary: 'Liveness', auth: 'none', handler: () => liveness },
+    {
+      method: 'get',
+      path: '/healthz',
+      tag: 'Operations',
+      summary: 'Liveness',
+      auth: 'none',
+      response: z.strictObject({ status: z.literal('ok') }),
+      examples: { response: LIVENESS_RESPONSE },
+      handler: () => liveness,
+    },
     {
       method: 'get',
       path: '/readyz',
       tag: 'Operations',
       summary: 'Readiness: Postgres and Redis answer (503 otherwise)',
       auth: 'none',
+      response: z.strictObject({ status: z.enum(['ok', 'unavailable']), postgres: z.boolean(), redis: z.boolean() }),
+      examples: { response: READINESS_RESPONSE },
       handler: readiness,
     },
     {
@@ -95,6 +108,11 @@ export const siteRoutes: RouteGroup = {
         401: 'the form again: wrong token',
         415: 'unsupported_media_type',
         429: 'too_many_attempts',
+      },
+      rawBody: {
+        media: 'application/x-www-form-urlencoded',
+        schema: { type: 'object', properties: { token: { type: 'string' } }, required: ['token'] },
+        example: { token: 'the OPERATOR_TOKEN' },
       },
       middleware: 'queueDashboard (api/operator/queue-dashboard.ts)',
     },

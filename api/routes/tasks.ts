@@ -5,6 +5,17 @@ import { cancelTask } from '../videos/cancel-task.js';
 import { createVideoTask } from '../videos/create-video-task.js';
 import { getTask, listTasks, taskListQuery } from '../videos/read-video-tasks.js';
 import type { RouteGroup } from './route.js';
+import {
+  IMAGE_TASK_CANCELLED_RESPONSE,
+  IMAGE_TASK_CREATE_EXAMPLES,
+  IMAGE_TASK_RESPONSE,
+  IMAGE_TASKS_RESPONSE,
+  VIDEO_CANCELLED_RESPONSE,
+  VIDEO_CREATE_EXAMPLES,
+  VIDEO_RESPONSE,
+  VIDEOS_RESPONSE,
+} from './examples/tasks.js';
+import { TASK_RESPONSES } from '../videos/responses.js';
 
 const idempotent = {
   200: 'the task (a replay of the same Idempotency-Key answers the first result)',
@@ -22,6 +33,8 @@ export const taskRoutes: RouteGroup = {
       tag: 'Videos',
       summary: 'Create a paid video task (idempotent with `Idempotency-Key`)',
       auth: 'apiKey',
+      response: TASK_RESPONSES.video,
+      examples: VIDEO_CREATE_EXAMPLES,
       body: videoCreateSchema,
       responses: idempotent,
       handler: createVideoTask,
@@ -32,6 +45,8 @@ export const taskRoutes: RouteGroup = {
       tag: 'Videos',
       summary: "The account's video tasks, newest first",
       auth: 'apiKey',
+      response: TASK_RESPONSES.videos,
+      examples: { response: VIDEOS_RESPONSE },
       query: taskListQuery,
       handler: (services) => listTasks(services, 'video'),
     },
@@ -41,6 +56,8 @@ export const taskRoutes: RouteGroup = {
       tag: 'Videos',
       summary: 'One video task',
       auth: 'apiKey',
+      response: TASK_RESPONSES.video,
+      examples: { response: VIDEO_RESPONSE },
       handler: (services) => getTask(services, 'video'),
     },
     {
@@ -49,6 +66,8 @@ export const taskRoutes: RouteGroup = {
       tag: 'Videos',
       summary: 'Cancel a task not finished upstream',
       auth: 'apiKey',
+      response: TASK_RESPONSES.video,
+      examples: { response: VIDEO_CANCELLED_RESPONSE },
       responses: { 200: 'the cancelled task', 409: 'already finished' },
       handler: (services) => cancelTask(services, 'video'),
     },
@@ -58,6 +77,8 @@ export const taskRoutes: RouteGroup = {
       tag: 'Image tasks',
       summary: 'Create an asynchronous image task, charged per image delivered',
       auth: 'apiKey',
+      response: TASK_RESPONSES.image,
+      examples: IMAGE_TASK_CREATE_EXAMPLES,
       body: imageGenerationSchema,
       responses: idempotent,
       handler: createImageTask,
@@ -68,6 +89,8 @@ export const taskRoutes: RouteGroup = {
       tag: 'Image tasks',
       summary: "The account's image tasks, newest first",
       auth: 'apiKey',
+      response: TASK_RESPONSES.images,
+      examples: { response: IMAGE_TASKS_RESPONSE },
       query: taskListQuery,
       handler: (services) => listTasks(services, 'image'),
     },
@@ -77,6 +100,8 @@ export const taskRoutes: RouteGroup = {
       tag: 'Image tasks',
       summary: 'One image task',
       auth: 'apiKey',
+      response: TASK_RESPONSES.image,
+      examples: { response: IMAGE_TASK_RESPONSE },
       handler: (services) => getTask(services, 'image'),
     },
     {
@@ -85,6 +110,8 @@ export const taskRoutes: RouteGroup = {
       tag: 'Image tasks',
       summary: 'Cancel an image task not finished upstream',
       auth: 'apiKey',
+      response: TASK_RESPONSES.image,
+      examples: { response: IMAGE_TASK_CANCELLED_RESPONSE },
       handler: (services) => cancelTask(services, 'image'),
     },
   ],

@@ -27,7 +27,7 @@ export function findAsset(
 export function assetView(row: AssetRow) {
   return {
     id: row.id,
-    object: 'asset',
+    object: 'asset' as const,
     reference: `asset://${row.id}`,
     filename: row.filename,
     content_type: row.content_type,

@@ -68,7 +68,14 @@ export function budgetOfRow(row: BudgetColumns): KeyBudget | null {
   return { limit: row.budget_micro_usd, period: row.budget_period, softPercent: row.budget_soft_percent };
 }
 
-export function budgetView(row: BudgetColumns): BudgetSetting {
+/** The budget as a key's view shows it: every field present. */
+export type BudgetView = {
+  limit_micro_usd: number;
+  period: BudgetPeriod;
+  soft_threshold_percent: number | null;
+} | null;
+
+export function budgetView(row: BudgetColumns): BudgetView {
   const b = budgetOfRow(row);
   return b && { limit_micro_usd: b.limit, period: b.period, soft_threshold_percent: b.softPercent };
 }

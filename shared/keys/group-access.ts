@@ -44,7 +44,7 @@ export function assertGroupSelectable(
 export function groupView(g: Group) {
   return {
     id: g.id,
-    models: g.models === '*' ? '*' : [...g.models].sort(),
+    models: g.models === '*' ? ('*' as const) : [...g.models].sort(),
     discount_percent: g.discountPercent,
     rpm_limit: g.limits.rpm,
     tpm_limit: g.limits.tpm,

@@ -1,4 +1,5 @@
 import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../db/webhook-schema.js';
+import type { WebhookEventType } from './events.js';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
@@ -7,9 +8,10 @@ export function endpointView(row: WebhookEndpointRow, now: number) {
   const rotating = row.previous_secret_expires_at && row.previous_secret_expires_at.getTime() > now;
   return {
     id: row.id,
-    object: 'webhook_endpoint',
+    object: 'webhook_endpoint' as const,
     url: row.url,
-    events: row.events,
+    // Written only from the event list (the create and update schemas), so read back as it.
+    events: row.events as WebhookEventType[],
     description: row.description,
     enabled: row.enabled,
     /** `owner`, `failing` (3 days of failed deliveries) or `account_closed`; null while enabled. */
@@ -36,7 +38,7 @@ export function attemptView(row: WebhookAttemptRow) {
 export function deliveryView(row: WebhookDeliveryRow & { event_type: string }, attempts: WebhookAttemptRow[]) {
   return {
     id: row.id,
-    object: 'webhook_delivery',
+    object: 'webhook_delivery' as const,
     endpoint_id: row.endpoint_id,
     event_id: row.event_id,
     event_type: row.event_type,

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CONSOLE_TYPES_FILE, currentConsoleApiTypes, typeOf } from '../../tools/console-api-types.js';
+import { CONSOLE_TYPES_FILE, consoleApiTypes, currentConsoleApiTypes, typeOf } from '../../tools/console-api-types.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -17,5 +17,27 @@ describe('the console site API types', () => {
     expect(
       typeOf({ type: 'object', properties: { x: { const: 1 } }, required: ['x'], additionalProperties: false }),
     ).toBe('{\n    x: 1;\n}');
+  });
+
+  it('types each answer by its schema, under its numeric status (where openapi-fetch looks for success)', () => {
+    const schema = {
+      type: 'object',
+      properties: { id: { type: 'string' } },
+      required: ['id'],
+      additionalProperties: false,
+    };
+    const types = consoleApiTypes({
+      paths: {
+        '/api/v1/things/{id}': {
+          get: { responses: { '200': { content: { 'application/json': { schema } } }, default: {} } },
+          delete: { responses: { '204': {} } },
+        },
+      },
+    }).replace(/\s+/g, ' ');
+    const headers = 'headers: { [name: string]: unknown; };';
+    expect(types).toContain(`200: { ${headers} content: { "application/json": { id: string; }; }; };`);
+    // Without a schema the answer is unknown; a 204 has no content.
+    expect(types).toContain(`default: { ${headers} content: { "application/json": unknown; }; };`);
+    expect(types).toContain(`204: { ${headers} content?: never; };`);
   });
 });

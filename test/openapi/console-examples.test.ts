@@ -1,104 +1,156 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES } from '../../api/routes/index.js';
-import { openApiPath, type Route } from '../../api/routes/route.js';
 import { api, type Json, signIn } from '../console/helpers.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { chatRequest, postChat } from '../support/http.js';
+import { startSecurityGateway, type SecurityGateway } from '../console/security-gateway.js';
+import { SoftAuthenticator } from '../support/authenticator.js';
+import { chatRequest, postChat, waitUntil } from '../support/http.js';
 import { pngOfSize } from '../support/images.js';
 import { drained } from '../support/money.js';
+import { RealAnswers, routesOf } from './example-shapes.js';
 
-// The console routes' response examples (the reference's) against the gateway's real answers:
-// every example has the envelope and the fields the route really answers, no more, no fewer.
-let gw: TestGateway;
+// The console routes' response examples and schemas against the gateway's real answers: every
+// example has the fields the route really answers at every level, and every real answer parses
+// with the route's response schema, strictly.
+const ORIGIN = 'https://console.example.test';
+let sg: SecurityGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { WEBHOOK_ALLOW_INSECURE_URLS: 'true' } });
+  sg = await startSecurityGateway({
+    env: { WEBHOOK_ALLOW_INSECURE_URLS: 'true', WEBAUTHN_ORIGIN: ORIGIN },
+    moreQueues: 'dataset-export',
+  });
 });
-afterAll(() => gw.close());
+afterAll(() => sg?.close());
 
-const CONSOLE = ROUTES.filter((r) => r.path.startsWith('/api/v1'));
-
-/** The first 2xx with a body: the answer an example shows (undefined: a 204 or a redirect). */
-function successStatus(route: Route): string | undefined {
-  const declared = Object.keys(route.responses ?? {});
-  if (!declared.some((s) => /^[23]/.test(s))) return '200';
-  return declared.find((s) => /^2/.test(s) && s !== '204');
-}
-
-/** Field names of an answer: the envelope's, then its `data` object's (or first list item's). */
-function shape(body: Json): Record<string, unknown> {
-  const inner = Array.isArray(body?.list) ? body.list[0] : Array.isArray(body?.data) ? body.data[0] : body?.data;
-  return {
-    envelope: Object.keys(body ?? {}).sort(),
-    data: inner !== null && typeof inner === 'object' ? Object.keys(inner).sort() : typeof inner,
-  };
-}
+const STRONG = 'a sturdy passphrase 42';
 
 describe('console response examples', () => {
-  it('exist for every console route that answers a body', () => {
-    const missing = CONSOLE.filter((r) => successStatus(r) && r.examples?.response === undefined).map(
-      (r) => `${r.method} ${r.path}`,
-    );
-    expect(missing).toEqual([]);
-  });
+  it("have the fields of the routes' real answers, which parse with their schemas", { timeout: 90_000 }, async () => {
+    const gw = sg.gw;
+    const answers = new RealAnswers(routesOf('console'));
+    let token = '';
+    const call = async (method: string, path: string, route: string, body?: unknown) => {
+      const reply = await api(gw, method.toUpperCase(), path, {
+        ...(token && { token }),
+        ...(body !== undefined && { body }),
+      });
+      expect(reply.status, `${method} ${path}: ${JSON.stringify(reply.json)}`).toBeLessThan(300);
+      answers.record(method, `/api/v1${route}`, reply.json);
+      return reply.json as Json;
+    };
 
-  it("have the fields of the routes' real answers", { timeout: 60_000 }, async () => {
+    // Sign-up, then two-step verification on that account: sign-in with the e-mailed code.
+    const email = `examples-${Date.now()}@example.test`;
+    const newcomer = sg.inbox(email);
+    await call('post', '/auth/register', '/auth/register', { email, password: STRONG, nickname: 'Ada' });
+    token = (
+      await call('post', '/auth/register/confirm', '/auth/register/confirm', {
+        email,
+        code: await newcomer.nextCode(),
+        password: STRONG,
+      })
+    ).data.token;
+    await call('post', '/auth/sensitive-code', '/auth/sensitive-code', { action: 'two_factor' });
+    const on = { enabled: true, password: STRONG, code: await newcomer.nextCode() };
+    await call('post', '/auth/two-factor', '/auth/two-factor', on);
+    token = '';
+    const held = await api(gw, 'POST', '/auth/login', { body: { identifier: email, password: STRONG } });
+    expect(held.json.error_code).toBe('mfa_required');
+    const code = await newcomer.nextCode();
+    await call('post', '/auth/login/2fa', '/auth/login/2fa', { identifier: email, password: STRONG, code });
+
+    // The main account: a call to see in the usage, then every read.
     const account = await gw.account({ balance: 2_000_000 });
     const s = await signIn(gw, account.email);
-    const token = s.token;
-    expect((await postChat(gw.url, account.key, chatRequest('gpt-sim', 'hi', { max_tokens: 3 }))).status).toBe(200);
+    answers.record('post', '/api/v1/auth/login', s.reply.json);
+    token = s.token;
+    const chat = await postChat(gw.url, account.key, chatRequest('gpt-sim', 'hi', { max_tokens: 3 }));
+    expect(chat.status).toBe(200);
     await drained(gw);
-    const answers: Record<string, Json> = {};
-    const call = async (method: string, path: string, route: string, body?: unknown) => {
-      const reply = await api(gw, method.toUpperCase(), path, { token, ...(body !== undefined && { body }) });
-      expect(reply.status, `${method} ${path}: ${JSON.stringify(reply.json)}`).toBeLessThan(300);
-      answers[`${method} ${route}`] = reply.json;
-      return reply.json;
-    };
     const day = new Date().toISOString().slice(0, 10);
-    await call('get', '/auth/me', '/api/v1/auth/me');
-    await call('get', '/auth/mfa/status', '/api/v1/auth/mfa/status');
-    await call('get', '/auth/sessions', '/api/v1/auth/sessions');
-    await call('get', '/auth/passkeys', '/api/v1/auth/passkeys');
-    await call('post', '/auth/passkeys/login/options', '/api/v1/auth/passkeys/login/options');
-    await call('get', '/auth/oauth/providers', '/api/v1/auth/oauth/providers');
-    await call('get', '/auth/identities', '/api/v1/auth/identities');
-    await call('post', '/auth/session/token', '/api/v1/auth/session/token');
-    await call('get', '/keys', '/api/v1/keys');
-    await call('get', '/keys/groups', '/api/v1/keys/groups');
-    await call('get', `/keys/${account.keyId}`, '/api/v1/keys/:id');
-    await call('get', `/usage/report?group_by=model&start=${day}&end=${day}`, '/api/v1/usage/report');
-    await call('get', '/usage/logs', '/api/v1/usage/logs');
-    await call('get', '/ledger', '/api/v1/ledger');
-    await call('get', '/account/settings', '/api/v1/account/settings');
-    const exp = await call('post', '/datasets/exports', '/api/v1/datasets/exports', {
+    await call('get', '/auth/me', '/auth/me');
+    await call('patch', '/auth/me', '/auth/me', { nickname: 'Ada', locale: 'en-US', region: 'DE' });
+    await call('get', '/auth/mfa/status', '/auth/mfa/status');
+    await call('get', '/auth/sessions', '/auth/sessions');
+    await call('get', '/auth/oauth/providers', '/auth/oauth/providers');
+    await call('get', '/auth/identities', '/auth/identities');
+    await call('post', '/auth/session/token', '/auth/session/token');
+
+    // A passkey: added through both ceremony steps, listed, then signed in with.
+    const inbox = sg.inbox(account.email);
+    await call('post', '/auth/sensitive-code', '/auth/sensitive-code', { action: 'add_passkey' });
+    const creation = await call('post', '/auth/passkeys/register/options', '/auth/passkeys/register/options', {
+      password: 'password123',
+      code: await inbox.nextCode(),
+    });
+    const device = new SoftAuthenticator(ORIGIN);
+    await call('post', '/auth/passkeys/register', '/auth/passkeys/register', {
+      ceremony_id: creation.data.ceremony_id,
+      response: device.create(creation.data.options),
+      name: 'Laptop',
+    });
+    await call('get', '/auth/passkeys', '/auth/passkeys');
+    const request = await call('post', '/auth/passkeys/login/options', '/auth/passkeys/login/options');
+    await call('post', '/auth/passkeys/login', '/auth/passkeys/login', {
+      ceremony_id: request.data.ceremony_id,
+      response: device.get(request.data.options),
+    });
+
+    await call('get', '/keys', '/keys');
+    await call('get', '/keys/groups', '/keys/groups');
+    await call('get', `/keys/${account.keyId}`, '/keys/:id');
+    const created = await call('post', '/keys', '/keys', { name: 'production', rpm_limit: 600, tags: ['web'] });
+    await call('patch', `/keys/${created.data.id}`, '/keys/:id', { status: 'disabled' });
+    await call('get', `/usage/report?group_by=model&start=${day}&end=${day}`, '/usage/report');
+    await call('get', '/usage/logs', '/usage/logs');
+    await call('get', '/ledger', '/ledger');
+    await call('delete', '/cache', '/cache');
+    await call('get', '/account/settings', '/account/settings');
+    await call('patch', '/account/settings', '/account/settings', { log_content: false });
+    const exp = await call('post', '/datasets/exports', '/datasets/exports', {
       start: `${day}T00:00:00Z`,
       end: new Date(Date.now() + 86_400_000).toISOString(),
+      model: 'gpt-sim',
     });
-    await call('get', '/datasets/exports', '/api/v1/datasets/exports');
-    await call('get', `/datasets/exports/${exp.data.id}`, '/api/v1/datasets/exports/:id');
-    await call('post', '/presets', '/api/v1/presets', { slug: 'cheap-first', models: ['gpt-sim'] });
-    await call('get', '/presets', '/api/v1/presets');
-    await call('get', '/presets/cheap-first', '/api/v1/presets/:slug');
-    const tpl = await call('post', '/prompt-templates', '/api/v1/prompt-templates', {
+    // Written by the export worker: the answer then carries its download link.
+    await waitUntil(
+      async () =>
+        (await api(gw, 'GET', `/datasets/exports/${exp.data.id}`, { token })).json.data.status === 'succeeded',
+      30_000,
+      50,
+    );
+    await call('get', '/datasets/exports', '/datasets/exports');
+    await call('get', `/datasets/exports/${exp.data.id}`, '/datasets/exports/:id');
+
+    const preset = { slug: 'cheap-first', models: ['gpt-sim', 'free-sim'], strategy: 'weighted', weights: [3, 1] };
+    await call('post', '/presets', '/presets', preset);
+    await call('get', '/presets', '/presets');
+    await call('get', '/presets/cheap-first', '/presets/:slug');
+    await call('patch', '/presets/cheap-first', '/presets/:slug', { strategy: 'ordered', weights: null });
+    const tpl = await call('post', '/prompt-templates', '/prompt-templates', {
       name: 'tone',
-      versions: [{ label: 'a', text: 'Answer as {{persona|a pirate}}.', weight: 1 }],
+      versions: [{ label: 'pirate', text: 'Answer as {{persona|a pirate}}.', weight: 1 }],
+      key_ids: [account.keyId],
     });
-    await call('get', '/prompt-templates', '/api/v1/prompt-templates');
-    await call('get', `/prompt-templates/${tpl.data.id}`, '/api/v1/prompt-templates/:id');
-    const hook = await call('post', '/webhooks', '/api/v1/webhooks', {
+    await call('get', '/prompt-templates', '/prompt-templates');
+    await call('get', `/prompt-templates/${tpl.data.id}`, '/prompt-templates/:id');
+    await call('patch', `/prompt-templates/${tpl.data.id}`, '/prompt-templates/:id', { key_ids: [] });
+
+    const hook = await call('post', '/webhooks', '/webhooks', {
       url: 'http://127.0.0.1:9/hook',
-      events: ['batch.completed'],
+      events: ['video.completed', 'batch.completed'],
+      description: 'production receiver',
     });
     const id = hook.data.id as string;
-    await call('get', '/webhooks', '/api/v1/webhooks');
-    await call('get', `/webhooks/${id}`, '/api/v1/webhooks/:id');
-    await call('post', `/webhooks/${id}/rotate-secret`, '/api/v1/webhooks/:id/rotate-secret');
-    await call('post', `/webhooks/${id}/test`, '/api/v1/webhooks/:id/test');
+    await call('get', '/webhooks', '/webhooks');
+    await call('get', `/webhooks/${id}`, '/webhooks/:id');
+    await call('post', `/webhooks/${id}/rotate-secret`, '/webhooks/:id/rotate-secret');
+    await call('post', `/webhooks/${id}/test`, '/webhooks/:id/test');
     // (Redelivery needs a delivery that ended: without a webhook worker here, none does.)
-    await call('get', `/webhooks/${id}/deliveries`, '/api/v1/webhooks/:id/deliveries');
+    await call('get', `/webhooks/${id}/deliveries`, '/webhooks/:id/deliveries');
+    await call('patch', `/webhooks/${id}`, '/webhooks/:id', { events: ['batch.completed'], enabled: false });
+
     const png = pngOfSize(1024);
-    const reserved = await call('post', '/assets', '/api/v1/assets', {
-      filename: 'pixel.png',
+    const reserved = await call('post', '/assets', '/assets', {
+      filename: 'diagram.png',
       content_type: 'image/png',
       size_bytes: png.length,
     });
@@ -107,28 +159,21 @@ describe('console response examples', () => {
     const asset = await call(
       'post',
       `/assets/uploads/${reserved.data.upload_id}/complete`,
-      '/api/v1/assets/uploads/:uploadId/complete',
+      '/assets/uploads/:uploadId/complete',
     );
-    await call('get', '/assets', '/api/v1/assets');
-    await call('get', `/assets/${asset.data.id}`, '/api/v1/assets/:id');
-    await call('get', `/assets/${asset.data.id}/content`, '/api/v1/assets/:id/content');
-    await call('post', `/keys/${account.keyId}/revoke`, '/api/v1/keys/:id/revoke');
-    await call('post', '/auth/logout', '/api/v1/auth/logout');
+    await call('get', '/assets', '/assets');
+    await call('get', `/assets/${asset.data.id}`, '/assets/:id');
+    await call('get', `/assets/${asset.data.id}/content`, '/assets/:id/content');
+    await call('post', `/keys/${account.keyId}/revoke`, '/keys/:id/revoke');
+    await call('post', '/auth/logout', '/auth/logout');
 
-    const wrong: string[] = [];
-    for (const [name, body] of Object.entries(answers)) {
-      const [method, path] = name.split(' ') as [string, string];
-      const route = CONSOLE.find((r) => r.method === method && r.path === path);
-      expect(route, name).toBeDefined();
-      const example = route!.examples?.response;
-      const real = shape(body);
-      // An empty list (no passkeys, providers or identities here) says nothing of its items.
-      const shown = real.data === 'undefined' ? { ...shape(example), data: 'undefined' } : shape(example);
-      if (JSON.stringify(shown) !== JSON.stringify(real))
-        wrong.push(
-          `${name} (${openApiPath(path)}): example ${JSON.stringify(shape(example))}, real ${JSON.stringify(shape(body))}`,
-        );
-    }
-    expect(wrong).toEqual([]);
+    answers.expectExamplesMatch({
+      'get /api/v1/auth/oauth/:provider/callback': 'a provider sign-in: test/console/oidc.test.ts',
+      'post /api/v1/auth/oauth/handoff': 'a provider sign-in: the session answer, as /auth/login',
+      'post /api/v1/auth/oauth/2fa': 'a provider sign-in: the session answer, as /auth/login/2fa',
+      'post /api/v1/auth/oauth/:provider/link': 'a provider sign-in: test/console/oidc.test.ts',
+      'post /api/v1/auth/password/reset/request': 'a captcha: the code-sent answer, as /auth/register',
+      'post /api/v1/webhooks/:id/deliveries/:delivery_id/redeliver': 'an ended delivery: the delivery, as /test',
+    });
   });
 });

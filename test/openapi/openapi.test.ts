@@ -160,4 +160,37 @@ describe('the OpenAPI document', () => {
     expect(create?.summary).not.toContain('`');
     expect(create?.description).toContain('`key`');
   });
+
+  it('gives each success answer its example in its media type, and its schema where the route declares one', async () => {
+    type Media = {
+      schema?: { properties?: Record<string, unknown>; additionalProperties?: unknown };
+      example?: unknown;
+    };
+    const content = (doc: Document, path: string, method: string, status = '200') =>
+      (doc.paths[path]?.[method]?.responses?.[status] as { content?: Record<string, Media> } | undefined)?.content ??
+      {};
+    const doc = await document();
+    const key = content(doc, '/api/v1/keys/{id}', 'get')['application/json'];
+    expect(Object.keys(key?.schema?.properties ?? {})).toEqual(['data', 'request_id']);
+    expect(key?.schema?.additionalProperties).toBe(false);
+    expect(key?.example).toMatchObject({ data: { id: expect.any(String), rpm_limit: 600 } });
+    const created = content(doc, '/api/v1/keys', 'post', '201')['application/json'];
+    expect(Object.keys((created?.schema?.properties?.data as Media['schema'])?.properties ?? {})).toContain('key');
+    // A stream and a JSONL file are shown as their text.
+    const stream = content(doc, '/v1beta/models/{model}:streamGenerateContent', 'post');
+    expect(Object.keys(stream)).toEqual(['text/event-stream']);
+    expect(stream['text/event-stream']?.example).toMatch(/^data: \{"candidates"/);
+    expect(Object.keys(content(doc, '/v1/files/{id}/content', 'get'))).toEqual(['application/jsonl']);
+    // No body: no content.
+    expect(content(doc, '/api/v1/presets/{slug}', 'delete', '204')).toEqual({});
+    // A body that is not JSON is described in its own media type.
+    const upload = doc.paths['/v1/files']?.post?.requestBody?.content as Record<string, Media> | undefined;
+    expect(Object.keys(upload ?? {})).toEqual(['multipart/form-data']);
+    expect(upload?.['multipart/form-data']?.schema?.properties).toHaveProperty('file');
+    for (const route of ROUTES.filter((r) => r.rawBody))
+      expect(
+        doc.paths[openApiPath(route.path)]?.[route.method]?.requestBody,
+        `${route.method} ${route.path}`,
+      ).toBeDefined();
+  });
 });

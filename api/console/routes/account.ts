@@ -13,10 +13,13 @@ import {
   EXPORT_QUEUED_RESPONSE,
   EXPORT_RESPONSE,
   LEDGER_RESPONSE,
-  USAGE_LOGS_RESPONSE,
-  USAGE_REPORT_RESPONSE,
-} from '../../routes/console-examples.js';
-import { ACCOUNT_SETTINGS_EXAMPLES } from '../../routes/examples.js';
+  ACCOUNT_SETTINGS_EXAMPLES,
+  CONSOLE_USAGE_LOGS_RESPONSE,
+  CONSOLE_USAGE_REPORT_RESPONSE,
+} from '../../routes/examples/console-account.js';
+import { ACCOUNT_RESPONSES } from '../account/responses.js';
+import { DATASET_RESPONSES } from '../datasets/responses.js';
+import { CONSOLE_USAGE_RESPONSES } from '../usage/responses.js';
 
 /** Usage, the ledger, account settings and dataset exports. */
 export const accountRoutes: Route[] = [
@@ -26,8 +29,9 @@ export const accountRoutes: Route[] = [
     tag: 'Console: usage',
     summary: "The signed-in owner's usage report (as /v1/usage/report)",
     auth: 'session',
+    response: CONSOLE_USAGE_RESPONSES.report,
     query: reportQuerySchema,
-    examples: { response: USAGE_REPORT_RESPONSE },
+    examples: { response: CONSOLE_USAGE_REPORT_RESPONSE },
     handler: consoleUsageReport,
   },
   {
@@ -36,8 +40,9 @@ export const accountRoutes: Route[] = [
     tag: 'Console: usage',
     summary: "The signed-in owner's request records, with /v1/usage/logs's filters (paginated envelope)",
     auth: 'session',
+    response: CONSOLE_USAGE_RESPONSES.logs,
     query: consoleLogsQuerySchema,
-    examples: { response: USAGE_LOGS_RESPONSE },
+    examples: { response: CONSOLE_USAGE_LOGS_RESPONSE },
     handler: consoleUsageLogs,
   },
   {
@@ -46,6 +51,7 @@ export const accountRoutes: Route[] = [
     tag: 'Console: usage',
     summary: "The account's ledger, newest first (paginated envelope)",
     auth: 'session',
+    response: CONSOLE_USAGE_RESPONSES.ledger,
     query: pageQuerySchema,
     examples: { response: LEDGER_RESPONSE },
     handler: consoleLedger,
@@ -56,6 +62,7 @@ export const accountRoutes: Route[] = [
     tag: 'Console: account',
     summary: "Purge the account's response cache: every cached answer of every key (`{purged}`: how many)",
     auth: 'session',
+    response: ACCOUNT_RESPONSES.cachePurged,
     examples: { response: CACHE_PURGED_RESPONSE },
     handler: purgeCache,
   },
@@ -65,6 +72,7 @@ export const accountRoutes: Route[] = [
     tag: 'Console: account',
     summary: 'Account settings (`log_content`)',
     auth: 'session',
+    response: ACCOUNT_RESPONSES.settings,
     examples: { response: ACCOUNT_SETTINGS_RESPONSE },
     handler: getAccountSettings,
   },
@@ -74,6 +82,7 @@ export const accountRoutes: Route[] = [
     tag: 'Console: account',
     summary: 'Turn content logging on or off (prompts and completions kept in object storage for dataset exports)',
     auth: 'session',
+    response: ACCOUNT_RESPONSES.settings,
     body: accountSettingsSchema,
     examples: ACCOUNT_SETTINGS_EXAMPLES,
     handler: patchAccountSettings,
@@ -84,6 +93,7 @@ export const accountRoutes: Route[] = [
     tag: 'Console: usage',
     summary: "The account's dataset exports (paginated envelope)",
     auth: 'session',
+    response: DATASET_RESPONSES.page,
     query: pageQuerySchema,
     examples: { response: EXPORTS_RESPONSE },
     handler: listExports,
@@ -94,6 +104,7 @@ export const accountRoutes: Route[] = [
     tag: 'Console: usage',
     summary: 'Export usage records with their scores (and content, when logged) as JSONL',
     auth: 'session',
+    response: DATASET_RESPONSES.one,
     body: exportRequestSchema,
     responses: { 202: 'the export, queued' },
     examples: { response: EXPORT_QUEUED_RESPONSE },
@@ -105,6 +116,7 @@ export const accountRoutes: Route[] = [
     tag: 'Console: usage',
     summary: 'An export: its status and, once written, a short-lived download link',
     auth: 'session',
+    response: DATASET_RESPONSES.one,
     examples: { response: EXPORT_RESPONSE },
     handler: getExport,
   },

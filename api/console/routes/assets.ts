@@ -3,13 +3,9 @@ import { completeUpload } from '../../assets/complete-upload.js';
 import { assetContent, deleteAsset, getAsset, listAssets } from '../../assets/read-assets.js';
 import { reserveSchema, reserveUpload } from '../../assets/reserve-upload.js';
 import type { Route } from '../../routes/route.js';
-import {
-  ASSETS_RESPONSE,
-  ASSET_CONTENT_RESPONSE,
-  ASSET_RESPONSE,
-  ASSET_UPLOAD_RESPONSE,
-} from '../../routes/console-examples.js';
+import { CONSOLE_ASSET_EXAMPLES } from '../../routes/examples/assets.js';
 import { pageQuerySchema } from '../envelope.js';
+import { CONSOLE_ASSET_RESPONSES } from '../../assets/responses.js';
 
 /** The console's copy of the asset sequence: uploads here count as "uploaded in the console" (every key with `own` sees them). */
 export const consoleAssetRoutes: Route[] = [
@@ -19,8 +15,9 @@ export const consoleAssetRoutes: Route[] = [
     tag: 'Console: assets',
     summary: 'Reserve an upload from the console (the same sequence, the console envelope)',
     auth: 'session',
+    response: CONSOLE_ASSET_RESPONSES.reserved,
     body: reserveSchema,
-    examples: { response: ASSET_UPLOAD_RESPONSE },
+    examples: CONSOLE_ASSET_EXAMPLES.reserve,
     handler: (services) => reserveUpload(services, consoleSurface),
   },
   {
@@ -29,7 +26,8 @@ export const consoleAssetRoutes: Route[] = [
     tag: 'Console: assets',
     summary: 'Confirm a console upload',
     auth: 'session',
-    examples: { response: ASSET_RESPONSE },
+    response: CONSOLE_ASSET_RESPONSES.one,
+    examples: CONSOLE_ASSET_EXAMPLES.one,
     handler: (services) => completeUpload(services, consoleSurface),
   },
   {
@@ -39,7 +37,8 @@ export const consoleAssetRoutes: Route[] = [
     summary: 'Every asset of the account, newest first (paginated envelope)',
     query: pageQuerySchema,
     auth: 'session',
-    examples: { response: ASSETS_RESPONSE },
+    response: CONSOLE_ASSET_RESPONSES.page,
+    examples: CONSOLE_ASSET_EXAMPLES.page,
     handler: (services) => listAssets(services, consoleSurface),
   },
   {
@@ -48,7 +47,8 @@ export const consoleAssetRoutes: Route[] = [
     tag: 'Console: assets',
     summary: 'One asset',
     auth: 'session',
-    examples: { response: ASSET_RESPONSE },
+    response: CONSOLE_ASSET_RESPONSES.one,
+    examples: CONSOLE_ASSET_EXAMPLES.one,
     handler: (services) => getAsset(services, consoleSurface),
   },
   {
@@ -57,7 +57,8 @@ export const consoleAssetRoutes: Route[] = [
     tag: 'Console: assets',
     summary: 'A 15-minute download link',
     auth: 'session',
-    examples: { response: ASSET_CONTENT_RESPONSE },
+    response: CONSOLE_ASSET_RESPONSES.link,
+    examples: CONSOLE_ASSET_EXAMPLES.link,
     handler: (services) => assetContent(services, consoleSurface),
   },
   {

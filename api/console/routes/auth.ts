@@ -29,8 +29,10 @@ import {
   SESSIONS_RESPONSE,
   SESSION_TOKEN_RESPONSE,
   TWO_FACTOR_RESPONSE,
-} from '../../routes/console-examples.js';
-import { CODE_SENT_RESPONSE, SESSION_RESPONSE } from '../../routes/examples.js';
+  CODE_SENT_RESPONSE,
+  SESSION_RESPONSE,
+} from '../../routes/examples/console-auth.js';
+import { AUTH_RESPONSES } from '../auth/responses.js';
 /** Sign-up, password sign-in and the security settings (two-step, password, sessions, passkeys, closing). */
 export const authRoutes: Route[] = [
   {
@@ -39,6 +41,7 @@ export const authRoutes: Route[] = [
     tag: 'Console: account',
     summary: 'Sign up: 202 for every e-mail (no account is revealed); a new address gets a `verify_email` code',
     auth: 'none',
+    response: AUTH_RESPONSES.codeSent,
     body: registerSchema,
     examples: { response: CODE_SENT_RESPONSE },
     responses: { 202: '{expires_at, cooldown_seconds}', 400: 'weak_password' },
@@ -51,6 +54,7 @@ export const authRoutes: Route[] = [
     summary:
       "Confirm the sign-up e-mail with its code and choose the password (the one given here is the account's) → signed in",
     auth: 'none',
+    response: AUTH_RESPONSES.session,
     body: registerConfirmSchema,
     examples: { response: SESSION_RESPONSE },
     responses: { 201: '{token, expires_at, user}', 400: 'weak_password / verification_invalid' },
@@ -63,6 +67,7 @@ export const authRoutes: Route[] = [
     summary:
       'Sign in: a session cookie and the same token for bearer use; with two-step verification on, 401 `mfa_required` (code e-mailed) unless `code` is sent',
     auth: 'none',
+    response: AUTH_RESPONSES.session,
     body: loginSchema,
     examples: { response: SESSION_RESPONSE },
     responses: { 401: 'invalid_credentials / mfa_required / mfa_invalid', 429: 'account_locked / too_many_attempts' },
@@ -74,6 +79,7 @@ export const authRoutes: Route[] = [
     tag: 'Console: account',
     summary: 'The full sign-in that takes the e-mailed code',
     auth: 'none',
+    response: AUTH_RESPONSES.session,
     body: loginTwoStepSchema,
     examples: { response: SESSION_RESPONSE },
     responses: { 401: 'invalid_credentials / mfa_invalid', 429: 'account_locked / too_many_attempts' },
@@ -85,6 +91,7 @@ export const authRoutes: Route[] = [
     tag: 'Console: security',
     summary: 'Whether two-step verification is on: `{enabled}`',
     auth: 'session',
+    response: AUTH_RESPONSES.twoStep,
     examples: { response: MFA_STATUS_RESPONSE },
     handler: () => mfaStatus,
   },
@@ -94,6 +101,7 @@ export const authRoutes: Route[] = [
     tag: 'Console: security',
     summary: 'Turn two-step verification on or off (password and a `two_factor` code, consumed) → `{enabled}`',
     auth: 'session',
+    response: AUTH_RESPONSES.twoStep,
     body: twoFactorSchema,
     responses: { 403: 'invalid_password', 400: 'verification_invalid / verification_exhausted' },
     examples: { response: TWO_FACTOR_RESPONSE },
@@ -120,6 +128,7 @@ export const authRoutes: Route[] = [
     tag: 'Console: security',
     summary: 'E-mail a reset code: 202 whether or not the e-mail has an account',
     auth: 'none',
+    response: AUTH_RESPONSES.codeSent,
     body: resetRequestSchema,
     examples: { response: CODE_SENT_RESPONSE },
     responses: { 202: '{expires_at, cooldown_seconds}', 400: 'captcha_invalid' },
@@ -142,6 +151,7 @@ export const authRoutes: Route[] = [
     tag: 'Console: security',
     summary: 'The live sessions (`current` marks this one)',
     auth: 'session',
+    response: AUTH_RESPONSES.sessions,
     examples: { response: SESSIONS_RESPONSE },
     handler: listSessions,
   },
@@ -161,6 +171,7 @@ export const authRoutes: Route[] = [
     summary:
       'A bearer token for this session (`gwb_…`, 15 minutes; ask again with it to renew), for a console site that is not same-site with the API; ended with the session',
     auth: 'session',
+    response: AUTH_RESPONSES.bearer,
     examples: { response: SESSION_TOKEN_RESPONSE },
     handler: issueSessionToken,
   },
@@ -181,6 +192,7 @@ export const authRoutes: Route[] = [
     tag: 'Console: security',
     summary: 'Your passkeys',
     auth: 'session',
+    response: AUTH_RESPONSES.passkeys,
     examples: { response: PASSKEYS_RESPONSE },
     handler: listPasskeys,
   },
@@ -191,6 +203,7 @@ export const authRoutes: Route[] = [
     summary:
       'Start adding a passkey (password and an `add_passkey` code) → `{ceremony_id, expires_at, options}` for navigator.credentials.create',
     auth: 'session',
+    response: AUTH_RESPONSES.passkeyCreation,
     body: passkeyOptionsSchema,
     examples: { response: PASSKEY_REGISTER_OPTIONS_RESPONSE },
     handler: passkeyRegistrationOptions,
@@ -201,6 +214,7 @@ export const authRoutes: Route[] = [
     tag: 'Console: security',
     summary: "Finish adding a passkey with the authenticator's attestation",
     auth: 'session',
+    response: AUTH_RESPONSES.passkey,
     body: passkeyRegisterSchema,
     responses: { 201: 'the passkey', 400: 'passkey_invalid' },
     examples: { response: PASSKEY_REGISTERED_RESPONSE },

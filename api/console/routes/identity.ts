@@ -24,8 +24,11 @@ import {
   PROVIDERS_RESPONSE,
   PROVIDER_LINK_RESPONSE,
   PROVIDER_RETURN_RESPONSE,
-} from '../../routes/console-examples.js';
-import { CODE_SENT_RESPONSE, PROFILE_EXAMPLES, SESSION_RESPONSE } from '../../routes/examples.js';
+  CODE_SENT_RESPONSE,
+  PROFILE_EXAMPLES,
+  SESSION_RESPONSE,
+} from '../../routes/examples/console-auth.js';
+import { AUTH_RESPONSES } from '../auth/responses.js';
 /** Passkey and provider sign-in, linked identities, and the signed-in user. */
 export const identityRoutes: Route[] = [
   {
@@ -34,6 +37,7 @@ export const identityRoutes: Route[] = [
     tag: 'Console: account',
     summary: 'Start a passkey sign-in → `{ceremony_id, expires_at, options}` for navigator.credentials.get',
     auth: 'none',
+    response: AUTH_RESPONSES.passkeyRequest,
     examples: { response: PASSKEY_LOGIN_OPTIONS_RESPONSE },
     handler: passkeySignInOptions,
   },
@@ -43,6 +47,7 @@ export const identityRoutes: Route[] = [
     tag: 'Console: account',
     summary: 'Sign in with a passkey assertion (no two-step code needed)',
     auth: 'none',
+    response: AUTH_RESPONSES.session,
     body: passkeySignInSchema,
     examples: { response: SESSION_RESPONSE },
     responses: { 401: 'passkey_invalid' },
@@ -64,6 +69,7 @@ export const identityRoutes: Route[] = [
     tag: 'Console: account',
     summary: 'The enabled sign-in providers `[{name, display_name}]`',
     auth: 'none',
+    response: AUTH_RESPONSES.providers,
     examples: { response: PROVIDERS_RESPONSE },
     handler: listProviders,
   },
@@ -85,6 +91,7 @@ export const identityRoutes: Route[] = [
     summary:
       "The provider's return, only in the browser that started it (its binding cookie; a link also in the same console session): signs in, signs up or links, then redirects to the console's `/oauth/callback?provider&result=signed_in|mfa_required|linked|error`",
     auth: 'none',
+    response: AUTH_RESPONSES.providerReturn,
     responses: { 302: 'to the console', 200: 'with `Accept: application/json`: `{provider, result}`' },
     examples: { response: PROVIDER_RETURN_RESPONSE },
     handler: callback,
@@ -96,6 +103,7 @@ export const identityRoutes: Route[] = [
     summary:
       "Finish a provider sign-in or link started with `handoff` (a console on another site): the callback's single-use `ticket` (1 minute) and the verifier whose challenge started it; a link is made, then signed in",
     auth: 'none',
+    response: AUTH_RESPONSES.session,
     body: handoffSchema,
     examples: {
       request: { ticket: 'Xb1Qm9…from the return URL', verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk' },
@@ -111,6 +119,7 @@ export const identityRoutes: Route[] = [
     summary:
       'Finish a provider sign-in held by two-step verification: the `ticket` from the callback and the e-mailed code',
     auth: 'none',
+    response: AUTH_RESPONSES.session,
     body: providerTwoStepSchema,
     examples: { response: SESSION_RESPONSE },
     responses: { 401: 'mfa_invalid' },
@@ -123,6 +132,7 @@ export const identityRoutes: Route[] = [
     summary:
       'Start linking a provider (password and a `link_provider` code) → `{url, expires_at}`, to open in this browser (its binding cookie is set); `handoff` (a console on another site): the return carries a `ticket` for `POST /api/v1/auth/oauth/handoff` instead',
     auth: 'session',
+    response: AUTH_RESPONSES.providerLink,
     body: linkSchema,
     responses: { 409: 'provider_already_linked' },
     examples: { response: PROVIDER_LINK_RESPONSE },
@@ -134,6 +144,7 @@ export const identityRoutes: Route[] = [
     tag: 'Console: security',
     summary: 'The providers linked to you',
     auth: 'session',
+    response: AUTH_RESPONSES.identities,
     examples: { response: IDENTITIES_RESPONSE },
     handler: listIdentities,
   },
@@ -153,6 +164,7 @@ export const identityRoutes: Route[] = [
     tag: 'Console: account',
     summary: 'End the session',
     auth: 'session',
+    response: AUTH_RESPONSES.signedOut,
     examples: { response: LOGOUT_RESPONSE },
     handler: logout,
   },
@@ -162,6 +174,7 @@ export const identityRoutes: Route[] = [
     tag: 'Console: account',
     summary: 'The signed-in user',
     auth: 'session',
+    response: AUTH_RESPONSES.user,
     examples: { response: ME_RESPONSE },
     handler: () => me,
   },
@@ -172,6 +185,7 @@ export const identityRoutes: Route[] = [
     summary:
       'The profile: `nickname` (1-64 characters), `locale` (a BCP 47 tag, canonicalised), `region` (an assigned ISO 3166-1 alpha-2 code); omitted fields unchanged → the user',
     auth: 'session',
+    response: AUTH_RESPONSES.user,
     body: profileSchema,
     examples: PROFILE_EXAMPLES,
     handler: patchProfile,
@@ -183,6 +197,7 @@ export const identityRoutes: Route[] = [
     summary:
       'E-mails a one-time code for a sensitive action (8 digits, 10 minutes, one use, that action only); again within 60 s → 429 `verification_cooldown`',
     auth: 'session',
+    response: AUTH_RESPONSES.codeSent,
     body: sensitiveCodeSchema,
     examples: { response: CODE_SENT_RESPONSE },
     responses: {

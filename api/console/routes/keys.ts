@@ -8,12 +8,14 @@ import { revokeKey } from '../keys/revoke-key.js';
 import { updateKey } from '../keys/update-key.js';
 import type { Route } from '../../routes/route.js';
 import {
-  KEYS_RESPONSE,
+  KEY_CREATE_EXAMPLES,
   KEY_GROUPS_RESPONSE,
   KEY_RESPONSE,
   KEY_REVOKED_RESPONSE,
-} from '../../routes/console-examples.js';
-import { KEY_CREATE_EXAMPLES, KEY_UPDATE_EXAMPLES } from '../../routes/examples.js';
+  KEY_UPDATE_EXAMPLES,
+  KEYS_RESPONSE,
+} from '../../routes/examples/console-keys.js';
+import { KEY_RESPONSES } from '../keys/responses.js';
 
 /** The user's API keys (`/keys/groups` before `/keys/:id`: routes match in list order). */
 export const keyRoutes: Route[] = [
@@ -23,6 +25,7 @@ export const keyRoutes: Route[] = [
     tag: 'Console: keys',
     summary: "The user's API keys (paginated envelope)",
     auth: 'session',
+    response: KEY_RESPONSES.page,
     query: pageQuerySchema,
     examples: { response: KEYS_RESPONSE },
     handler: listKeys,
@@ -33,6 +36,7 @@ export const keyRoutes: Route[] = [
     tag: 'Console: keys',
     summary: 'Create a key; the full secret is in `key`, once; the owner is mailed a notice',
     auth: 'session',
+    response: KEY_RESPONSES.created,
     body: keyCreateSchema,
     examples: KEY_CREATE_EXAMPLES,
     responses: { 201: 'the key with its secret', 403: 'group_not_allowed' },
@@ -44,6 +48,7 @@ export const keyRoutes: Route[] = [
     tag: 'Console: keys',
     summary: 'The groups you may give a key: `default`, the self-service ones and those the operator allowed you',
     auth: 'session',
+    response: KEY_RESPONSES.groups,
     examples: { response: KEY_GROUPS_RESPONSE },
     handler: listKeyGroups,
   },
@@ -53,6 +58,7 @@ export const keyRoutes: Route[] = [
     tag: 'Console: keys',
     summary: 'One key',
     auth: 'session',
+    response: KEY_RESPONSES.one,
     examples: { response: KEY_RESPONSE },
     handler: getKey,
   },
@@ -63,6 +69,7 @@ export const keyRoutes: Route[] = [
     summary:
       'Update the given fields (the compatibility profile is immutable); `status` `disabled` refuses the key with 403 `key_disabled` until set `active` again',
     auth: 'session',
+    response: KEY_RESPONSES.one,
     body: keyUpdateSchema,
     examples: KEY_UPDATE_EXAMPLES,
     responses: { 403: 'group_not_allowed' },
@@ -74,6 +81,7 @@ export const keyRoutes: Route[] = [
     tag: 'Console: keys',
     summary: 'Revoke the key',
     auth: 'session',
+    response: KEY_RESPONSES.one,
     examples: { response: KEY_REVOKED_RESPONSE },
     handler: revokeKey,
   },

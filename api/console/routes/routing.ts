@@ -15,13 +15,13 @@ import {
   PRESET_RESPONSE,
   TEMPLATES_RESPONSE,
   TEMPLATE_RESPONSE,
-} from '../../routes/console-examples.js';
-import {
   PRESET_CREATE_EXAMPLES,
   PRESET_UPDATE_EXAMPLES,
   TEMPLATE_CREATE_EXAMPLES,
   TEMPLATE_UPDATE_EXAMPLES,
-} from '../../routes/examples.js';
+} from '../../routes/examples/console-routing.js';
+import { PRESET_RESPONSES } from '../presets/responses.js';
+import { TEMPLATE_RESPONSES } from '../prompt-templates/responses.js';
 
 /** Routing presets and prompt templates. */
 export const routingRoutes: Route[] = [
@@ -31,6 +31,7 @@ export const routingRoutes: Route[] = [
     tag: 'Console: routing',
     summary: "The account's routing presets (paginated envelope)",
     auth: 'session',
+    response: PRESET_RESPONSES.page,
     query: pageQuerySchema,
     examples: { response: PRESETS_RESPONSE },
     handler: listPresetsRoute,
@@ -41,6 +42,7 @@ export const routingRoutes: Route[] = [
     tag: 'Console: routing',
     summary: 'Create a routing preset, called as `@preset/<slug>`',
     auth: 'session',
+    response: PRESET_RESPONSES.one,
     body: presetCreateSchema,
     examples: PRESET_CREATE_EXAMPLES,
     responses: { 201: 'the preset', 409: 'the slug is taken' },
@@ -52,6 +54,7 @@ export const routingRoutes: Route[] = [
     tag: 'Console: routing',
     summary: 'One preset',
     auth: 'session',
+    response: PRESET_RESPONSES.one,
     examples: { response: PRESET_RESPONSE },
     handler: getPreset,
   },
@@ -61,6 +64,7 @@ export const routingRoutes: Route[] = [
     tag: 'Console: routing',
     summary: 'Update the given fields of a preset',
     auth: 'session',
+    response: PRESET_RESPONSES.one,
     body: presetUpdateSchema,
     examples: PRESET_UPDATE_EXAMPLES,
     handler: patchPreset,
@@ -80,6 +84,7 @@ export const routingRoutes: Route[] = [
     tag: 'Console: routing',
     summary: "The account's prompt templates (paginated envelope)",
     auth: 'session',
+    response: TEMPLATE_RESPONSES.page,
     query: pageQuerySchema,
     examples: { response: TEMPLATES_RESPONSE },
     handler: listTemplatesRoute,
@@ -90,6 +95,7 @@ export const routingRoutes: Route[] = [
     tag: 'Console: routing',
     summary: 'Create a prompt template with weighted versions, bound to keys',
     auth: 'session',
+    response: TEMPLATE_RESPONSES.one,
     body: templateCreateSchema,
     examples: TEMPLATE_CREATE_EXAMPLES,
     responses: { 201: 'the template' },
@@ -101,6 +107,7 @@ export const routingRoutes: Route[] = [
     tag: 'Console: routing',
     summary: 'One prompt template',
     auth: 'session',
+    response: TEMPLATE_RESPONSES.one,
     examples: { response: TEMPLATE_RESPONSE },
     handler: getTemplate,
   },
@@ -110,6 +117,7 @@ export const routingRoutes: Route[] = [
     tag: 'Console: routing',
     summary: 'Update a template (versions and key_ids replace the lists)',
     auth: 'session',
+    response: TEMPLATE_RESPONSES.one,
     body: templateUpdateSchema,
     examples: TEMPLATE_UPDATE_EXAMPLES,
     handler: patchTemplate,

@@ -16,8 +16,10 @@ import {
   WEBHOOKS_RESPONSE,
   WEBHOOK_RESPONSE,
   WEBHOOK_ROTATED_RESPONSE,
-} from '../../routes/console-examples.js';
-import { WEBHOOK_CREATE_EXAMPLES, WEBHOOK_UPDATE_EXAMPLES } from '../../routes/examples.js';
+  WEBHOOK_CREATE_EXAMPLES,
+  WEBHOOK_UPDATE_EXAMPLES,
+} from '../../routes/examples/console-webhooks.js';
+import { WEBHOOK_RESPONSES } from '../webhooks/responses.js';
 
 const tag = 'Console: webhooks';
 
@@ -29,6 +31,7 @@ export const webhookRoutes: Route[] = [
     tag,
     summary: "The account's webhook endpoints (paginated envelope)",
     auth: 'session',
+    response: WEBHOOK_RESPONSES.page,
     query: pageQuerySchema,
     examples: { response: WEBHOOKS_RESPONSE },
     handler: listWebhooks,
@@ -39,6 +42,7 @@ export const webhookRoutes: Route[] = [
     tag,
     summary: 'Create an endpoint subscribed to events; its `whsec_` signing secret is in `secret`, once',
     auth: 'session',
+    response: WEBHOOK_RESPONSES.withSecret,
     body: webhookCreateSchema,
     examples: WEBHOOK_CREATE_EXAMPLES,
     responses: {
@@ -53,6 +57,7 @@ export const webhookRoutes: Route[] = [
     tag,
     summary: 'One endpoint',
     auth: 'session',
+    response: WEBHOOK_RESPONSES.one,
     examples: { response: WEBHOOK_RESPONSE },
     handler: getWebhook,
   },
@@ -62,6 +67,7 @@ export const webhookRoutes: Route[] = [
     tag,
     summary: 'Update the given fields (url, events, description, enabled)',
     auth: 'session',
+    response: WEBHOOK_RESPONSES.one,
     body: webhookUpdateSchema,
     examples: WEBHOOK_UPDATE_EXAMPLES,
     handler: patchWebhook,
@@ -81,6 +87,7 @@ export const webhookRoutes: Route[] = [
     tag,
     summary: 'A new signing secret, shown once; the previous one keeps signing beside it for 24 h',
     auth: 'session',
+    response: WEBHOOK_RESPONSES.withSecret,
     examples: { response: WEBHOOK_ROTATED_RESPONSE },
     handler: rotateWebhookSecret,
   },
@@ -90,6 +97,7 @@ export const webhookRoutes: Route[] = [
     tag,
     summary: "The endpoint's deliveries, newest first, with their attempts (paginated envelope)",
     auth: 'session',
+    response: WEBHOOK_RESPONSES.deliveries,
     query: pageQuerySchema,
     examples: { response: DELIVERIES_RESPONSE },
     handler: listWebhookDeliveries,
@@ -100,6 +108,7 @@ export const webhookRoutes: Route[] = [
     tag,
     summary: 'Send a delivered or failed event again, with the same `webhook-id`',
     auth: 'session',
+    response: WEBHOOK_RESPONSES.delivery,
     responses: { 202: 'the delivery, pending again', 409: 'still pending, or the endpoint is disabled' },
     examples: { response: DELIVERY_QUEUED_RESPONSE },
     handler: redeliverWebhook,
@@ -110,6 +119,7 @@ export const webhookRoutes: Route[] = [
     tag,
     summary: 'Send a `webhook.test` event to this endpoint',
     auth: 'session',
+    response: WEBHOOK_RESPONSES.delivery,
     responses: { 202: 'the delivery of the test event', 409: 'the endpoint is disabled' },
     examples: { response: DELIVERY_QUEUED_RESPONSE },
     handler: testWebhook,

@@ -36,8 +36,12 @@ interface Envelope<T> {
   response: Response;
 }
 
-/** The `data` of a success envelope (or the paginated envelope whole); an ApiError otherwise. */
-export async function unwrap<T>(call: Promise<Envelope<unknown>>): Promise<T> {
+/**
+ * The `data` of a success envelope (or the paginated envelope whole); an ApiError otherwise. The
+ * call's answer type (the OpenAPI document's) must fit `T`: a page that reads a field the API no
+ * longer answers fails to compile.
+ */
+export async function unwrap<T>(call: Promise<Envelope<{ data: T } | T>>): Promise<T> {
   let result: Envelope<unknown>;
   try {
     result = await call;

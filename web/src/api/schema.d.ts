@@ -21,12 +21,29 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            list: {
+                                id: string;
+                                object: "asset";
+                                reference: string;
+                                filename: string;
+                                content_type: string;
+                                size_bytes: number;
+                                width: number;
+                                height: number;
+                                sha256: string;
+                                created_at: string;
+                            }[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -58,12 +75,23 @@ export interface paths {
                 };
             };
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                upload_id: string;
+                                upload_url: string;
+                                method: "PUT";
+                                headers: {
+                                    [key: string]: string;
+                                };
+                                expires_at: string;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -102,12 +130,26 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                id: string;
+                                object: "asset";
+                                reference: string;
+                                filename: string;
+                                content_type: string;
+                                size_bytes: number;
+                                width: number;
+                                height: number;
+                                sha256: string;
+                                created_at: string;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -144,12 +186,26 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                id: string;
+                                object: "asset";
+                                reference: string;
+                                filename: string;
+                                content_type: string;
+                                size_bytes: number;
+                                width: number;
+                                height: number;
+                                sha256: string;
+                                created_at: string;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -175,7 +231,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "204": {
+                204: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -214,12 +270,18 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                url: string;
+                                expires_at: string;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -266,15 +328,21 @@ export interface paths {
                 };
             };
             responses: {
-                "202": {
+                202: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                expires_at: string;
+                                cooldown_seconds: number;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
-                "400": {
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -324,15 +392,30 @@ export interface paths {
                 };
             };
             responses: {
-                "201": {
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                token: string;
+                                expires_at: string;
+                                user: {
+                                    id: string;
+                                    email: string;
+                                    nickname: string | null;
+                                    locale: string | null;
+                                    region: string | null;
+                                    has_password: boolean;
+                                    created_at: string;
+                                };
+                            };
+                            request_id: string;
+                        };
                     };
                 };
-                "400": {
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -382,7 +465,30 @@ export interface paths {
                 };
             };
             responses: {
-                "200": {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                token: string;
+                                expires_at: string;
+                                user: {
+                                    id: string;
+                                    email: string;
+                                    nickname: string | null;
+                                    locale: string | null;
+                                    region: string | null;
+                                    has_password: boolean;
+                                    created_at: string;
+                                };
+                            };
+                            request_id: string;
+                        };
+                    };
+                };
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -390,15 +496,7 @@ export interface paths {
                         "application/json": unknown;
                     };
                 };
-                "401": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                "429": {
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -448,7 +546,30 @@ export interface paths {
                 };
             };
             responses: {
-                "200": {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                token: string;
+                                expires_at: string;
+                                user: {
+                                    id: string;
+                                    email: string;
+                                    nickname: string | null;
+                                    locale: string | null;
+                                    region: string | null;
+                                    has_password: boolean;
+                                    created_at: string;
+                                };
+                            };
+                            request_id: string;
+                        };
+                    };
+                };
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -456,15 +577,7 @@ export interface paths {
                         "application/json": unknown;
                     };
                 };
-                "401": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                "429": {
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -504,12 +617,17 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                enabled: boolean;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -556,7 +674,20 @@ export interface paths {
                 };
             };
             responses: {
-                "200": {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                enabled: boolean;
+                            };
+                            request_id: string;
+                        };
+                    };
+                };
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -564,15 +695,7 @@ export interface paths {
                         "application/json": unknown;
                     };
                 };
-                "400": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                "403": {
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -622,13 +745,13 @@ export interface paths {
                 };
             };
             responses: {
-                "204": {
+                204: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                "400": {
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -636,7 +759,7 @@ export interface paths {
                         "application/json": unknown;
                     };
                 };
-                "403": {
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -685,15 +808,21 @@ export interface paths {
                 };
             };
             responses: {
-                "202": {
+                202: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                expires_at: string;
+                                cooldown_seconds: number;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
-                "400": {
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -744,13 +873,13 @@ export interface paths {
                 };
             };
             responses: {
-                "204": {
+                204: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                "400": {
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -790,12 +919,22 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: ({
+                                id: string;
+                                current: boolean;
+                                created_at: string;
+                                expires_at: string;
+                                ip: string | null;
+                                user_agent: string | null;
+                            })[];
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -836,13 +975,13 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "204": {
+                204: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                "404": {
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -884,12 +1023,18 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                token: string;
+                                expires_at: string;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -933,7 +1078,7 @@ export interface paths {
                 };
             };
             responses: {
-                "204": {
+                204: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -971,12 +1116,21 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: ({
+                                id: string;
+                                name: string;
+                                transports: string[];
+                                created_at: string;
+                                last_used_at: string | null;
+                            })[];
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -1022,12 +1176,50 @@ export interface paths {
                 };
             };
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                ceremony_id: string;
+                                expires_at: string;
+                                options: {
+                                    challenge: string;
+                                    rp: {
+                                        name: string;
+                                        id: string;
+                                    };
+                                    user: {
+                                        id: string;
+                                        name: string;
+                                        displayName: string;
+                                    };
+                                    pubKeyCredParams: {
+                                        alg: number;
+                                        type: "public-key";
+                                    }[];
+                                    timeout: number;
+                                    attestation: "none" | "indirect" | "direct" | "enterprise";
+                                    excludeCredentials: ({
+                                        id: string;
+                                        type: "public-key";
+                                        transports?: ("ble" | "cable" | "hybrid" | "internal" | "nfc" | "smart-card" | "usb")[];
+                                    })[];
+                                    authenticatorSelection: {
+                                        residentKey: "discouraged" | "preferred" | "required";
+                                        userVerification: "discouraged" | "preferred" | "required";
+                                        requireResidentKey: boolean;
+                                    };
+                                    extensions: {
+                                        credProps: boolean;
+                                    };
+                                    hints: ("hybrid" | "security-key" | "client-device")[];
+                                };
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -1086,15 +1278,24 @@ export interface paths {
                 };
             };
             responses: {
-                "201": {
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                id: string;
+                                name: string;
+                                transports: string[];
+                                created_at: string;
+                                last_used_at: string | null;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
-                "400": {
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1136,12 +1337,24 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                ceremony_id: string;
+                                expires_at: string;
+                                options: {
+                                    rpId: string;
+                                    challenge: string;
+                                    timeout: number;
+                                    userVerification: "discouraged" | "preferred" | "required";
+                                };
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -1200,15 +1413,30 @@ export interface paths {
                 };
             };
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                token: string;
+                                expires_at: string;
+                                user: {
+                                    id: string;
+                                    email: string;
+                                    nickname: string | null;
+                                    locale: string | null;
+                                    region: string | null;
+                                    has_password: boolean;
+                                    created_at: string;
+                                };
+                            };
+                            request_id: string;
+                        };
                     };
                 };
-                "401": {
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1259,13 +1487,13 @@ export interface paths {
                 };
             };
             responses: {
-                "204": {
+                204: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                "404": {
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1273,7 +1501,7 @@ export interface paths {
                         "application/json": unknown;
                     };
                 };
-                "409": {
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1313,12 +1541,18 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                name: string;
+                                display_name: string;
+                            }[];
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -1359,7 +1593,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "302": {
+                302: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1401,15 +1635,22 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                provider: string;
+                                result: "signed_in" | "linked" | "link_pending";
+                                ticket?: string;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
-                "302": {
+                302: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1458,15 +1699,30 @@ export interface paths {
                 };
             };
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                token: string;
+                                expires_at: string;
+                                user: {
+                                    id: string;
+                                    email: string;
+                                    nickname: string | null;
+                                    locale: string | null;
+                                    region: string | null;
+                                    has_password: boolean;
+                                    created_at: string;
+                                };
+                            };
+                            request_id: string;
+                        };
                     };
                 };
-                "400": {
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1515,15 +1771,30 @@ export interface paths {
                 };
             };
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                token: string;
+                                expires_at: string;
+                                user: {
+                                    id: string;
+                                    email: string;
+                                    nickname: string | null;
+                                    locale: string | null;
+                                    region: string | null;
+                                    has_password: boolean;
+                                    created_at: string;
+                                };
+                            };
+                            request_id: string;
+                        };
                     };
                 };
-                "401": {
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1575,15 +1846,21 @@ export interface paths {
                 };
             };
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                url: string;
+                                expires_at: string;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
-                "409": {
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1623,12 +1900,19 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: ({
+                                provider: string;
+                                email: string | null;
+                                linked_at: string;
+                            })[];
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -1676,13 +1960,13 @@ export interface paths {
                 };
             };
             responses: {
-                "204": {
+                204: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                "404": {
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1690,7 +1974,7 @@ export interface paths {
                         "application/json": unknown;
                     };
                 };
-                "409": {
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1732,12 +2016,15 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: null;
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -1772,12 +2059,23 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                id: string;
+                                email: string;
+                                nickname: string | null;
+                                locale: string | null;
+                                region: string | null;
+                                has_password: boolean;
+                                created_at: string;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -1812,12 +2110,23 @@ export interface paths {
                 };
             };
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                id: string;
+                                email: string;
+                                nickname: string | null;
+                                locale: string | null;
+                                region: string | null;
+                                has_password: boolean;
+                                created_at: string;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -1856,15 +2165,21 @@ export interface paths {
                 };
             };
             responses: {
-                "202": {
+                202: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                expires_at: string;
+                                cooldown_seconds: number;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
-                "429": {
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1907,12 +2222,45 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            list: ({
+                                id: string;
+                                name: string;
+                                prefix: string;
+                                last4: string;
+                                status: "active" | "disabled" | "revoked";
+                                expires_at: string | null;
+                                created_at: string;
+                                group: string;
+                                ip_allowlist: string[];
+                                asset_access: "own" | "all" | "none";
+                                compatibility_profile: "standard_v1" | "legacy_v1";
+                                rpm_limit: number | null;
+                                tpm_limit: number | null;
+                                concurrency_limit: number | null;
+                                total_micro_usd: number | null;
+                                daily_micro_usd: number | null;
+                                monthly_micro_usd: number | null;
+                                budget: {
+                                    limit_micro_usd: number;
+                                    period: "day" | "week" | "month" | "total";
+                                    soft_threshold_percent: number | null;
+                                } | null;
+                                tags: string[];
+                                usage_access: boolean;
+                                default_preset: string | null;
+                                cache_ttl_seconds: number | null;
+                            })[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -1962,15 +2310,46 @@ export interface paths {
                 };
             };
             responses: {
-                "201": {
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                id: string;
+                                name: string;
+                                prefix: string;
+                                last4: string;
+                                status: "active" | "disabled" | "revoked";
+                                expires_at: string | null;
+                                created_at: string;
+                                group: string;
+                                ip_allowlist: string[];
+                                asset_access: "own" | "all" | "none";
+                                compatibility_profile: "standard_v1" | "legacy_v1";
+                                rpm_limit: number | null;
+                                tpm_limit: number | null;
+                                concurrency_limit: number | null;
+                                total_micro_usd: number | null;
+                                daily_micro_usd: number | null;
+                                monthly_micro_usd: number | null;
+                                budget: {
+                                    limit_micro_usd: number;
+                                    period: "day" | "week" | "month" | "total";
+                                    soft_threshold_percent: number | null;
+                                } | null;
+                                tags: string[];
+                                usage_access: boolean;
+                                default_preset: string | null;
+                                cache_ttl_seconds: number | null;
+                                key: string;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
-                "403": {
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2010,12 +2389,22 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: ({
+                                id: string;
+                                models: "*" | string[];
+                                discount_percent: number;
+                                rpm_limit: number | null;
+                                tpm_limit: number | null;
+                                concurrency_limit: number | null;
+                            })[];
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -2054,12 +2443,42 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                id: string;
+                                name: string;
+                                prefix: string;
+                                last4: string;
+                                status: "active" | "disabled" | "revoked";
+                                expires_at: string | null;
+                                created_at: string;
+                                group: string;
+                                ip_allowlist: string[];
+                                asset_access: "own" | "all" | "none";
+                                compatibility_profile: "standard_v1" | "legacy_v1";
+                                rpm_limit: number | null;
+                                tpm_limit: number | null;
+                                concurrency_limit: number | null;
+                                total_micro_usd: number | null;
+                                daily_micro_usd: number | null;
+                                monthly_micro_usd: number | null;
+                                budget: {
+                                    limit_micro_usd: number;
+                                    period: "day" | "week" | "month" | "total";
+                                    soft_threshold_percent: number | null;
+                                } | null;
+                                tags: string[];
+                                usage_access: boolean;
+                                default_preset: string | null;
+                                cache_ttl_seconds: number | null;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -2115,15 +2534,45 @@ export interface paths {
                 };
             };
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                id: string;
+                                name: string;
+                                prefix: string;
+                                last4: string;
+                                status: "active" | "disabled" | "revoked";
+                                expires_at: string | null;
+                                created_at: string;
+                                group: string;
+                                ip_allowlist: string[];
+                                asset_access: "own" | "all" | "none";
+                                compatibility_profile: "standard_v1" | "legacy_v1";
+                                rpm_limit: number | null;
+                                tpm_limit: number | null;
+                                concurrency_limit: number | null;
+                                total_micro_usd: number | null;
+                                daily_micro_usd: number | null;
+                                monthly_micro_usd: number | null;
+                                budget: {
+                                    limit_micro_usd: number;
+                                    period: "day" | "week" | "month" | "total";
+                                    soft_threshold_percent: number | null;
+                                } | null;
+                                tags: string[];
+                                usage_access: boolean;
+                                default_preset: string | null;
+                                cache_ttl_seconds: number | null;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
-                "403": {
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2163,12 +2612,42 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                id: string;
+                                name: string;
+                                prefix: string;
+                                last4: string;
+                                status: "active" | "disabled" | "revoked";
+                                expires_at: string | null;
+                                created_at: string;
+                                group: string;
+                                ip_allowlist: string[];
+                                asset_access: "own" | "all" | "none";
+                                compatibility_profile: "standard_v1" | "legacy_v1";
+                                rpm_limit: number | null;
+                                tpm_limit: number | null;
+                                concurrency_limit: number | null;
+                                total_micro_usd: number | null;
+                                daily_micro_usd: number | null;
+                                monthly_micro_usd: number | null;
+                                budget: {
+                                    limit_micro_usd: number;
+                                    period: "day" | "week" | "month" | "total";
+                                    soft_threshold_percent: number | null;
+                                } | null;
+                                tags: string[];
+                                usage_access: boolean;
+                                default_preset: string | null;
+                                cache_ttl_seconds: number | null;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -2208,12 +2687,38 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                group_by: "tag" | "model" | "key" | "day";
+                                start: string;
+                                end: string;
+                                rows: ({
+                                    group: string | null;
+                                    requests: number;
+                                    errors: number;
+                                    input_tokens: number;
+                                    output_tokens: number;
+                                    cached_tokens: number;
+                                    charged_micro_usd: number;
+                                    cache_hits: number;
+                                })[];
+                                total: {
+                                    requests: number;
+                                    errors: number;
+                                    input_tokens: number;
+                                    output_tokens: number;
+                                    cached_tokens: number;
+                                    charged_micro_usd: number;
+                                    cache_hits: number;
+                                };
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -2261,12 +2766,44 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            list: ({
+                                request_id: string;
+                                created_at: string;
+                                model: string;
+                                endpoint: string;
+                                status_code: number;
+                                error_code: string | null;
+                                stream: boolean;
+                                input_tokens: number;
+                                output_tokens: number;
+                                cached_tokens: number;
+                                charged_micro_usd: number;
+                                tags: string[];
+                                latency_ms: number | null;
+                                ttft_ms: number | null;
+                                session_id: string | null;
+                                api_key_id: string | null;
+                                key_prefix: string | null;
+                                upstream_account: string | null;
+                                template_version_id: string | null;
+                                cache_hit: boolean;
+                                scores: ({
+                                    name: string;
+                                    value: number;
+                                    comment: string | null;
+                                })[];
+                            })[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -2306,12 +2843,26 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            list: ({
+                                id: string;
+                                kind: "charge" | "credit" | "refund" | "adjustment";
+                                amount_micro_usd: number;
+                                balance_after_micro_usd: number;
+                                request_id: string | null;
+                                note: string | null;
+                                created_at: string;
+                            })[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -2351,12 +2902,17 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                purged: number;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -2390,12 +2946,17 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                log_content: boolean;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -2428,12 +2989,17 @@ export interface paths {
                 };
             };
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                log_content: boolean;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -2467,12 +3033,32 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            list: ({
+                                id: string;
+                                status: "queued" | "running" | "succeeded" | "failed";
+                                filters: {
+                                    [key: string]: unknown;
+                                };
+                                records: number | null;
+                                error: string | null;
+                                created_at: string;
+                                finished_at: string | null;
+                                download: {
+                                    url: string;
+                                    expires_at: string;
+                                } | null;
+                            })[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -2508,12 +3094,29 @@ export interface paths {
                 };
             };
             responses: {
-                "202": {
+                202: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                id: string;
+                                status: "queued" | "running" | "succeeded" | "failed";
+                                filters: {
+                                    [key: string]: unknown;
+                                };
+                                records: number | null;
+                                error: string | null;
+                                created_at: string;
+                                finished_at: string | null;
+                                download: {
+                                    url: string;
+                                    expires_at: string;
+                                } | null;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -2550,12 +3153,29 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                id: string;
+                                status: "queued" | "running" | "succeeded" | "failed";
+                                filters: {
+                                    [key: string]: unknown;
+                                };
+                                records: number | null;
+                                error: string | null;
+                                created_at: string;
+                                finished_at: string | null;
+                                download: {
+                                    url: string;
+                                    expires_at: string;
+                                } | null;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -2595,12 +3215,31 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            list: ({
+                                slug: string;
+                                model: string;
+                                models: string[];
+                                strategy: "ordered" | "cost" | "latency" | "weighted";
+                                weights: number[] | null;
+                                preferred_providers: {
+                                    order?: string[];
+                                    only?: string[];
+                                } | null;
+                                cache_ttl_seconds: number | null;
+                                created_at: string;
+                                updated_at: string;
+                            })[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -2637,15 +3276,31 @@ export interface paths {
                 };
             };
             responses: {
-                "201": {
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                slug: string;
+                                model: string;
+                                models: string[];
+                                strategy: "ordered" | "cost" | "latency" | "weighted";
+                                weights: number[] | null;
+                                preferred_providers: {
+                                    order?: string[];
+                                    only?: string[];
+                                } | null;
+                                cache_ttl_seconds: number | null;
+                                created_at: string;
+                                updated_at: string;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
-                "409": {
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2687,12 +3342,28 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                slug: string;
+                                model: string;
+                                models: string[];
+                                strategy: "ordered" | "cost" | "latency" | "weighted";
+                                weights: number[] | null;
+                                preferred_providers: {
+                                    order?: string[];
+                                    only?: string[];
+                                } | null;
+                                cache_ttl_seconds: number | null;
+                                created_at: string;
+                                updated_at: string;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -2718,7 +3389,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "204": {
+                204: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2760,12 +3431,28 @@ export interface paths {
                 };
             };
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                slug: string;
+                                model: string;
+                                models: string[];
+                                strategy: "ordered" | "cost" | "latency" | "weighted";
+                                weights: number[] | null;
+                                preferred_providers: {
+                                    order?: string[];
+                                    only?: string[];
+                                } | null;
+                                cache_ttl_seconds: number | null;
+                                created_at: string;
+                                updated_at: string;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -2799,12 +3486,34 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            list: {
+                                id: string;
+                                name: string;
+                                versions: {
+                                    id: string;
+                                    label: string;
+                                    text: string;
+                                    weight: number;
+                                    variables: string[];
+                                    defaults: {
+                                        [key: string]: string;
+                                    };
+                                }[];
+                                key_ids: string[];
+                                created_at: string;
+                                updated_at: string;
+                            }[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -2839,12 +3548,31 @@ export interface paths {
                 };
             };
             responses: {
-                "201": {
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                id: string;
+                                name: string;
+                                versions: {
+                                    id: string;
+                                    label: string;
+                                    text: string;
+                                    weight: number;
+                                    variables: string[];
+                                    defaults: {
+                                        [key: string]: string;
+                                    };
+                                }[];
+                                key_ids: string[];
+                                created_at: string;
+                                updated_at: string;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -2881,12 +3609,31 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                id: string;
+                                name: string;
+                                versions: {
+                                    id: string;
+                                    label: string;
+                                    text: string;
+                                    weight: number;
+                                    variables: string[];
+                                    defaults: {
+                                        [key: string]: string;
+                                    };
+                                }[];
+                                key_ids: string[];
+                                created_at: string;
+                                updated_at: string;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -2912,7 +3659,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "204": {
+                204: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2953,12 +3700,31 @@ export interface paths {
                 };
             };
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                id: string;
+                                name: string;
+                                versions: {
+                                    id: string;
+                                    label: string;
+                                    text: string;
+                                    weight: number;
+                                    variables: string[];
+                                    defaults: {
+                                        [key: string]: string;
+                                    };
+                                }[];
+                                key_ids: string[];
+                                created_at: string;
+                                updated_at: string;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -2992,12 +3758,30 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            list: ({
+                                id: string;
+                                object: "webhook_endpoint";
+                                url: string;
+                                events: ("video.completed" | "video.failed" | "video.cancelled" | "image_task.completed" | "image_task.failed" | "image_task.cancelled" | "batch.completed" | "batch.failed" | "batch.expired" | "batch.cancelled" | "webhook.test")[];
+                                description: string | null;
+                                enabled: boolean;
+                                disabled_reason: "owner" | "failing" | "account_closed" | null;
+                                failing_since: string | null;
+                                previous_secret_expires_at: string | null;
+                                created_at: string;
+                                updated_at: string;
+                            })[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -3028,15 +3812,31 @@ export interface paths {
                 };
             };
             responses: {
-                "201": {
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                id: string;
+                                object: "webhook_endpoint";
+                                url: string;
+                                events: ("video.completed" | "video.failed" | "video.cancelled" | "image_task.completed" | "image_task.failed" | "image_task.cancelled" | "batch.completed" | "batch.failed" | "batch.expired" | "batch.cancelled" | "webhook.test")[];
+                                description: string | null;
+                                enabled: boolean;
+                                disabled_reason: "owner" | "failing" | "account_closed" | null;
+                                failing_since: string | null;
+                                previous_secret_expires_at: string | null;
+                                created_at: string;
+                                updated_at: string;
+                                secret: string;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
-                "400": {
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3078,12 +3878,27 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                id: string;
+                                object: "webhook_endpoint";
+                                url: string;
+                                events: ("video.completed" | "video.failed" | "video.cancelled" | "image_task.completed" | "image_task.failed" | "image_task.cancelled" | "batch.completed" | "batch.failed" | "batch.expired" | "batch.cancelled" | "webhook.test")[];
+                                description: string | null;
+                                enabled: boolean;
+                                disabled_reason: "owner" | "failing" | "account_closed" | null;
+                                failing_since: string | null;
+                                previous_secret_expires_at: string | null;
+                                created_at: string;
+                                updated_at: string;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -3109,7 +3924,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "204": {
+                204: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3147,12 +3962,27 @@ export interface paths {
                 };
             };
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                id: string;
+                                object: "webhook_endpoint";
+                                url: string;
+                                events: ("video.completed" | "video.failed" | "video.cancelled" | "image_task.completed" | "image_task.failed" | "image_task.cancelled" | "batch.completed" | "batch.failed" | "batch.expired" | "batch.cancelled" | "webhook.test")[];
+                                description: string | null;
+                                enabled: boolean;
+                                disabled_reason: "owner" | "failing" | "account_closed" | null;
+                                failing_since: string | null;
+                                previous_secret_expires_at: string | null;
+                                created_at: string;
+                                updated_at: string;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -3187,12 +4017,28 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                id: string;
+                                object: "webhook_endpoint";
+                                url: string;
+                                events: ("video.completed" | "video.failed" | "video.cancelled" | "image_task.completed" | "image_task.failed" | "image_task.cancelled" | "batch.completed" | "batch.failed" | "batch.expired" | "batch.cancelled" | "webhook.test")[];
+                                description: string | null;
+                                enabled: boolean;
+                                disabled_reason: "owner" | "failing" | "account_closed" | null;
+                                failing_since: string | null;
+                                previous_secret_expires_at: string | null;
+                                created_at: string;
+                                updated_at: string;
+                                secret: string;
+                            };
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -3232,12 +4078,37 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "200": {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            list: ({
+                                id: string;
+                                object: "webhook_delivery";
+                                endpoint_id: string;
+                                event_id: string;
+                                event_type: string;
+                                status: "pending" | "delivered" | "failed";
+                                attempt_count: number;
+                                next_attempt_at: string | null;
+                                last_error: string | null;
+                                delivered_at: string | null;
+                                created_at: string;
+                                attempts: ({
+                                    attempted_at: string;
+                                    status_code: number | null;
+                                    duration_ms: number;
+                                    response_excerpt: string;
+                                    error: string | null;
+                                })[];
+                            })[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                            request_id: string;
+                        };
                     };
                 };
                 default: {
@@ -3279,15 +4150,37 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "202": {
+                202: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                id: string;
+                                object: "webhook_delivery";
+                                endpoint_id: string;
+                                event_id: string;
+                                event_type: string;
+                                status: "pending" | "delivered" | "failed";
+                                attempt_count: number;
+                                next_attempt_at: string | null;
+                                last_error: string | null;
+                                delivered_at: string | null;
+                                created_at: string;
+                                attempts: ({
+                                    attempted_at: string;
+                                    status_code: number | null;
+                                    duration_ms: number;
+                                    response_excerpt: string;
+                                    error: string | null;
+                                })[];
+                            };
+                            request_id: string;
+                        };
                     };
                 };
-                "409": {
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3331,15 +4224,37 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                "202": {
+                202: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            data: {
+                                id: string;
+                                object: "webhook_delivery";
+                                endpoint_id: string;
+                                event_id: string;
+                                event_type: string;
+                                status: "pending" | "delivered" | "failed";
+                                attempt_count: number;
+                                next_attempt_at: string | null;
+                                last_error: string | null;
+                                delivered_at: string | null;
+                                created_at: string;
+                                attempts: ({
+                                    attempted_at: string;
+                                    status_code: number | null;
+                                    duration_ms: number;
+                                    response_excerpt: string;
+                                    error: string | null;
+                                })[];
+                            };
+                            request_id: string;
+                        };
                     };
                 };
-                "409": {
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
