@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSiteHarness, seriousViolations, signIn, watchProblems, type SiteHarness } from './site.js';
+import {
+  startSiteHarness,
+  seriousViolations,
+  signIn,
+  watchApiAnswers,
+  watchProblems,
+  type SiteHarness,
+} from './site.js';
 
 // The console site in Chromium against a real gateway and SMTP server: sign-in by password, the
 // two-step code read from the mail, the Security page that turns it on, axe-core on each page.
@@ -38,6 +45,7 @@ describe('console site: sign-in', { timeout: 120_000 }, () => {
     const { email } = await h.sec.gw.account();
     const page = await h.browser.newPage();
     const problems = watchProblems(page);
+    const answers = watchApiAnswers(page, h.site.url);
     const started = Date.now();
     await page.goto(h.site.url);
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
@@ -64,8 +72,12 @@ describe('console site: sign-in', { timeout: 120_000 }, () => {
     await page.getByRole('heading', { name: 'Balance' }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
 
-    // The session is an HttpOnly cookie: nothing of it is readable by the page's scripts.
+    // The session is an HttpOnly cookie: nothing of it is readable by the page's scripts, and no
+    // answer the page received (the sign-in's included) carried the session token.
     expect(await page.evaluate('document.cookie')).toBe('');
+    const texts = await answers.texts();
+    expect(texts.some((t) => t.includes('"user":{'))).toBe(true); // the sign-in's answer was read
+    expect(texts.filter((t) => /gws_|"token"/.test(t))).toEqual([]);
     expect(await page.evaluate('JSON.stringify(localStorage) + JSON.stringify(sessionStorage)')).toBe('{}{}');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
