@@ -1,6 +1,7 @@
 import type { Key } from '../../api/models';
 import { useConsole } from '../../context';
 import { formatDateTime, formatMoney } from '../../format';
+import { TableFrame } from '../../components/TableFrame';
 
 interface KeyTableProps {
   keys: Key[];
@@ -17,7 +18,7 @@ interface KeyTableProps {
 export function KeyTable({ keys, busy, onEdit, onEnable, onDisable, onRevoke }: KeyTableProps) {
   const { locale } = useConsole();
   return (
-    <div class="table-wrap">
+    <TableFrame label="API keys">
       <table>
         <caption class="sr-only">Your API keys</caption>
         <thead>
@@ -89,7 +90,7 @@ export function KeyTable({ keys, busy, onEdit, onEnable, onDisable, onRevoke }: 
           ))}
         </tbody>
       </table>
-    </div>
+    </TableFrame>
   );
 }
 
