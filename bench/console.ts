@@ -10,6 +10,7 @@ import { BenchRun } from './lib/bench-run.js';
 import { summarize } from './lib/cannon.js';
 import { consoleBundles } from './lib/console-bundles.js';
 import { startDemo } from './lib/demo.js';
+import { pageCondition } from './lib/page-wait.js';
 import { commit, f0, f1, machine, pct, table } from './lib/md.js';
 import { hostJiffies } from './lib/processes.js';
 import { QuietGuard } from './lib/quiet.js';
@@ -57,7 +58,7 @@ async function visit(browser: Browser, url: string): Promise<Visit> {
     const page = await context.newPage();
     await page.goto(url);
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
-    await page.waitForFunction('window.__signInUsableAt !== undefined');
+    await pageCondition(page, 'window.__signInUsableAt !== undefined');
     return (await page.evaluate(`(() => {
       const resources = performance.getEntriesByType('resource');
       const end = (test) => {
