@@ -1,11 +1,13 @@
 import { existsSync } from 'node:fs';
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closeGracefully, listen } from '../../shared/lifecycle/http-server.js';
 import { captchaOrigins, siteCaptcha, type SiteCaptcha } from './captcha.js';
 import type { ConsoleSiteSetting } from './setting.js';
 import { consoleCsp, securityHeaders } from './csp.js';
+import { pageWithSetting, withoutSessionCookie } from './page.js';
 import { send, serveStatic } from './static-files.js';
 
 /** dist/console, built from web/ by `npm run build` (this file runs from dist/api/console-site/). */
@@ -71,6 +73,9 @@ export async function startConsoleSite(options: ConsoleSiteOptions): Promise<Con
       }),
     );
   const gatewayUrl = typeof options.gatewayUrl === 'string' ? () => options.gatewayUrl as string : options.gatewayUrl;
+  // The built document, read once; every page carries the setting (./page.ts) besides /config.json.
+  const indexHtml = await readFile(path.join(root, 'index.html'), 'utf8');
+  const setting = (api: string) => ({ api_base: api, gateway_url: gatewayUrl(), captcha: options.captcha ?? null });
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
     if (FORWARDED.some((prefix) => url.startsWith(prefix)) || url === '/api/v1') return options.gateway(req, res);
@@ -79,14 +84,14 @@ export async function startConsoleSite(options: ConsoleSiteOptions): Promise<Con
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return send(res, 405, 'method not allowed', { ...headers, allow: 'GET, HEAD' });
     if (url === '/config.json' || url.startsWith('/config.json?'))
-      return send(
-        res,
-        200,
-        JSON.stringify({ api_base: api, gateway_url: gatewayUrl(), captcha: options.captcha ?? null }),
-        headers,
-        'application/json; charset=utf-8',
-      );
-    serveStatic(root, req, res, headers).catch(() => {
+      return send(res, 200, JSON.stringify(setting(api)), headers, 'application/json; charset=utf-8');
+    // The session cookie is this origin's own only when the API is forwarded here (api_base '').
+    const page = (request: IncomingMessage) =>
+      pageWithSetting(indexHtml, {
+        ...setting(api),
+        ...(api === '' && withoutSessionCookie(request.headers.cookie) && { signed_out: true }),
+      });
+    serveStatic(root, req, res, headers, page).catch(() => {
       if (!res.headersSent) send(res, 500, 'the file could not be read', headers);
       else res.destroy();
     });

@@ -17,19 +17,31 @@ const TYPES: Record<string, string> = {
 
 /**
  * Serves the built site from `root`: hashed files under /assets/ cached for a year, everything
- * else revalidated; a path without a file extension is a page of the single-page app and gets
- * index.html. Nothing outside `root` is reachable.
+ * else revalidated; a path without a file extension (a page of the single-page app) and
+ * /index.html get `page()`, the app's document. Nothing outside `root` is reachable, nor a
+ * dot-file or dot-folder in it (the build's `.vite/` manifest).
  */
 export async function serveStatic(
   root: string,
   req: IncomingMessage,
   res: ServerResponse,
   headers: Record<string, string>,
+  page: (req: IncomingMessage) => string,
 ): Promise<void> {
   const pathname = decodePath(req.url ?? '/');
   if (pathname === undefined) return send(res, 400, 'bad path', headers);
-  const page = path.extname(pathname) === '';
-  const file = path.join(root, page ? 'index.html' : pathname);
+  if (path.extname(pathname) === '' || pathname === '/index.html') {
+    const html = page(req);
+    res.writeHead(200, {
+      ...headers,
+      'content-type': TYPES['.html']!,
+      'content-length': String(Buffer.byteLength(html)),
+      'cache-control': 'no-cache',
+    });
+    return void res.end(req.method === 'HEAD' ? undefined : html);
+  }
+  if (pathname.split('/').some((segment) => segment.startsWith('.'))) return send(res, 404, 'not found', headers);
+  const file = path.join(root, pathname);
   if (!file.startsWith(root + path.sep)) return send(res, 404, 'not found', headers);
   const info = await stat(file).catch(() => undefined);
   if (!info?.isFile()) return send(res, 404, 'not found', headers);

@@ -8,6 +8,9 @@ const PLAIN_NAME = 'gw_session';
 // sibling subdomain nor a plain-HTTP page on the network can plant or overwrite the session.
 const HOST_NAME = '__Host-gw_session';
 
+/** Either name the session cookie goes by; a request carrying neither has no session cookie. */
+export const SESSION_COOKIE_NAMES = [HOST_NAME, PLAIN_NAME] as const;
+
 const isHttps = (url: string | undefined) => url !== undefined && url.startsWith('https:');
 
 /**

@@ -3,10 +3,11 @@ import { GatewayError } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { baseUrl } from '../http/base-url.js';
 import { readSessionCookie } from './cookie.js';
+import { SESSION_CREDENTIAL_HEADER } from './sign-in-credential.js';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 const CONSOLE_PREFIX = '/api/v1/';
-const ALLOWED_HEADERS = 'authorization, content-type, x-request-id';
+const ALLOWED_HEADERS = ['authorization', 'content-type', 'x-request-id', SESSION_CREDENTIAL_HEADER].join(', ');
 const EXPOSED_HEADERS =
   'x-request-id, retry-after, x-ratelimit-limit-requests, x-ratelimit-remaining-requests, x-ratelimit-reset-requests';
 

@@ -61,7 +61,7 @@ export interface GatewaySetup {
   workerEnv?: Record<string, string>;
 }
 
-function databaseUrl(adminUrl: string, name: string): string {
+export function databaseUrl(adminUrl: string, name: string): string {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return url.toString();
@@ -225,15 +225,20 @@ export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTes
     },
     async close() {
       await Promise.all([api.stop(30_000), worker.stop(), ...extraWorkers.map((w) => w.stop(15_000))]);
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${redisPrefix}*`, 'COUNT', 1000);
-        if (keys.length) await redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
+      await dropBenchState(redis, redisPrefix, admin, dbName);
       redis.disconnect();
-      await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(dbName)} WITH (FORCE)`);
       await admin.end();
     },
   };
+}
+
+/** A run's own Redis keys and database, removed at its end (its processes stopped first). */
+export async function dropBenchState(redis: Redis, redisPrefix: string, admin: pg.Client, dbName: string) {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${redisPrefix}*`, 'COUNT', 1000);
+    if (keys.length) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(dbName)} WITH (FORCE)`);
 }

@@ -51,20 +51,28 @@ export function spawnNode(name: string, script: string, args: string[], options:
 
 /** Reads the first stdout line of a child that prints `{"url": ...}` when it listens. */
 export async function readUrl(child: Child, timeoutMs = 15_000): Promise<string> {
+  const [line] = await readLineMatching(child, /^\{.*"url"\s*:/, timeoutMs);
+  const { url } = JSON.parse(line) as { url?: unknown };
+  if (typeof url !== 'string') throw new Error(`${child.name} printed no url: ${line}`);
+  return url;
+}
+
+/** The first stdout line of a child that matches `pattern` (e.g. `npm start`'s `console: <url>`) → its match. */
+export async function readLineMatching(child: Child, pattern: RegExp, timeoutMs = 60_000): Promise<RegExpExecArray> {
   const stdout = child.proc.stdout;
   if (!stdout) throw new Error(`${child.name} has no stdout`);
   const lines = createInterface({ input: stdout });
   const timer = setTimeout(() => lines.close(), timeoutMs);
   try {
     for await (const line of lines) {
-      const parsed = JSON.parse(line) as { url?: unknown };
-      if (typeof parsed.url === 'string') return parsed.url;
+      const match = pattern.exec(line);
+      if (match) return match;
     }
   } finally {
     clearTimeout(timer);
-    stdout.resume(); // keep draining whatever else it prints
+    stdout.resume();
   }
-  throw new Error(`${child.name} did not print its url (exit code ${child.proc.exitCode})`);
+  throw new Error(`${child.name} printed no line like ${pattern} (exit code ${child.proc.exitCode})`);
 }
 
 /** A port that was free a moment ago (for processes that cannot report the port they picked). */

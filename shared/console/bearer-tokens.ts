@@ -44,3 +44,16 @@ export function verifyBearer(token: string, secret: Buffer, now: number): Bearer
     return undefined;
   }
 }
+
+/**
+ * A token for a live session: BEARER_TTL_MS from `now`, never past the session's own end (a
+ * renewal near that end answers a token that ends with it).
+ */
+export function issueBearer(
+  session: { sessionId: string; expiresAt: Date },
+  secret: Buffer,
+  now: number,
+): { token: string; expiresAt: Date } {
+  const expiresAt = Math.min(now + BEARER_TTL_MS, session.expiresAt.getTime());
+  return { token: signBearer({ sessionId: session.sessionId, expiresAt }, secret), expiresAt: new Date(expiresAt) };
+}

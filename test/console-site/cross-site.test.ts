@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOidc, type TestOidc } from '../support/oidc.js';
-import { startSiteHarness, signIn, watchProblems, type SiteHarness } from './site.js';
+import { startSiteHarness, signIn, watchApiAnswers, watchProblems, type SiteHarness } from './site.js';
 
 // The site on http://127.0.0.1:<port>, the console API on http://localhost:<port>: two sites to
 // the browser, so the SameSite=Lax session cookie never reaches the API. The pages sign in with
@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 describe('console site on another site than its API', { timeout: 120_000 }, () => {
-  it('signs in with a bearer token of the session, works on every call, keeps nothing in cookies or storage, and signing out ends the session', async () => {
+  it('signs in with a bearer token of the session (never the session token), works on every call, keeps nothing in cookies or storage, and signing out ends the session', async () => {
     const { email, userId } = await h.sec.gw.account({ balance: 1_000_000 });
     expect(new URL(h.site.url).hostname).toBe('127.0.0.1');
     const context = await h.browser.newContext();
@@ -43,6 +43,7 @@ describe('console site on another site than its API', { timeout: 120_000 }, () =
     page.on('request', (r) => {
       if (r.url().startsWith(`${apiOrigin}/api/v1/`)) apiCalls.push(r);
     });
+    const answers = watchApiAnswers(page, apiOrigin);
 
     await signIn(page, h.site, email);
     await page.getByRole('link', { name: 'Keys', exact: true }).click();
@@ -62,18 +63,21 @@ describe('console site on another site than its API', { timeout: 120_000 }, () =
     ]);
     expect((await readFile((await download.path())!, 'utf8')).split('\n')[0]).toMatch(/^group,/);
 
-    // Every call went to the API's own origin with a gwb_ token; the session token (gws_) was
-    // sent once, to be exchanged, and no cookie ever came along.
+    // Every call went to the API's own origin with a gwb_ token; the long-lived session token
+    // (gws_) was never answered to the page nor sent by it, and no cookie ever came along.
     const sent = await Promise.all(
       apiCalls.filter((r) => r.method() !== 'OPTIONS').map(async (r) => ({ r, headers: await r.allHeaders() })),
     );
     expect(sent.length).toBeGreaterThan(4);
     for (const { r, headers } of sent) expect(headers.cookie, r.url()).toBeUndefined();
     const withToken = sent.filter(({ headers }) => headers.authorization);
-    expect(
-      withToken.filter(({ headers }) => headers.authorization!.startsWith('Bearer gws_')).map(({ r }) => r.url()),
-    ).toEqual([`${apiOrigin}/api/v1/auth/session/token`]);
-    expect(withToken.filter(({ headers }) => /^Bearer gwb_/.test(headers.authorization!)).length).toBeGreaterThan(3);
+    expect(withToken.filter(({ headers }) => !/^Bearer gwb_/.test(headers.authorization!))).toEqual([]);
+    expect(withToken.length).toBeGreaterThan(3);
+    const signInAnswer = sent.find(({ r }) => r.url() === `${apiOrigin}/api/v1/auth/login`);
+    expect(signInAnswer?.headers['x-console-session']).toBe('bearer');
+    const texts = await answers.texts();
+    expect(texts.filter((t) => t.includes('gws_'))).toEqual([]);
+    expect(texts.filter((t) => /"token":"gwb_/.test(t))).toHaveLength(1); // the sign-in's
     expect(await context.cookies()).toEqual([]);
     expect(await page.evaluate('JSON.stringify(localStorage) + JSON.stringify(sessionStorage)')).toBe('{}{}');
     expect(problems).toEqual([]);
@@ -105,6 +109,7 @@ describe('console site on another site than its API', { timeout: 120_000 }, () =
     page.on('request', (r) => {
       if (r.url().startsWith(`${h.site.url}/oauth/callback`)) returns.push(r.url());
     });
+    const answers = watchApiAnswers(page, apiOrigin);
     await page.goto(h.site.url);
     await page.getByRole('link', { name: 'Continue with Acme ID' }).click();
     await page.locator('input[name=login]').fill('carol');
@@ -117,6 +122,10 @@ describe('console site on another site than its API', { timeout: 120_000 }, () =
     expect(await page.evaluate('JSON.stringify(localStorage) + JSON.stringify(sessionStorage)')).toBe('{}{}');
     const apiCookies = await context.cookies(apiOrigin);
     expect(apiCookies.filter((c) => c.name.includes('gw_session'))).toEqual([]);
+    // The hand-over answered the short token only.
+    const texts = await answers.texts();
+    expect(texts.filter((t) => t.includes('gws_'))).toEqual([]);
+    expect(texts.some((t) => /"token":"gwb_/.test(t))).toBe(true);
 
     // The ticket came back in the URL; it was spent, and never worked without the verifier anyway.
     const ticket = new URL(returns[0]!).searchParams.get('ticket');

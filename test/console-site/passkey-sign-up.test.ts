@@ -1,6 +1,13 @@
 import type { CDPSession } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSiteHarness, seriousViolations, signIn, watchProblems, type SiteHarness } from './site.js';
+import {
+  startSiteHarness,
+  seriousViolations,
+  signIn,
+  watchApiAnswers,
+  watchProblems,
+  type SiteHarness,
+} from './site.js';
 
 // Sign-up with the e-mailed code, and a passkey added in Security then used to sign in, through
 // Chrome's virtual authenticator (DevTools Protocol) — a real WebAuthn ceremony on the site's origin.
@@ -34,6 +41,7 @@ describe('console site: sign-up and passkeys', { timeout: 120_000 }, () => {
     const inbox = h.sec.inbox(email);
     const page = await h.browser.newPage();
     const problems = watchProblems(page);
+    const answers = watchApiAnswers(page, h.site.url);
     await page.goto(h.site.url);
     await page.getByRole('link', { name: 'Create an account' }).click();
     // The sign-in page stays until the sign-up page's code arrives: both have an Email field.
@@ -47,6 +55,8 @@ describe('console site: sign-up and passkeys', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: 'Confirm and sign in' }).click();
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
     await page.getByRole('heading', { name: 'Balance' }).waitFor();
+    // Signed in by the HttpOnly cookie alone: the confirmation answered no session token.
+    expect((await answers.texts()).filter((t) => /gws_|"token"/.test(t))).toEqual([]);
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -72,8 +82,10 @@ describe('console site: sign-up and passkeys', { timeout: 120_000 }, () => {
     expect(await seriousViolations(page)).toEqual([]);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
+    const answers = watchApiAnswers(page, h.site.url);
     await page.getByRole('button', { name: 'Use a passkey' }).click();
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    expect((await answers.texts()).filter((t) => /gws_|"token"/.test(t))).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -1,5 +1,15 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSiteHarness, seriousViolations, signIn, watchProblems, type SiteHarness } from './site.js';
+import {
+  BUILT_SITE,
+  startSiteHarness,
+  seriousViolations,
+  signIn,
+  watchApiAnswers,
+  watchProblems,
+  type SiteHarness,
+} from './site.js';
 
 // The console site in Chromium against a real gateway and SMTP server: sign-in by password, the
 // two-step code read from the mail, the Security page that turns it on, axe-core on each page.
@@ -22,11 +32,25 @@ describe('console site: sign-in', { timeout: 120_000 }, () => {
     expect(csp).toContain("frame-ancestors 'none'");
     const html = await res.text();
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
-    expect(await (await fetch(`${h.site.url}/config.json`)).json()).toEqual({
+    const setting = {
       api_base: '',
       gateway_url: h.sec.gw.url,
       captcha: { provider: 'test', token: 'captcha-test-token-for-the-site' },
-    });
+    };
+    expect(await (await fetch(`${h.site.url}/config.json`)).json()).toEqual(setting);
+    // The same setting in the page itself, in place of the preload: no round trip before the API's;
+    // a document asked for without a session cookie also says the page is signed out.
+    const inlineOf = (page: string) =>
+      JSON.parse(
+        (/<meta name="console-config" content="([^"]*)"/.exec(page)?.[1] ?? '')
+          .replace(/&quot;/g, '"')
+          .replace(/&amp;/g, '&'),
+      );
+    expect(inlineOf(html)).toEqual({ ...setting, signed_out: true });
+    expect(html).not.toContain('/config.json');
+    const withCookie = await fetch(`${h.site.url}/keys`, { headers: { cookie: 'theme=dark; gw_session=gws_stale' } });
+    expect(inlineOf(await withCookie.text())).toEqual(setting);
+    expect((await fetch(`${h.site.url}/.vite/manifest.json`)).status).toBe(404);
     const me = await fetch(`${h.site.url}/api/v1/auth/me`);
     expect(me.status).toBe(401);
     expect(((await me.json()) as { error_code: string }).error_code).toBeTruthy();
@@ -34,10 +58,32 @@ describe('console site: sign-in', { timeout: 120_000 }, () => {
     expect((await fetch(`${h.site.url}/assets/%2e%2e/%2e%2e/package.json`)).status).toBe(404);
   });
 
+  it('reads config.json where a static host serves the document as built', async () => {
+    const page = await h.browser.newPage();
+    const problems = watchProblems(page);
+    const built = await readFile(path.join(BUILT_SITE, 'index.html'), 'utf8');
+    const csp = (await fetch(h.site.url)).headers.get('content-security-policy')!;
+    await page.route(`${h.site.url}/`, (route) =>
+      route.fulfill({ body: built, contentType: 'text/html', headers: { 'content-security-policy': csp } }),
+    );
+    const settings = page.waitForRequest(`${h.site.url}/config.json`);
+    await page.goto(h.site.url);
+    await settings;
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('signs in with a password; a wrong one is shown next to the Password field', async () => {
     const { email } = await h.sec.gw.account();
     const page = await h.browser.newPage();
     const problems = watchProblems(page);
+    const answers = watchApiAnswers(page, h.site.url);
+    // Before the form: neither the setting (it is in the page) nor the session (no cookie came) asked for.
+    const waited: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith('/config.json') || r.url().endsWith('/api/v1/auth/me')) waited.push(r.url());
+    });
     const started = Date.now();
     await page.goto(h.site.url);
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
@@ -47,6 +93,7 @@ describe('console site: sign-in', { timeout: 120_000 }, () => {
       `sign-in page interactive after ${interactive.toFixed(0)} ms (navigation start), ${Date.now() - started} ms wall`,
     );
     expect(await seriousViolations(page)).toEqual([]);
+    expect(waited).toEqual([]);
 
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill('not-the-password');
@@ -64,8 +111,12 @@ describe('console site: sign-in', { timeout: 120_000 }, () => {
     await page.getByRole('heading', { name: 'Balance' }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
 
-    // The session is an HttpOnly cookie: nothing of it is readable by the page's scripts.
+    // The session is an HttpOnly cookie: nothing of it is readable by the page's scripts, and no
+    // answer the page received (the sign-in's included) carried the session token.
     expect(await page.evaluate('document.cookie')).toBe('');
+    const texts = await answers.texts();
+    expect(texts.some((t) => t.includes('"user":{'))).toBe(true); // the sign-in's answer was read
+    expect(texts.filter((t) => /gws_|"token"/.test(t))).toEqual([]);
     expect(await page.evaluate('JSON.stringify(localStorage) + JSON.stringify(sessionStorage)')).toBe('{}{}');
 
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -3,7 +3,7 @@ import type { RequestListener } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Response } from 'playwright-core';
 import { createRequestListener } from '../../api/app.js';
 import { siteCaptcha } from '../../api/console-site/captcha.js';
 import { startConsoleSite, type ConsoleSite } from '../../api/console-site/server.js';
@@ -119,4 +119,17 @@ export function watchProblems(page: Page): string[] {
   });
   page.on('pageerror', (e) => problems.push(e.message));
   return problems;
+}
+
+/**
+ * Every console API answer the page receives (`apiOrigin` + /api/v1/…), as the network handed it
+ * to the page's fetch: `texts()` waits for the bodies read so far.
+ */
+export function watchApiAnswers(page: Page, apiOrigin: string): { texts(): Promise<string[]> } {
+  const reads: Promise<string>[] = [];
+  page.on('response', (r: Response) => {
+    if (r.url().startsWith(`${apiOrigin}/api/v1/`) && r.request().method() !== 'OPTIONS')
+      reads.push(r.text().catch(() => ''));
+  });
+  return { texts: () => Promise.all(reads) };
 }

@@ -1,7 +1,7 @@
 import { usableLocale } from './format';
 import { ErrorBoundary, LocationProvider, Route, Router, lazy, useLocation } from 'preact-iso';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { ApiError, unwrap, type Api } from './api/client';
+import { unwrap, type Api } from './api/client';
 import type { User } from './api/models';
 import type { SiteConfig } from './config';
 import { ConsoleContext, type Console } from './context';
@@ -41,12 +41,15 @@ const NAV = [
 type SessionState = { state: 'checking' } | { state: 'signed-out' } | { state: 'signed-in'; user: User };
 
 export function App({ config, api }: { config: SiteConfig; api: Api }) {
-  const [session, setSession] = useState<SessionState>({ state: 'checking' });
+  // Signed out for sure — a bearer console keeps its token in memory only (api/bearer.ts), and the
+  // site said the page came without a session cookie — shows the sign-in without asking the API.
+  const signedOut = config.session === 'bearer' || config.signed_out;
+  const [session, setSession] = useState<SessionState>(signedOut ? { state: 'signed-out' } : { state: 'checking' });
   useEffect(() => {
+    if (signedOut) return;
     unwrap<User>(api.GET('/api/v1/auth/me')).then(
       (user) => setSession({ state: 'signed-in', user }),
-      (err: unknown) =>
-        setSession(err instanceof ApiError && err.status === 401 ? { state: 'signed-out' } : { state: 'signed-out' }),
+      () => setSession({ state: 'signed-out' }),
     );
   }, [api]);
 

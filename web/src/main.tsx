@@ -3,7 +3,7 @@ import { BearerSession } from './api/bearer';
 import { createApi } from './api/client';
 import { App } from './app';
 import { loadConfig } from './config';
-import './styles.css';
+import './styles/index.css';
 
 const root = document.getElementById('app')!;
 loadConfig().then(

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { z } from 'zod';
-import { BEARER_TTL_MS, signBearer } from '../../../shared/console/bearer-tokens.js';
+import { issueBearer } from '../../../shared/console/bearer-tokens.js';
 import type { GatewayServices } from '../../../shared/gateway/services.js';
 import { readConsoleBody } from '../body.js';
 import { sendData } from '../envelope.js';
@@ -18,9 +18,8 @@ export function issueSessionToken(services: GatewayServices): Middleware {
   return async (ctx) => {
     await readConsoleBody(ctx, z.strictObject({}));
     const { session } = signedIn(ctx);
-    const expiresAt = Math.min(services.clock.now() + BEARER_TTL_MS, session.expiresAt.getTime());
-    const token = signBearer({ sessionId: session.sessionId, expiresAt }, services.linkSecret);
+    const issued = issueBearer(session, services.linkSecret, services.clock.now());
     ctx.set('Cache-Control', 'no-store');
-    sendData(ctx, { token, expires_at: new Date(expiresAt).toISOString() });
+    sendData(ctx, { token: issued.token, expires_at: issued.expiresAt.toISOString() });
   };
 }

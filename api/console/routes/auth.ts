@@ -65,7 +65,7 @@ export const authRoutes: Route[] = [
     path: '/api/v1/auth/login',
     tag: 'Console: account',
     summary:
-      'Sign in: a session cookie and the same token for bearer use; with two-step verification on, 401 `mfa_required` (code e-mailed) unless `code` is sent',
+      'Sign in: the session cookie, and its token for bearer use to a client without `Origin` (a browser gets the cookie only; `X-Console-Session: bearer` gets a 15-minute bearer token only); with two-step verification on, 401 `mfa_required` (code e-mailed) unless `code` is sent',
     auth: 'none',
     response: AUTH_RESPONSES.session,
     body: loginSchema,

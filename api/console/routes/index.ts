@@ -1,6 +1,7 @@
 import type { RouteGroup } from '../../routes/route.js';
 import { jsonBodiesOnly } from '../body.js';
 import { consoleOriginGuard } from '../origin-guard.js';
+import { checkSessionCredentialHeader } from '../sign-in-credential.js';
 import { refuseApiKeys, requireSession } from '../session.js';
 import { accountRoutes } from './account.js';
 import { consoleAssetRoutes } from './assets.js';
@@ -14,8 +15,9 @@ import { webhookRoutes } from './webhooks.js';
 export const consoleRoutes: RouteGroup = {
   name: 'console',
   prefix: '/api/v1',
-  // Before every route: a console route never runs for a foreign Origin or a non-JSON body.
-  before: (services) => [consoleOriginGuard(services), jsonBodiesOnly, refuseApiKeys],
+  // Before every route: a console route never runs for a foreign Origin, a non-JSON body or a
+  // wrong X-Console-Session (refused before a sign-in spends its code or ticket).
+  before: (services) => [consoleOriginGuard(services), jsonBodiesOnly, refuseApiKeys, checkSessionCredentialHeader],
   authenticate: { session: requireSession },
   routes: [
     ...consoleAssetRoutes,

@@ -1,6 +1,8 @@
 import type { Middleware } from 'openapi-fetch';
 
 const TOKEN_PATH = '/api/v1/auth/session/token';
+/** Asks a sign-in for a short-lived bearer token instead of the cookie (docs/reference/console-api.md). */
+const CREDENTIAL_HEADER = 'x-console-session';
 // Renewed this long before it expires, so a request never leaves with a token about to die.
 const RENEW_BEFORE_MS = 2 * 60_000;
 
@@ -12,9 +14,10 @@ interface Issued {
 /**
  * The credential of a console whose API is on another site: its requests carry no session cookie
  * (SameSite=Lax), so every call sends `Authorization: Bearer` with a short-lived token issued for
- * the session (POST /api/v1/auth/session/token, 15 minutes), renewed while the page is open. The
- * session token a sign-in answers is exchanged at once and dropped from the answer the page sees;
- * the short token lives in this object only — never in storage or a URL — so a reload signs out.
+ * the session (15 minutes), renewed with POST /api/v1/auth/session/token while the page is open.
+ * Its sign-ins say `X-Console-Session: bearer`, so they answer that short token, never the
+ * long-lived session token; it lives in this object only — never in storage or a URL, and out of
+ * the answers the pages see — so a reload signs out.
  */
 export class BearerSession {
   private token: string | undefined;
@@ -36,6 +39,8 @@ export class BearerSession {
     onRequest: async ({ request }) => {
       const header = await this.authorization();
       if (header) request.headers.set('authorization', header);
+      // Only a sign-in reads it; any POST may be one (a provider hand-over after the page lost its token).
+      if (request.method === 'POST') request.headers.set(CREDENTIAL_HEADER, 'bearer');
       return request;
     },
     onResponse: async ({ request, response, schemaPath }) => {
@@ -43,11 +48,11 @@ export class BearerSession {
         this.clear();
       if (request.method !== 'POST' || !response.ok || !response.headers.get('content-type')?.includes('json'))
         return response;
-      const body = (await response.clone().json()) as { data?: { token?: unknown } } | null;
-      const token = body?.data?.token;
-      if (typeof token !== 'string' || !token.startsWith('gws_')) return response;
-      // A sign-in: trade the session token for a short one, and keep it out of the page's hands.
-      await this.issue(token);
+      const body = (await response.clone().json()) as { data?: { token?: unknown; expires_at?: unknown } } | null;
+      const { token, expires_at } = body?.data ?? {};
+      if (typeof token !== 'string' || typeof expires_at !== 'string') return response;
+      // A sign-in: keep its bearer token here, out of the page's hands.
+      if (token.startsWith('gwb_')) this.adopt({ token, expires_at });
       const { token: _dropped, ...data } = body!.data!;
       const headers = new Headers(response.headers);
       headers.delete('content-length');
@@ -74,7 +79,10 @@ export class BearerSession {
       if (res) this.clear();
       return;
     }
-    const issued = ((await res.json()) as { data: Issued }).data;
+    this.adopt(((await res.json()) as { data: Issued }).data);
+  }
+
+  private adopt(issued: Issued): void {
     const expiresAt = Date.parse(issued.expires_at);
     // The session's end caps a token: one that ends no later than the last will not be renewed.
     this.renewable = expiresAt > this.expiresAt && expiresAt - Date.now() > RENEW_BEFORE_MS;

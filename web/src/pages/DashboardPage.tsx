@@ -4,6 +4,7 @@ import { Empty, LoadError, Loading } from '../components/States';
 import { useLoad } from '../components/use-load';
 import { useConsole } from '../context';
 import { formatDateTime, formatMoney, formatNumber, spendByDay, utcDay } from '../format';
+import { CachePurge } from './dashboard/CachePurge';
 import { UsageChart } from './usage/UsageChart';
 
 /** This month's share of requests answered from the response cache (docs/reference/cache.md). */
@@ -57,6 +58,7 @@ export function DashboardPage() {
             <div class="stat">
               <h2>Cache hit ratio</h2>
               <p class="big">{hitRatio(data.value.byDay.total, locale)}</p>
+              <CachePurge />
             </div>
           </div>
           <h2>Spend by day</h2>

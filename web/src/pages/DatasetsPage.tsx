@@ -7,6 +7,7 @@ import { Empty, LoadError, Loading } from '../components/States';
 import { messageOf, useLoad } from '../components/use-load';
 import { useConsole } from '../context';
 import { formatDateTime, formatNumber, utcDay } from '../format';
+import { TableFrame } from '../components/TableFrame';
 
 interface DatasetExport {
   id: string;
@@ -141,7 +142,7 @@ export function DatasetsPage() {
       {exports.state === 'error' && <LoadError error={exports.error} retry={exports.reload} />}
       {exports.state === 'ready' && exports.value.list.length === 0 && <Empty>No exports yet.</Empty>}
       {exports.state === 'ready' && exports.value.list.length > 0 && (
-        <div class="table-wrap">
+        <TableFrame label="Dataset exports">
           <table>
             <caption class="sr-only">Dataset exports, newest first</caption>
             <thead>
@@ -178,7 +179,7 @@ export function DatasetsPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
     </section>
   );

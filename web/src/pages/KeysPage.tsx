@@ -6,8 +6,8 @@ import { Pager } from '../components/Pager';
 import { Empty, LoadError, Loading } from '../components/States';
 import { messageOf, useLoad } from '../components/use-load';
 import { useConsole } from '../context';
-import { formatDateTime, formatMoney } from '../format';
 import { KeyForm, type TemplateChoice } from './keys/KeyForm';
+import { KeyTable } from './keys/KeyTable';
 import { NewKeySecret } from './keys/NewKeySecret';
 
 const PAGE_SIZE = 20;
@@ -16,7 +16,7 @@ type Mode = { kind: 'list' } | { kind: 'create' } | { kind: 'edit'; key: Key } |
 
 /** Keys: the list, create (with every setting), the new secret once, edit, disable/enable, revoke (confirmed). */
 export function KeysPage() {
-  const { api, locale } = useConsole();
+  const { api } = useConsole();
   const [page, setPage] = useState(1);
   const [mode, setMode] = useState<Mode>({ kind: 'list' });
   const [revoking, setRevoking] = useState<Key | null>(null);
@@ -166,85 +166,14 @@ export function KeysPage() {
       {keys.state === 'ready' && keys.value.total === 0 && <Empty>No keys yet. Create one to call the gateway.</Empty>}
       {keys.state === 'ready' && keys.value.list.length > 0 && (
         <>
-          <div class="table-wrap">
-            <table>
-              <caption class="sr-only">Your API keys</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Group</th>
-                  <th scope="col">Caps</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.value.list.map((key) => (
-                  <tr key={key.id}>
-                    <th scope="row">{key.name || <span class="muted">(unnamed)</span>}</th>
-                    <td>
-                      <code>
-                        {key.prefix}…{key.last4}
-                      </code>
-                    </td>
-                    <td>
-                      <span class={`badge ${key.status}`}>{key.status}</span>
-                    </td>
-                    <td>{key.group}</td>
-                    <td>{caps(key, locale)}</td>
-                    <td>{formatDateTime(key.created_at, locale)}</td>
-                    <td>
-                      {key.expires_at ? formatDateTime(key.expires_at, locale) : <span class="muted">never</span>}
-                    </td>
-                    <td class="row-actions">
-                      {key.status !== 'revoked' && (
-                        <>
-                          <button
-                            type="button"
-                            aria-label={`Edit ${key.name || key.prefix}`}
-                            onClick={() => setMode({ kind: 'edit', key })}
-                          >
-                            Edit
-                          </button>
-                          {key.status === 'disabled' ? (
-                            <button
-                              type="button"
-                              aria-label={`Enable ${key.name || key.prefix}`}
-                              disabled={busy}
-                              onClick={() => void setStatus(key, 'active')}
-                            >
-                              Enable
-                            </button>
-                          ) : (
-                            <button
-                              type="button"
-                              aria-label={`Disable ${key.name || key.prefix}`}
-                              onClick={() => setDisabling(key)}
-                            >
-                              Disable
-                            </button>
-                          )}
-                          <button
-                            type="button"
-                            class="danger"
-                            aria-label={`Revoke ${key.name || key.prefix}`}
-                            onClick={() => setRevoking(key)}
-                          >
-                            Revoke
-                          </button>
-                        </>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <KeyTable
+            keys={keys.value.list}
+            busy={busy}
+            onEdit={(key) => setMode({ kind: 'edit', key })}
+            onEnable={(key) => void setStatus(key, 'active')}
+            onDisable={setDisabling}
+            onRevoke={setRevoking}
+          />
           <Pager page={page} total={keys.value.total} pageSize={PAGE_SIZE} onPage={setPage} />
         </>
       )}
@@ -293,21 +222,4 @@ export function KeysPage() {
       )}
     </section>
   );
-}
-
-const BUDGET_PER: Record<NonNullable<Key['budget']>['period'], string> = {
-  day: '/day',
-  week: '/week',
-  month: '/month',
-  total: ' in total',
-};
-
-function caps(key: Key, locale: string): string {
-  const parts = [
-    key.total_micro_usd !== null && `total ${formatMoney(key.total_micro_usd, locale)}`,
-    key.daily_micro_usd !== null && `${formatMoney(key.daily_micro_usd, locale)}/day`,
-    key.monthly_micro_usd !== null && `${formatMoney(key.monthly_micro_usd, locale)}/month`,
-    key.budget && `budget ${formatMoney(key.budget.limit_micro_usd, locale)}${BUDGET_PER[key.budget.period]}`,
-  ].filter(Boolean);
-  return parts.length ? parts.join(', ') : '—';
 }

@@ -6,6 +6,7 @@ import { useLoad } from '../components/use-load';
 import { useConsole } from '../context';
 import { formatDateTime, formatMoney } from '../format';
 import { Pager } from '../components/Pager';
+import { TableFrame } from '../components/TableFrame';
 
 const PAGE_SIZE = 50;
 
@@ -28,7 +29,7 @@ export function LedgerPage() {
       {ledger.state === 'ready' && ledger.value.total === 0 && <Empty>No credits or charges yet.</Empty>}
       {ledger.state === 'ready' && ledger.value.list.length > 0 && (
         <>
-          <div class="table-wrap">
+          <TableFrame label="Credits and charges">
             <table>
               <caption class="sr-only">Credits and charges, newest first</caption>
               <thead>
@@ -58,7 +59,7 @@ export function LedgerPage() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableFrame>
           <Pager page={page} total={ledger.value.total} pageSize={PAGE_SIZE} onPage={setPage} />
         </>
       )}

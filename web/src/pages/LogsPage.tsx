@@ -7,6 +7,7 @@ import { Empty, LoadError, Loading } from '../components/States';
 import { useLoad } from '../components/use-load';
 import { useConsole } from '../context';
 import { formatDateTime, formatMoney, formatNumber } from '../format';
+import { TableFrame } from '../components/TableFrame';
 
 type Filters = {
   model: string;
@@ -136,7 +137,7 @@ export function LogsPage() {
       {logs.state === 'error' && <LoadError error={logs.error} retry={logs.reload} />}
       {logs.state === 'ready' && logs.value.list.length === 0 && <Empty>No request records match.</Empty>}
       {logs.state === 'ready' && logs.value.list.length > 0 && (
-        <div class="table-wrap">
+        <TableFrame label="Request records">
           <table>
             <caption class="sr-only">Request records, newest first</caption>
             <thead>
@@ -184,7 +185,7 @@ export function LogsPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
       {logs.state === 'ready' && <Pager page={page} total={logs.value.total} pageSize={PAGE_SIZE} onPage={setPage} />}
       {open && (

@@ -7,6 +7,7 @@ import { Empty, Loading } from '../components/States';
 import { useConsole } from '../context';
 import { formatDay, formatMoney, formatNumber, spendByDay, utcDay } from '../format';
 import { UsageChart } from './usage/UsageChart';
+import { TableFrame } from '../components/TableFrame';
 
 const MAX_DAYS = 93;
 const GROUPS: { value: GroupBy; label: string }[] = [
@@ -160,7 +161,7 @@ export function UsagePage() {
             locale={locale}
             title={`Spend by ${report.group_by}, ${formatDay(draft.start, locale)} to ${formatDay(draft.end, locale)}`}
           />
-          <div class="table-wrap">
+          <TableFrame label="Usage report">
             <table>
               <caption>
                 Spend by {report.group_by} — total {formatMoney(report.total.charged_micro_usd, locale)} over{' '}
@@ -214,7 +215,7 @@ export function UsagePage() {
                 </tr>
               </tfoot>
             </table>
-          </div>
+          </TableFrame>
         </>
       )}
     </section>

@@ -10,6 +10,7 @@ import { formatDateTime } from '../format';
 import { DeliveryList } from './webhooks/DeliveryList';
 import { NewWebhookSecret } from './webhooks/NewWebhookSecret';
 import { WebhookForm } from './webhooks/WebhookForm';
+import { TableFrame } from '../components/TableFrame';
 
 const PAGE_SIZE = 20;
 
@@ -145,7 +146,7 @@ export function WebhooksPage() {
       )}
       {endpoints.state === 'ready' && endpoints.value.list.length > 0 && (
         <>
-          <div class="table-wrap">
+          <TableFrame label="Webhook endpoints">
             <table>
               <caption class="sr-only">Your webhook endpoints</caption>
               <thead>
@@ -216,7 +217,7 @@ export function WebhooksPage() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableFrame>
           <Pager page={page} total={endpoints.value.total} pageSize={PAGE_SIZE} onPage={setPage} />
         </>
       )}

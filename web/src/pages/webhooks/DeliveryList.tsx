@@ -6,6 +6,7 @@ import { Empty, LoadError, Loading } from '../../components/States';
 import { messageOf, useLoad } from '../../components/use-load';
 import { useConsole } from '../../context';
 import { formatDateTime, formatNumber } from '../../format';
+import { TableFrame } from '../../components/TableFrame';
 
 const PAGE_SIZE = 20;
 // While a delivery is pending its outcome comes within seconds: look again until it settles.
@@ -82,7 +83,7 @@ export function DeliveryList({
       )}
       {deliveries.state === 'ready' && deliveries.value.list.length > 0 && (
         <>
-          <div class="table-wrap">
+          <TableFrame label="Deliveries">
             <table>
               <caption class="sr-only">Deliveries, newest first</caption>
               <thead>
@@ -138,7 +139,7 @@ export function DeliveryList({
                 })}
               </tbody>
             </table>
-          </div>
+          </TableFrame>
           <Pager page={page} total={deliveries.value.total} pageSize={PAGE_SIZE} onPage={setPage} />
         </>
       )}
