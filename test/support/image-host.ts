@@ -1,7 +1,10 @@
 // An external image host for the tests of what the gateway fetches (re-hosting for models that
 // cannot fetch URLs themselves), and the task catalog entry of such a model.
-import { createServer, type Server } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { pngOfSize } from './images.js';
 import { IMAGE_PER_IMAGE, IMAGE_UPSTREAM, taskCatalog } from './task-gateway.js';
 
@@ -16,7 +19,16 @@ export interface ImageHost {
   close(): Promise<void>;
 }
 
-export async function startImageHost(): Promise<ImageHost> {
+/**
+ * The certificate of an https image host on 127.0.0.1 (self-signed, valid until 2126, made for these
+ * tests only): a gateway process started with NODE_EXTRA_CA_CERTS=IMAGE_HOST_CA trusts it, as it
+ * trusts a public host's.
+ */
+const TLS_DIR = path.join(import.meta.dirname, 'tls');
+export const IMAGE_HOST_CA = path.join(TLS_DIR, 'image-host.crt');
+
+/** A host on 127.0.0.1, over http, or over https (`tls`) with the certificate of IMAGE_HOST_CA. */
+export async function startImageHost(options: { tls?: boolean } = {}): Promise<ImageHost> {
   let body = pngOfSize(200);
   let type = 'image/png';
   let served = 0;
@@ -30,13 +42,20 @@ export async function startImageHost(): Promise<ImageHost> {
       type = contentType;
     },
   };
-  const server: Server = createServer((_req, res) => {
+  const answer = (_req: IncomingMessage, res: ServerResponse) => {
     if (host.refusing) return void res.writeHead(404).end();
     served++;
     res.writeHead(200, { 'content-type': type }).end(body);
-  }).listen(0, '127.0.0.1');
+  };
+  const server: Server = options.tls
+    ? createTlsServer(
+        { cert: readFileSync(IMAGE_HOST_CA), key: readFileSync(path.join(TLS_DIR, 'image-host.key')) },
+        answer,
+      )
+    : createServer(answer);
+  server.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return Object.assign(host, {
     url,
     close: () => new Promise<void>((r) => server.close(() => r())),
