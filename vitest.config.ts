@@ -33,6 +33,8 @@ const PROCESS_TESTS = [
   'test/gateway/invalidation.test.ts',
   'test/tasks/worker-sigkill.test.ts',
   'test/tasks/workers-side-by-side.test.ts',
+  // Spawns an API that trusts the https image host's certificate (NODE_EXTRA_CA_CERTS).
+  'test/tasks/video-references.test.ts',
   'test/webhooks/worker-kill.test.ts',
   'test/batches/worker-kill.test.ts',
   'test/routing/breaker.test.ts',

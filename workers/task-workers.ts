@@ -1,9 +1,7 @@
+import { hostname } from 'node:os';
 import { Worker, type Job, type Processor } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { JOB_NAMES, type JobData, type JobName } from '../shared/jobs/catalog.js';
-import { exportDataset } from './datasets/export-dataset.js';
-import { runPrivateChat } from './private/run-chat.js';
-import { closeMailer, sendMail } from './mail.js';
 import { bullPrefix } from '../shared/jobs/queues.js';
 import { createPatientRedis, reportRedisErrors } from '../shared/redis/client.js';
 import { jobOutcomes } from './metrics.js';
@@ -12,26 +10,37 @@ import { runJobSpan } from '../shared/telemetry/spans.js';
 import { takeTraceCarrier } from '../shared/jobs/queues.js';
 import { maintenance } from './tasks/maintenance.js';
 import { watchRedisLoss } from './tasks/redis-loss.js';
-import { mirrorTask } from './tasks/mirror-task.js';
-import { pollTask } from './tasks/poll-task.js';
-import { settleTask } from './tasks/settle-task.js';
-import { submitTask } from './tasks/submit-task.js';
 import type { TaskJobServices } from './tasks/task-steps.js';
-import { deliverWebhook } from './webhooks/deliver-webhook.js';
-import { runBatch } from './batches/run-batch.js';
 
 type TaskJobName = Exclude<JobName, 'maintenance'>;
 
-const PROCESSORS: { [N in TaskJobName]: (s: TaskJobServices, job: Job<JobData<N>>) => Promise<string> } = {
-  'task-submit': submitTask,
-  'task-poll': pollTask,
-  'task-mirror': mirrorTask,
-  'task-settle': settleTask,
-  'dataset-export': exportDataset,
-  'private-chat': (s, job) => runPrivateChat(s, job.data),
-  mail: sendMail,
-  webhook: deliverWebhook,
-  batch: runBatch,
+/**
+ * The name BullMQ writes on each job this process takes (its `processedBy`): which process ran, or
+ * was running, a job — for an operator reading a stuck job, and for the tests that kill workers.
+ */
+export const WORKER_NAME = `${hostname()}:${process.pid}`;
+
+type Run<N extends TaskJobName> = (s: TaskJobServices, job: Job<JobData<N>>) => Promise<string>;
+
+/**
+ * Each queue's processor, loaded only by a process that serves the queue: a worker of the task
+ * queues alone never loads the text-generation engine that private chat calls and batches run on,
+ * nor the mailer — a second of a worker's start on two busy cores, the time a killed worker's jobs
+ * wait for the next one.
+ */
+const PROCESSORS: { [N in TaskJobName]: () => Promise<Run<N>> } = {
+  'task-submit': async () => (await import('./tasks/submit-task.js')).submitTask,
+  'task-poll': async () => (await import('./tasks/poll-task.js')).pollTask,
+  'task-mirror': async () => (await import('./tasks/mirror-task.js')).mirrorTask,
+  'task-settle': async () => (await import('./tasks/settle-task.js')).settleTask,
+  'dataset-export': async () => (await import('./datasets/export-dataset.js')).exportDataset,
+  'private-chat': async () => {
+    const { runPrivateChat } = await import('./private/run-chat.js');
+    return (s, job) => runPrivateChat(s, job.data);
+  },
+  mail: async () => (await import('./mail.js')).sendMail,
+  webhook: async () => (await import('./webhooks/deliver-webhook.js')).deliverWebhook,
+  batch: async () => (await import('./batches/run-batch.js')).runBatch,
 };
 
 // Polls are quick HTTP calls and mostly waiting; mirrors move big files.
@@ -95,9 +104,12 @@ export function startTaskWorkers(s: TaskJobServices, options: TaskWorkerOptions)
   const workers: Worker[] = [];
   for (const name of Object.keys(PROCESSORS) as TaskJobName[]) {
     if (!selected.has(name)) continue;
-    const run = PROCESSORS[name] as (s: TaskJobServices, job: Job) => Promise<string>;
+    // Loading from now on; a job that comes first waits for it (a failed load fails the attempt).
+    const loading = (PROCESSORS[name] as () => Promise<(s: TaskJobServices, job: Job) => Promise<string>>)();
+    loading.catch(() => {});
     // Each attempt counted while it runs (concurrency in use) and traced, linked to the request that created its job.
     const processor: Processor<unknown, string> = async (job) => {
+      const run = await loading;
       const carrier = takeTraceCarrier(job);
       jobStarted(name);
       try {
@@ -109,6 +121,7 @@ export function startTaskWorkers(s: TaskJobServices, options: TaskWorkerOptions)
     const concurrency = concurrencyOf(options.concurrency, name);
     workerSlots(name, concurrency);
     const worker = new Worker(name, processor, {
+      name: WORKER_NAME,
       connection,
       prefix: bullPrefix(s.config.redis.prefix),
       concurrency,
@@ -142,7 +155,7 @@ export function startTaskWorkers(s: TaskJobServices, options: TaskWorkerOptions)
         new Promise<boolean>((r) => setTimeout(() => r(true), options.graceMs).unref()),
       ]);
       if (timedOut) await Promise.all(workers.map((w) => w.close(true)));
-      closeMailer(s);
+      if (selected.has('mail')) (await import('./mail.js')).closeMailer(s);
       connection.disconnect();
     },
   };

@@ -1,4 +1,5 @@
 import { checkInlineImages } from '../../shared/assets/inline-images.js';
+import { checkAssetReferences } from '../../shared/assets/text-call-assets.js';
 import { GatewayError, isGatewayError } from '../../shared/errors.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { planTextCall } from '../../shared/generation/read-text-call.js';
@@ -47,12 +48,15 @@ export async function readChatCall(
   const parsed = withinInput(() => chatCompletionsText.parse(input, {}));
   delete parsed.body.stream_options;
   parsed.clientWantsUsage = false;
-  // Inline images checked like uploads, here where the call is accepted (the worker runs it later).
-  await checkInlineImages(parsed.body, undefined).catch((err: unknown) =>
+  // Inline images checked like uploads, and (after step 4, as runTextCall does) asset references
+  // against the key's scope, here where the call is accepted (the worker runs it later): an image or
+  // a reference it cannot use is refused, never stored.
+  const inInput = (err: unknown) =>
     withinInput(() => {
       throw err;
-    }),
-  );
+    });
+  await checkInlineImages(parsed.body, undefined).catch(inInput);
   const plan = await planTextCall(services, key, parsed);
+  await checkAssetReferences(services.db, key, parsed.body).catch(inInput);
   return { parsed, plan, bytes: Buffer.byteLength(JSON.stringify(parsed.body)) };
 }

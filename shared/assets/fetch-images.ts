@@ -1,5 +1,5 @@
 import { badRequest, GatewayError, isGatewayError } from '../errors.js';
-import { checkForwardedImage } from './forwarded-image.js';
+import { checkForwardedImage, requireImageType } from './forwarded-image.js';
 import { safeFetch, type SafeFetchOptions } from './safe-fetch.js';
 
 /** What the gateway fetches of the image URLs of one request (IMAGE_FETCH_*). */
@@ -14,6 +14,8 @@ export interface ImageFetchLimits {
   concurrency: number;
   /** Development and tests: addresses fetched from although private, over http too. */
   trusted: readonly string[];
+  /** The image types the model takes (read from the bytes); absent: every forwarded type. */
+  types?: readonly string[];
 }
 
 /** An image URL of a request and the field it stands in (named by a refusal). */
@@ -72,6 +74,7 @@ export async function fetchImages(
           throw badRequest(`the fetched images exceed ${mib(limits.totalBytes)} together at ${ref.field}`, ref.field);
         // Checked like an upload: the type the bytes are (not the server's label), at most 40 MP by the header.
         const checked = await checkForwardedImage(image.bytes, ref.field);
+        if (limits.types) requireImageType(checked, limits.types, ref.field);
         fetched[i] = { bytes: image.bytes, contentType: checked.contentType };
       } catch (err) {
         failure ??=

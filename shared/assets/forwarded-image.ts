@@ -50,6 +50,17 @@ export async function checkForwardedImage(bytes: Buffer, field: string): Promise
   return { contentType, width, height };
 }
 
+/** Refuses (400 naming `field`) an image whose type, read from its bytes, is not one of `types` (a model's reference_limits). */
+export function requireImageType(image: CheckedImage, types: readonly string[], field: string): void {
+  if (types.includes(image.contentType)) return;
+  throw new GatewayError(
+    'unsupported_media_type',
+    400,
+    `${field} is ${image.contentType}; this model takes ${types.join(', ')}`,
+    { param: field },
+  );
+}
+
 const DATA_URI = /^data:([^;,]+)?(;[^,]*)?,/i;
 
 export interface DataUriImage extends CheckedImage {

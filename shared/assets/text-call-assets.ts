@@ -1,4 +1,5 @@
 import type { Db } from '../db/index.js';
+import type { AssetRow } from '../db/schema.js';
 import { GatewayError } from '../errors.js';
 import type { ApiKeyContext } from '../keys/api-key.js';
 import type { ObjectStore } from '../storage/object-store.js';
@@ -72,6 +73,33 @@ export interface AssetReader {
   storage: ObjectStore;
 }
 
+/** The asset a slot references, within the key's scope: 403 `asset_access_denied` for `none`, 400 `reference_asset_unavailable` out of scope or missing. */
+async function assetOf(db: Db, key: ApiKeyContext, slot: ImageSlot): Promise<AssetRow> {
+  const param = fieldPath(slot.path);
+  if (key.assetAccess === 'none')
+    throw new GatewayError('asset_access_denied', 403, 'this key may not reference assets', { param });
+  const id = REFERENCE.exec(slot.ref)?.[1];
+  const asset = id ? await findAsset(db, key, key.userId, id) : undefined;
+  if (!asset) throw unavailable(slot);
+  return asset;
+}
+
+const unavailable = (slot: ImageSlot) =>
+  new GatewayError('reference_asset_unavailable', 400, `the referenced asset is not available: ${slot.ref}`, {
+    param: fieldPath(slot.path),
+  });
+
+/**
+ * Checks a text call's `asset://` image references against the key's scope without reading them:
+ * for a call that is accepted now and run later (a private chat call, stored for its job), so a
+ * reference the key may not use is refused before anything is stored (docs/reference/idempotency.md).
+ */
+export async function checkAssetReferences(db: Db, key: ApiKeyContext, body: Record<string, unknown>): Promise<void> {
+  const found: ImageSlot[] = [];
+  slots(body, [], found);
+  for (const slot of found) await assetOf(db, key, slot);
+}
+
 /**
  * A text call's `asset://` image references, resolved with the scope rules of every other surface
  * (a key with asset_access `none`: 403 `asset_access_denied`; an asset out of the key's scope, or
@@ -92,15 +120,7 @@ export async function inlineAssetImages(
   if (found.length === 0) return undefined;
   let total = 0;
   for (const slot of found) {
-    const param = fieldPath(slot.path);
-    if (key.assetAccess === 'none')
-      throw new GatewayError('asset_access_denied', 403, 'this key may not reference assets', { param });
-    const id = REFERENCE.exec(slot.ref)?.[1];
-    const asset = id ? await findAsset(reader.db, key, key.userId, id) : undefined;
-    if (!asset)
-      throw new GatewayError('reference_asset_unavailable', 400, `the referenced asset is not available: ${slot.ref}`, {
-        param,
-      });
+    const asset = await assetOf(reader.db, key, slot);
     const forwarded = await forwardedObject(reader.storage, asset);
     total += forwarded.size;
     if (total > FORWARD_TOTAL_BYTES)
@@ -108,13 +128,10 @@ export async function inlineAssetImages(
         'invalid_request',
         400,
         `the referenced images exceed ${FORWARD_TOTAL_BYTES / 1024 / 1024} MiB together at ${slot.ref}`,
-        { param },
+        { param: fieldPath(slot.path) },
       );
     const stored = await reader.storage.get(forwarded.objectKey);
-    if (!stored)
-      throw new GatewayError('reference_asset_unavailable', 400, `the referenced asset is not available: ${slot.ref}`, {
-        param,
-      });
+    if (!stored) throw unavailable(slot);
     const chunks: Buffer[] = [];
     for await (const chunk of stored.body) chunks.push(chunk as Buffer);
     slot.inline(forwarded.contentType, Buffer.concat(chunks).toString('base64'));

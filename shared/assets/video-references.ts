@@ -1,6 +1,7 @@
 import type { CatalogModel } from '../catalog/index.js';
-import { badRequest, GatewayError } from '../errors.js';
-import { checkDataUriImage } from './forwarded-image.js';
+import { badRequest } from '../errors.js';
+import type { ImageFetchLimits } from './fetch-images.js';
+import { checkDataUriImage, requireImageType } from './forwarded-image.js';
 
 interface ReferencePart {
   type: string;
@@ -10,8 +11,10 @@ interface ReferencePart {
 /**
  * A video task's reference images against its model's `reference_limits` (catalog): at most
  * `max_count` of them; each inline one (a data URI) decoded and checked like an upload — its type
- * read from its bytes and one of `types`, at most `max_bytes`, at most 40 MP by its header. URLs are
- * checked the same way when the gateway fetches them (re-hosting), and assets were checked at upload.
+ * read from its bytes and one of `types`, at most `max_bytes`, at most 40 MP by its header. https
+ * URLs the gateway fetches (re-hosting) are held to the same limits when fetched
+ * (referenceFetchLimits); URLs passed through unfetched count here, and the provider that fetches
+ * them checks their bytes (docs/reference/tasks.md); assets were checked at upload.
  * Runs before anything is reserved: a refusal is a 400 naming the part, charged nothing.
  */
 export async function checkVideoReferences(model: CatalogModel, content: readonly ReferencePart[]): Promise<void> {
@@ -24,13 +27,16 @@ export async function checkVideoReferences(model: CatalogModel, content: readonl
       throw badRequest(`this model takes at most ${limits.max_count} reference images; this is one more`, field);
     const url = part.image_url.url;
     if (!url.startsWith('data:')) continue;
-    const image = await checkDataUriImage(url, field, limits.max_bytes);
-    if (!limits.types.includes(image.contentType as (typeof limits.types)[number]))
-      throw new GatewayError(
-        'unsupported_media_type',
-        400,
-        `${field} is ${image.contentType}; this model takes ${limits.types.join(', ')}`,
-        { param: field },
-      );
+    requireImageType(await checkDataUriImage(url, field, limits.max_bytes), limits.types, field);
   }
+}
+
+/**
+ * What the gateway fetches of the https references it re-hosts for a video model that cannot fetch
+ * them itself (`accepts_urls: false`): the model's `reference_limits` (bytes of one image, its
+ * types) within the IMAGE_FETCH_* limits, so a fetched reference is held to what an inline one is.
+ */
+export function referenceFetchLimits(model: CatalogModel, limits: ImageFetchLimits): ImageFetchLimits {
+  const own = model.reference_limits;
+  return { ...limits, maxBytes: Math.min(limits.maxBytes, own.max_bytes), types: own.types };
 }

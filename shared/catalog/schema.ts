@@ -107,7 +107,7 @@ const model = z.strictObject({
   reference_limits: z
     .strictObject({
       max_count: z.number().int().min(0).default(4),
-      /** Bytes of one image given inline (a data URI); URLs are held to IMAGE_FETCH_MAX_BYTES when fetched. */
+      /** Bytes of one image given inline (a data URI), or fetched by the gateway (accepts_urls: false); a URL passed through is the provider's to check. */
       max_bytes: z
         .number()
         .int()

@@ -39,7 +39,9 @@ export async function buildServices(
   const redis = createRedis(config.redis);
   // Admissions and finishes go out batched on a connection of their own (see createStepRedis).
   const stepConnection = createStepRedis(config.redis);
-  const subscriber = createRedis(config.redis, { maxRetriesPerRequest: null });
+  // The subscriber only subscribes, at start and after each reconnect: a Redis slow to answer (a busy
+  // host) makes the start wait, as connectRedis does, rather than fail it after the 2 s command timeout.
+  const subscriber = createRedis(config.redis, { maxRetriesPerRequest: null, commandTimeout: undefined });
   reportRedisErrors(redis, log, 'commands');
   reportRedisErrors(stepConnection, log, 'admissions');
   reportRedisErrors(subscriber, log, 'subscriber');

@@ -7,7 +7,7 @@ import type { ApiKeyContext } from '../keys/api-key.js';
 import { withDefaultModel } from '../routing/default-model.js';
 import { planModels, routesFor } from '../routing/plan.js';
 import { parseProviderPreferences } from '../routing/provider-preferences.js';
-import { checkImageCount } from '../assets/fetch-images.js';
+import { checkImageCount, type ImageFetchLimits } from '../assets/fetch-images.js';
 import { externalImageUrls, rehostExternalImages } from '../assets/rehost.js';
 import { resolveAssetReferences } from '../assets/resolve-references.js';
 import { requestHash } from '../idempotency/idempotency-key.js';
@@ -30,6 +30,8 @@ export interface TaskRoute<R extends { model: string }> {
   ): { request: Record<string, unknown>; cost: number };
   /** Checks that read the request's bytes (inline reference images), before anything is reserved. */
   check?(request: R, model: CatalogModel): Promise<void>;
+  /** What the gateway fetches of the images it re-hosts for the model (default: the IMAGE_FETCH_* limits). */
+  fetchLimits?(model: CatalogModel, limits: ImageFetchLimits): ImageFetchLimits;
 }
 
 export interface TaskCallContext {
@@ -117,7 +119,7 @@ async function planAndCreate<R extends { model: string }>(
     baseUrl: call.baseUrl,
     ttlMs: services.config.tasks.deadlineMs,
     now: services.clock.now(),
-    limits: services.config.imageFetch,
+    limits: route.fetchLimits?.(model, services.config.imageFetch) ?? services.config.imageFetch,
   };
   if (!model.accepts_urls) checkImageCount(externalImageUrls(prepared.request), links.limits);
   const created = await createTask(services, services.jobs, {

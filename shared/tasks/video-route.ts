@@ -1,4 +1,4 @@
-import { checkVideoReferences } from '../assets/video-references.js';
+import { checkVideoReferences, referenceFetchLimits } from '../assets/video-references.js';
 import { finalizeCost } from '../billing/pricing.js';
 import { scaledQuote, videoShape } from '../billing/quote.js';
 import { videoCreateSchema, type VideoCreateRequest } from '../protocols/videos/create-request.js';
@@ -15,4 +15,5 @@ export const videoRoute: TaskRoute<VideoCreateRequest> = {
     return { request, cost: finalizeCost(scaledQuote('videos', model, request), discount) };
   },
   check: (req, model) => checkVideoReferences(model, req.content),
+  fetchLimits: referenceFetchLimits,
 };

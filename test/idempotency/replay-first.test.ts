@@ -2,8 +2,6 @@
 // looked up before routing, pricing, assets, image fetches and step 4 (docs/reference/idempotency.md).
 // And a call refused before it was accepted stored nothing: once the cause is fixed, the same key
 // runs it.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creditBalance } from '../../shared/billing/credit.js';
 import { updateKey } from '../../shared/keys/manage-keys.js';
@@ -11,6 +9,7 @@ import { uploadAsset } from '../support/assets.js';
 import { offsetClock } from '../support/gateway.js';
 import { waitUntil } from '../support/http.js';
 import { pngOfSize } from '../support/images.js';
+import { FETCHING_MODEL, startImageHost, taskCatalogWithFetching, type ImageHost } from '../support/image-host.js';
 import { errorOf, postJson, type JsonReply } from '../support/limits.js';
 import { usersBalance } from '../support/money.js';
 import { startSecondApi } from '../support/second-api.js';
@@ -19,9 +18,7 @@ import {
   createVideo,
   IMAGE_MODEL,
   IMAGE_PER_IMAGE,
-  IMAGE_UPSTREAM,
   startTaskGateway,
-  taskCatalog,
   taskRows,
   videoBody,
   VIDEO_MODEL,
@@ -34,36 +31,15 @@ import {
 const PRICE = 5 * VIDEO_PER_SECOND['720p']!;
 const IMAGE_PRICE = IMAGE_PER_IMAGE['1024x1024']!;
 const VIDEO_ROUTE = `tasks-sim/default:${VIDEO_UPSTREAM}`;
-const FETCHING_MODEL = 'img-task-fetching';
 
-type CatalogDoc = { models: Array<{ id: string; [field: string]: unknown }>; [field: string]: unknown };
-
-/** The task catalog plus an image-task model that cannot fetch URLs itself (the gateway re-hosts them). */
-function catalog(simUrl: string): CatalogDoc {
-  const base = taskCatalog(simUrl) as CatalogDoc;
-  const fetching = {
-    id: FETCHING_MODEL,
-    endpoints: ['images/tasks'],
-    routes: [{ provider: 'tasks-sim', upstream_model: IMAGE_UPSTREAM }],
-    pricing: { per_image: IMAGE_PER_IMAGE },
-    accepts_urls: false,
-  };
-  return { ...base, models: [...base.models, fetching] };
-}
+const catalog = taskCatalogWithFetching;
 
 /** An image host that counts what it serves. */
-let images: Server;
-let imagesUrl: string;
-let fetched = 0;
+let images: ImageHost;
 const clock = offsetClock();
 let gw: TaskGateway;
 beforeAll(async () => {
-  images = createServer((_req, res) => {
-    fetched++;
-    res.writeHead(200, { 'content-type': 'image/png' }).end(pngOfSize(200));
-  }).listen(0, '127.0.0.1');
-  await new Promise((r) => images.once('listening', r));
-  imagesUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
+  images = await startImageHost();
   gw = await startTaskGateway({
     clock,
     // Routes rest (the breaker reads their health) for a minute: an outage lasts until the test ends it.
@@ -77,7 +53,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await gw?.close();
-  images?.close();
+  await images?.close();
 });
 
 const admin = () => ({
@@ -205,14 +181,14 @@ describe('a replay answers the first result, whatever changed since', () => {
 
   it('without fetching an external image again (a model that cannot fetch URLs: the gateway re-hosts them)', async () => {
     const a = await gw.account({ balance: 10 * IMAGE_PRICE });
-    const body = { model: FETCHING_MODEL, prompt: 'like this', image: `${imagesUrl}/ref.png` };
+    const body = { model: FETCHING_MODEL, prompt: 'like this', image: `${images.url}/ref.png` };
     const headers = { 'idempotency-key': 'fetching' };
-    const before = fetched;
+    const before = images.served;
     const first = await postJson(gw, '/v1/images/tasks', a.key, body, headers);
     expect(first.status, JSON.stringify(first.json)).toBe(200);
-    expect(fetched).toBe(before + 1);
+    expect(images.served).toBe(before + 1);
     expectReplayOf(await postJson(gw, '/v1/images/tasks', a.key, body, headers), first, 're-hosted image');
-    expect(fetched).toBe(before + 1);
+    expect(images.served).toBe(before + 1);
     await expectOneTask(a.userId, first.json.id, IMAGE_PRICE, 10 * IMAGE_PRICE);
   });
 

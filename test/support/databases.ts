@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { DEFAULT_POSTGRES_URL } from './default-postgres.js';
 
-const BASE = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const BASE = process.env.TEST_DATABASE_URL ?? DEFAULT_POSTGRES_URL;
 export const ADMIN_URL = BASE;
 
 export function databaseUrl(name: string): string {

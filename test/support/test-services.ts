@@ -5,6 +5,7 @@ import path from 'node:path';
 import { startEmbeddedPostgres } from '../../shared/lifecycle/local/embedded-postgres.js';
 import { REDIS_MISSING, startEmbeddedRedis } from '../../shared/lifecycle/local/embedded-redis.js';
 import { answers } from '../../shared/lifecycle/local/free-port.js';
+import { DEFAULT_POSTGRES } from './default-postgres.js';
 import { ServiceError } from '../../shared/lifecycle/local/service-error.js';
 import type { LocalService } from '../../shared/lifecycle/local/embedded-postgres.js';
 
@@ -25,7 +26,8 @@ export async function provideTestServices(): Promise<TestServices> {
     process.stderr.write(`npm test: ${REDIS_MISSING}\n`);
     process.exit(1);
   }
-  const wantPostgres = process.env.TEST_DATABASE_URL === undefined && !(await answers('127.0.0.1', 5432, 500));
+  const wantPostgres =
+    process.env.TEST_DATABASE_URL === undefined && !(await answers(DEFAULT_POSTGRES.host, DEFAULT_POSTGRES.port, 500));
   const wantRedis = process.env.REDIS_URL === undefined && !(await answers('127.0.0.1', 6379, 500));
   if (!wantPostgres && !wantRedis) return { stop: async () => {} };
 
