@@ -51,7 +51,7 @@ export function spawnNode(name: string, script: string, args: string[], options:
 
 /** Reads the first stdout line of a child that prints `{"url": ...}` when it listens. */
 export async function readUrl(child: Child, timeoutMs = 15_000): Promise<string> {
-  const [line] = await readLineMatching(child, /^\{.*"url"\s*:/, timeoutMs);
+  const { input: line } = await readLineMatching(child, /^\{.*"url"\s*:/, timeoutMs);
   const { url } = JSON.parse(line) as { url?: unknown };
   if (typeof url !== 'string') throw new Error(`${child.name} printed no url: ${line}`);
   return url;
