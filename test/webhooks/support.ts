@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Clock } from '../../shared/clock.js';
+import { recordEvent } from '../../shared/webhooks/outbox.js';
 import { startTaskWorkers, type TaskWorkers } from '../../workers/task-workers.js';
 import { api, signIn, type Json, type Reply } from '../console/helpers.js';
 import { waitUntil } from '../support/http.js';
@@ -212,4 +213,21 @@ export async function verifyWithPython(
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   if (code !== 0) throw new Error(`python3 exited ${code}: ${err}`);
   return JSON.parse(out) as { event?: unknown; refused?: string };
+}
+
+/**
+ * A `video.completed` event of the account and its delivery to each subscribed endpoint, written
+ * as a task's end writes them but with no job enqueued: what a crash between the commit and the
+ * enqueue leaves. Returns the delivery ids.
+ */
+export function writeTaskEvent(gw: TaskGateway, userId: string, taskId: string, createdAt: Date): Promise<string[]> {
+  return gw.services.db
+    .transaction()
+    .execute((trx) =>
+      recordEvent(
+        trx,
+        { userId, type: 'video.completed', subject: { id: taskId, object: 'video' }, createdAt },
+        { subscribers: true },
+      ),
+    );
 }

@@ -1,5 +1,10 @@
 import type { Job } from 'bullmq';
-import { claimAttempt, findDeliveryTarget, settleDelivery } from '../../shared/db/webhook-deliveries.js';
+import {
+  claimAttempt,
+  findDeliveryTarget,
+  releaseAttempt,
+  settleDelivery,
+} from '../../shared/db/webhook-deliveries.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { mailDisabledEndpointOwners } from '../../shared/webhooks/disabled-notice.js';
 import { enqueueDelivery } from '../../shared/webhooks/enqueue.js';
@@ -17,7 +22,13 @@ import { sendAttempt } from '../../shared/webhooks/send-attempt.js';
  */
 export async function deliverWebhook(s: GatewayServices, job: Job<{ deliveryId: string }>): Promise<string> {
   const target = await findDeliveryTarget(s.db, job.data.deliveryId);
-  if (target?.delivery.status !== 'pending') return 'nothing to do';
+  if (target?.delivery.status !== 'pending') {
+    // An earlier run of this job claimed an attempt and failed before recording it, and the
+    // delivery ended meanwhile: that run is over (BullMQ runs a job again only then), so its claim
+    // goes, or it would hold a redelivery back for the claim's whole lease.
+    if (target && target.delivery.attempt_job === (job.id ?? job.name)) await releaseAttempt(s.db, target.delivery.id);
+    return 'nothing to do';
+  }
   const { delivery, endpoint } = target;
   const now = new Date(s.clock.now());
   if (!endpoint.enabled) {
