@@ -9,7 +9,7 @@ import type { GatewayServices } from '../../shared/gateway/services.js';
 import { mailDisabledEndpointOwners } from '../../shared/webhooks/disabled-notice.js';
 import { enqueueDelivery } from '../../shared/webhooks/enqueue.js';
 import { recordAttempt } from '../../shared/webhooks/record-attempt.js';
-import { ATTEMPT_LEASE_MS } from '../../shared/webhooks/retry-schedule.js';
+import { attemptLeaseMs } from '../../shared/webhooks/retry-schedule.js';
 import { sendAttempt } from '../../shared/webhooks/send-attempt.js';
 
 /**
@@ -36,7 +36,8 @@ export async function deliverWebhook(s: GatewayServices, job: Job<{ deliveryId: 
     await settleDelivery(s.db, delivery.id, ended, now);
     return 'endpoint disabled';
   }
-  const attempts = await claimAttempt(s.db, delivery.id, job.id ?? job.name, now, ATTEMPT_LEASE_MS);
+  const leaseMs = attemptLeaseMs(s.config.webhooks.attemptTimeoutMs);
+  const attempts = await claimAttempt(s.db, delivery.id, job.id ?? job.name, now, leaseMs);
   if (attempts === undefined) return 'not due, or an attempt is in flight';
   const result = await sendAttempt(s.config.webhooks, endpoint, target.event, now.getTime());
   const outcome = await recordAttempt(s.db, target, result, now, attempts, s.config.webhooks.retryBaseMs);
