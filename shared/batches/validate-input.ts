@@ -1,10 +1,10 @@
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { BatchValidationError } from '../db/batches-schema.js';
 import { copyLines, deleteLines } from '../db/batch-lines-copy.js';
 import type { Db } from '../db/index.js';
 import { isGatewayError } from '../errors.js';
 import { refuseNulInJson } from '../refuse-nul.js';
+import { boundedLines } from './bounded-lines.js';
 import { parseLineBody, type BatchEndpoint } from './endpoints.js';
 
 /** Errors listed on a failed batch at most (the first ones, in file order). */
@@ -26,9 +26,11 @@ const refusal = (line: number, code: string, message: string, param: string | nu
 });
 
 /**
- * The `validating` step: the input file read as a stream, line by line — never whole in memory —
- * each line checked (JSON, a unique custom_id, `POST` to the batch's endpoint, a body its
- * synchronous call would accept: parseLineBody) and written to the batch's lines in chunks
+ * The `validating` step: the input file read as a stream, line by line — never whole in memory,
+ * nor more than `maxLineBytes` of one line (BODY_LIMIT_BYTES: a longer line is refused, as the
+ * synchronous call refuses a larger body) — each line checked (JSON, a unique custom_id, `POST` to
+ * the batch's endpoint, a body its synchronous call would accept: parseLineBody) and written to
+ * the batch's lines in chunks
  * (COPY, one chunk written while the next is read). A
  * model unknown to the catalog is not a file's fault: that line fails alone, in the error file.
  * With any refusal the caller drops the lines and fails the batch naming them.
@@ -37,6 +39,7 @@ export async function validateInput(
   db: Db,
   batch: { id: string; endpoint: BatchEndpoint },
   input: Readable,
+  maxLineBytes: number,
 ): Promise<Validated> {
   const errors: BatchValidationError[] = [];
   const seen = new Set<string>();
@@ -47,11 +50,17 @@ export async function validateInput(
   let lines = 0;
   // A validation run again after a crash starts from a clean slate.
   await deleteLines(db, batch.id);
-  const reader = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-  for await (const text of reader) {
+  for await (const read of boundedLines(input, maxLineBytes)) {
     line++;
-    if (text.trim() === '') continue;
-    const checked = checkLine(text, line, batch.endpoint, seen);
+    if (read.text !== undefined && read.text.trim() === '') continue;
+    const checked =
+      read.text === undefined
+        ? refusal(
+            line,
+            'body_too_large',
+            `the line is ${read.bytes} bytes, over the ${maxLineBytes} of BODY_LIMIT_BYTES`,
+          )
+        : checkLine(read.text, line, batch.endpoint, seen);
     if ('code' in checked) {
       errors.push(checked);
       if (errors.length >= MAX_ERRORS) break;

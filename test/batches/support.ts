@@ -68,6 +68,17 @@ export async function uploadLines(client: OpenAI, lines: readonly unknown[], nam
   return client.files.create({ file: await toFile(Buffer.from(jsonl(lines)), name), purpose: 'batch' });
 }
 
+/** Uploads the lines, makes a batch of them for `endpoint` and waits for its end: the batch as it ended. */
+export async function runBatch(client: OpenAI, lines: readonly unknown[], endpoint = '/v1/chat/completions') {
+  const file = await uploadLines(client, lines);
+  const created = await client.batches.create({
+    input_file_id: file.id,
+    endpoint: endpoint as OpenAI.Batches.BatchCreateParams['endpoint'],
+    completion_window: '24h',
+  });
+  return waitBatchEnd(client, created.id);
+}
+
 const ENDED = ['completed', 'failed', 'expired', 'cancelled'];
 
 /** Polls the batch until it ends (generous: two busy cores). */
