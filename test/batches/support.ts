@@ -14,6 +14,20 @@ export const BATCH_DISCOUNT = 50;
 /** The embeddings model's input price, micro-USD per million tokens. */
 export const EMBED_PRICE = 100_000;
 
+/**
+ * What a batch line costs, computed independently of the gateway's pricing: tokens × price per
+ * million less the batch discount, rounded up once (gpt-sim's prices unless others are given).
+ */
+export function batchLineMicroUsd(
+  inputTokens: number,
+  outputTokens: number,
+  price: { input_per_mtok: number; output_per_mtok: number } = PRICE,
+): number {
+  const scaled = BigInt(inputTokens * price.input_per_mtok + outputTokens * price.output_per_mtok);
+  const denominator = 1_000_000n * 100n;
+  return Number((scaled * BigInt(100 - BATCH_DISCOUNT) + denominator - 1n) / denominator);
+}
+
 export function batchCatalog(simUrl: string) {
   const base = taskCatalog(simUrl) as { models: { id: string; pricing?: Record<string, unknown> }[] };
   return {
