@@ -93,6 +93,24 @@ export async function runBatch(client: OpenAI, lines: readonly unknown[], endpoi
   return waitBatchEnd(client, created.id);
 }
 
+/**
+ * A chat batch of `lines` slow lines (400 ms each), once its first line has completed: with one
+ * line at a time (BATCH_CONCURRENCY=1) it is mid-run for seconds, to cancel or expire.
+ */
+export async function slowBatchUnderway(client: OpenAI, lines: number) {
+  const file = await uploadLines(
+    client,
+    Array.from({ length: lines }, (_, i) => chatLine(`line-${i}`, `slow [[sim:latencyMs=400]] ${i}`)),
+  );
+  const created = await client.batches.create({
+    input_file_id: file.id,
+    endpoint: '/v1/chat/completions',
+    completion_window: '24h',
+  });
+  await waitUntil(async () => (await client.batches.retrieve(created.id)).request_counts!.completed >= 1, 30_000, 50);
+  return created;
+}
+
 const ENDED = ['completed', 'failed', 'expired', 'cancelled'];
 
 /** Polls the batch until it ends (generous: two busy cores). */

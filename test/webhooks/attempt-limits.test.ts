@@ -14,10 +14,9 @@ import { api } from '../console/helpers.js';
 import { offsetClock } from '../support/gateway.js';
 import { waitUntil } from '../support/http.js';
 import {
-  createEndpoint,
-  owner,
   startReceiver,
   startWebhookGateway,
+  subscribedOwner,
   waitDelivery,
   type Receiver,
   type WebhookGateway,
@@ -37,15 +36,7 @@ afterAll(async () => {
   await gw?.close();
 });
 
-async function subscribed(path: string) {
-  const account = await owner(gw);
-  const created = await createEndpoint(gw, account.token, {
-    url: `${receiver.origin}${path}`,
-    events: ['webhook.test'],
-  });
-  expect(created.status, JSON.stringify(created.json)).toBe(201);
-  return { ...account, endpoint: created.json.data as { id: string; secret: string } };
-}
+const subscribed = (path: string) => subscribedOwner(gw, receiver, ['webhook.test'], path);
 
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -14,9 +14,9 @@ import { postJson } from '../support/limits.js';
 import { createVideo, IMAGE_MODEL, taskRow, videoBody, waitRow, waitSettled } from '../support/task-gateway.js';
 import {
   createEndpoint,
-  owner,
   startReceiver,
   startWebhookGateway,
+  subscribedOwner,
   verifyWithPython,
   waitDelivery,
   writeTaskEvent,
@@ -36,12 +36,7 @@ afterAll(async () => {
 });
 
 /** A fresh account with one endpoint at `<receiver><path>` subscribed to `events`. */
-async function subscribed(events: string[], path: string, to: Receiver = receiver) {
-  const account = await owner(gw);
-  const created = await createEndpoint(gw, account.token, { url: `${to.origin}${path}`, events });
-  expect(created.status, JSON.stringify(created.json)).toBe(201);
-  return { ...account, endpoint: created.json.data as { id: string; secret: string } };
-}
+const subscribed = (events: string[], path: string, to: Receiver = receiver) => subscribedOwner(gw, to, events, path);
 
 const at = (path: string) => (r: { path: string }) => r.path === path;
 

@@ -114,8 +114,8 @@ export interface WebhookGateway extends TaskGateway {
   webhookWorkers: TaskWorkers;
 }
 
-/** Every queue a task's webhook needs, in this process: the task steps, deliveries, mail and maintenance. */
-export const WEBHOOK_TEST_QUEUES = 'task-submit,task-poll,task-mirror,task-settle,webhook,mail,maintenance';
+/** Every queue a task's or a batch's webhook needs, in this process: the task steps, batches, deliveries, mail and maintenance. */
+export const WEBHOOK_TEST_QUEUES = 'task-submit,task-poll,task-mirror,task-settle,batch,webhook,mail,maintenance';
 
 /**
  * A task gateway for webhook tests: http and loopback endpoints allowed (WEBHOOK_ALLOW_INSECURE_URLS),
@@ -155,6 +155,14 @@ export async function owner(gw: TaskGateway, balance = 50_000_000) {
   const account = await gw.account({ balance });
   const session = await signIn(gw, account.email);
   return { ...account, token: session.token };
+}
+
+/** A fresh account with one endpoint at `<to><path>` subscribed to `events`, and the endpoint (with its secret). */
+export async function subscribedOwner(gw: TaskGateway, to: Receiver, events: string[], path: string) {
+  const account = await owner(gw);
+  const created = await createEndpoint(gw, account.token, { url: `${to.origin}${path}`, events });
+  if (created.status !== 201) throw new Error(`the endpoint was not created: ${JSON.stringify(created.json)}`);
+  return { ...account, endpoint: created.json.data as { id: string; secret: string } };
 }
 
 export function createEndpoint(
