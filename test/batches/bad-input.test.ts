@@ -1,9 +1,8 @@
 // Bad input at the right level: the upload (not multipart, no purpose, over the byte or line
 // limit), the batch (a malformed line, a duplicate custom_id, another endpoint's url, a body its
 // endpoint refuses, a line longer than a synchronous body may be: `failed` with errors.data naming
-// the lines), or the one line (an unknown
-// model, a balance too small: that line in the error file with its code, nothing charged). A line
-// that meets the key's concurrency limit waits and runs instead of failing.
+// the lines), or the one line (an unknown model: that line in the error file with its code, nothing
+// charged). The key's limits and money, line by line: line-limits.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequestError, toFile } from 'openai';
 import { drained, expectConsistentLedger } from '../support/money.js';
@@ -166,31 +165,6 @@ describe('bad input', () => {
     });
     await drained(gw);
     expect(await expectConsistentLedger(gw.services.db, acct.userId)).toHaveLength(1);
-  });
-
-  it('a line refused for balance goes to the error file with insufficient_balance, and nothing is charged', async () => {
-    const acct = await gw.account({ balance: 1 });
-    const client = openAi(gw, acct.key);
-    const batch = await runBatch(client, [chatLine('a', 'hi'), chatLine('b', 'there')]);
-    expect(batch).toMatchObject({ status: 'completed', request_counts: { total: 2, completed: 0, failed: 2 } });
-    const errors = await fileLines(client, batch.error_file_id);
-    expect(errors.map((l) => [l.custom_id, l.response.status_code, l.response.body.error.code])).toEqual([
-      ['a', 402, 'insufficient_balance'],
-      ['b', 402, 'insufficient_balance'],
-    ]);
-    await drained(gw);
-    expect(await expectConsistentLedger(gw.services.db, acct.userId)).toHaveLength(0);
-  });
-
-  it("a line that meets the key's concurrency limit waits and runs: every line completes", async () => {
-    const acct = await gw.account({ balance: 1_000_000, key: { concurrency_limit: 1 } });
-    const client = openAi(gw, acct.key);
-    const batch = await runBatch(
-      client,
-      [0, 1, 2, 3].map((i) => chatLine(`slow-${i}`, 'slow [[sim:latencyMs=300]]')),
-    );
-    expect(batch).toMatchObject({ status: 'completed', request_counts: { total: 4, completed: 4, failed: 0 } });
-    expect(batch.error_file_id).toBeNull();
   });
 
   it('the upload streams through the SDK unchanged for a file with a trailing line without newline', async () => {
