@@ -22,6 +22,7 @@ const ISOLATED_TESTS = [
   // Measure the RSS growth of the test process: a fresh one, not one that ran other files first.
   'test/storage/s3-memory.test.ts',
   'test/upstream-sim/result-files.test.ts',
+  'test/batches/bounded-lines-memory.test.ts',
 ];
 const PROCESS_TESTS = [
   'test/lifecycle/**/*.test.ts',

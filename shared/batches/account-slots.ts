@@ -1,16 +1,8 @@
 import type { Redis } from 'ioredis';
+import { readLua } from '../redis/read-lua.js';
 
-// A slot is a member of the account's set scored by when it lapses: a worker that died holding
-// slots frees them when their time runs out, as a concurrency lease does (shared/limits/). A
-// holder is a lane of a batch (`<batch>:<lane>`), so the run that resumes a batch after a crash
-// takes its lanes' slots back at once instead of waiting for them to lapse. Taking a slot one
-// already holds renews its lease.
-const TAKE = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if not redis.call('ZSCORE', KEYS[1], ARGV[4]) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-return 1`;
+/** Takes or renews a slot (registered as gwTakeBatchSlot: shared/lifecycle/redis-scripts.ts). */
+export const TAKE_SLOT = readLua(import.meta.url, 'take-slot');
 
 /**
  * The account's batch concurrency (BATCH_CONCURRENCY) across all its batches and all workers:
@@ -29,9 +21,21 @@ export class AccountSlots {
     return `${this.prefix}batch:slots:${userId}`;
   }
 
+  /**
+   * A slot for `holder` (`<batch>:<lane>`): slots of a worker that died lapse after `ttlMs`, and
+   * the run that resumes a batch after a crash takes its lanes' slots back at once (the holder
+   * already has them), instead of waiting for them to lapse.
+   */
   async take(userId: string, holder: string): Promise<boolean> {
     const now = Date.now();
-    const taken = await this.redis.eval(TAKE, 1, this.key(userId), now, now + this.ttlMs, this.max, holder, this.ttlMs);
+    const taken = await this.redis.gwTakeBatchSlot(
+      this.key(userId),
+      now,
+      now + this.ttlMs,
+      this.max,
+      holder,
+      this.ttlMs,
+    );
     return taken === 1;
   }
 
@@ -47,10 +51,8 @@ export class AccountSlots {
 
 /**
  * A lane's slot, kept while the lane runs lines back to back and given back when it waits or
- * ends. Taking and releasing it around every line cost two Redis calls per line, and their
- * garbage (an ioredis auto-pipeline and command per call, outliving the young generation at
- * ~600 lines/s) was most of what the batch worker's heap grew by (bench/README.md, Batches).
- * The lease is renewed once it is `renewAfterMs` old, before a line starts: a line started
+ * ends, rather than taken and released around every line: why, in
+ * docs/decisions/0011-batch-lanes-keep-their-slot.md. The lease is renewed once it is `renewAfterMs` old, before a line starts: a line started
  * under it ends before the lease lapses as long as `renewAfterMs` + the longest line < `ttlMs`.
  */
 export class LaneSlot {

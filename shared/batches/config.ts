@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /** The batch variables, spread into the one environment schema in shared/config.ts. */
 export const batchEnvShape = {
-  /** Lines of one account's batches run at once (per worker process). */
+  /** Lines of one account run at once, across all its batches and all worker processes (a slot in Redis per running lane). */
   BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   /** Largest batch input file, bytes (OpenAI's 200 MB). */
   BATCH_FILE_MAX_BYTES: z.coerce

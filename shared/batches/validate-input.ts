@@ -1,16 +1,14 @@
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { BatchValidationError } from '../db/batches-schema.js';
-import { copyLines, deleteLines } from '../db/batch-lines-copy.js';
+import { deleteLines, LinesCopy } from '../db/batch-lines-copy.js';
 import type { Db } from '../db/index.js';
 import { isGatewayError } from '../errors.js';
 import { refuseNulInJson } from '../refuse-nul.js';
+import { boundedLines } from './bounded-lines.js';
 import { parseLineBody, type BatchEndpoint } from './endpoints.js';
 
 /** Errors listed on a failed batch at most (the first ones, in file order). */
 const MAX_ERRORS = 100;
-/** Lines written to Postgres per COPY. */
-const CHUNK = 5_000;
 const MAX_CUSTOM_ID = 512;
 
 export interface Validated {
@@ -26,52 +24,58 @@ const refusal = (line: number, code: string, message: string, param: string | nu
 });
 
 /**
- * The `validating` step: the input file read as a stream, line by line — never whole in memory —
- * each line checked (JSON, a unique custom_id, `POST` to the batch's endpoint, a body its
- * synchronous call would accept: parseLineBody) and written to the batch's lines in chunks
- * (COPY, one chunk written while the next is read). A
+ * The `validating` step: the input file read as a stream, line by line — never whole in memory,
+ * nor more than `maxLineBytes` of one line (BODY_LIMIT_BYTES: a longer line is refused, as the
+ * synchronous call refuses a larger body) — each line checked (JSON, a unique custom_id, `POST` to
+ * the batch's endpoint, a body its synchronous call would accept: parseLineBody) and streamed to
+ * the batch's lines as it is read (one COPY for the file: LinesCopy), committed at the end. A
  * model unknown to the catalog is not a file's fault: that line fails alone, in the error file.
- * With any refusal the caller drops the lines and fails the batch naming them.
+ * With any refusal no line is kept, and the caller fails the batch naming the bad ones.
  */
 export async function validateInput(
   db: Db,
   batch: { id: string; endpoint: BatchEndpoint },
   input: Readable,
+  maxLineBytes: number,
 ): Promise<Validated> {
   const errors: BatchValidationError[] = [];
   const seen = new Set<string>();
-  let chunk: { batch_id: string; line: number; custom_id: string; body: string }[] = [];
-  // One chunk is written while the next is read and checked (a 50,000-line file in under 5 s).
-  let writing: Promise<void> = Promise.resolve();
   let line = 0;
   let lines = 0;
   // A validation run again after a crash starts from a clean slate.
   await deleteLines(db, batch.id);
-  const reader = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-  for await (const text of reader) {
-    line++;
-    if (text.trim() === '') continue;
-    const checked = checkLine(text, line, batch.endpoint, seen);
-    if ('code' in checked) {
-      errors.push(checked);
-      if (errors.length >= MAX_ERRORS) break;
-      continue;
+  const copy = await LinesCopy.open(db);
+  try {
+    for await (const read of boundedLines(input, maxLineBytes)) {
+      line++;
+      if (read.text !== undefined && read.text.trim() === '') continue;
+      const checked =
+        read.text === undefined
+          ? refusal(
+              line,
+              'body_too_large',
+              `the line is ${read.bytes} bytes, over the ${maxLineBytes} of BODY_LIMIT_BYTES`,
+            )
+          : checkLine(read.text, line, batch.endpoint, seen);
+      if ('code' in checked) {
+        errors.push(checked);
+        if (errors.length >= MAX_ERRORS) break;
+        continue;
+      }
+      lines++;
+      // After a refusal the file fails whole: the lines are only checked, for the errors list.
+      if (errors.length === 0)
+        await copy.write({ batch_id: batch.id, line, custom_id: checked.customId, body: checked.body });
     }
-    lines++;
-    if (errors.length > 0) continue;
-    chunk.push({ batch_id: batch.id, line, custom_id: checked.customId, body: checked.body });
-    if (chunk.length === CHUNK) {
-      await writing;
-      writing = copyLines(db, chunk);
-      // Awaited before the next chunk or at the end; never an unhandled rejection meanwhile.
-      writing.catch(() => undefined);
-      chunk = [];
-    }
+  } catch (err) {
+    await copy.abort();
+    throw err;
+  } finally {
+    input.destroy();
   }
-  input.destroy();
-  await writing;
-  if (errors.length === 0) await copyLines(db, chunk);
   if (errors.length === 0 && lines === 0) errors.push(refusal(1, 'empty_file', 'the input file has no requests'));
+  if (errors.length > 0) await copy.abort();
+  else await copy.end();
   return { lines, errors };
 }
 

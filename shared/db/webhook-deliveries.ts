@@ -66,6 +66,17 @@ export async function insertAttempt(trx: Trx, attempt: Omit<WebhookAttemptRow, '
   await trx.insertInto('webhook_delivery_attempts').values(attempt).execute();
 }
 
+/** When the delivery's first attempt since `since` (its window's start) was made; undefined when none was recorded. */
+export async function firstAttemptSince(trx: Trx, deliveryId: string, since: Date): Promise<Date | undefined> {
+  const row = await trx
+    .selectFrom('webhook_delivery_attempts')
+    .select((eb) => eb.fn.min('attempted_at').as('first'))
+    .where('delivery_id', '=', deliveryId)
+    .where('attempted_at', '>=', since)
+    .executeTakeFirst();
+  return (row?.first as Date | null | undefined) ?? undefined;
+}
+
 /**
  * Records where a delivery stands after an attempt. `onlyIfPending`: leaves alone a delivery that
  * ended meanwhile (its endpoint disabled while the attempt ran), so a failure never revives it.
@@ -87,7 +98,17 @@ export async function settleDelivery(
   return result.numUpdatedRows > 0n;
 }
 
-/** Ends every pending delivery of an endpoint that was just disabled. */
+/** Frees a delivery that ended while its attempt ran from that attempt's claim (see claimAttempt). */
+export async function releaseAttempt(db: Db | Trx, id: string): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ attempt_started_at: null, attempt_job: null })
+    .where('id', '=', id)
+    .where('status', '<>', 'pending')
+    .execute();
+}
+
+/** Ends every pending delivery of an endpoint that was just disabled (an attempt in flight frees its claim when it ends). */
 export async function failPendingDeliveries(trx: Trx, endpointId: string, reason: string, now: Date): Promise<void> {
   await trx
     .updateTable('webhook_deliveries')

@@ -12,6 +12,16 @@ export function findEndpoint(db: Db | Trx, userId: string, id: string): Promise<
     .executeTakeFirst();
 }
 
+/**
+ * Locks the endpoint's row for the rest of the transaction. Whatever changes an endpoint and its
+ * deliveries together (an attempt's record, a disabling) takes this lock first, then the delivery
+ * rows: two attempts of one endpoint recorded at once queue here instead of deadlocking (each
+ * holding its delivery while the other's disabling ends it).
+ */
+export async function lockEndpoint(trx: Trx, id: string): Promise<void> {
+  await trx.selectFrom('webhook_endpoints').select('id').where('id', '=', id).forUpdate().execute();
+}
+
 /** Newest first. */
 export async function listEndpoints(
   db: Db,

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { TAKE_SLOT } from '../batches/account-slots.js';
 import { CREDIT, LOAD_BALANCE, LOAD_QUOTA } from '../billing/scripts.js';
 import { SIGN_IN_ATTEMPT, SIGN_IN_RELEASE } from '../console/sign-in-guard.js';
 import { CONSUME, PEEK, RENEW, STEP } from '../limits/scripts.js';
@@ -62,6 +63,7 @@ declare module 'ioredis' {
       now: number,
     ): Reply;
     gwCachePurge(index: string, bytes: string, sizes: string, expiries: string, count: number): Reply;
+    gwTakeBatchSlot(slots: string, now: number, lapsesAt: number, max: number, holder: string, ttlMs: number): Reply;
   }
 }
 
@@ -81,4 +83,5 @@ export function defineScripts(redis: Redis): void {
   redis.defineCommand('gwSignInRelease', { numberOfKeys: 1, lua: SIGN_IN_RELEASE });
   redis.defineCommand('gwCacheStore', { numberOfKeys: 6, lua: CACHE_STORE });
   redis.defineCommand('gwCachePurge', { numberOfKeys: 4, lua: CACHE_PURGE });
+  redis.defineCommand('gwTakeBatchSlot', { numberOfKeys: 1, lua: TAKE_SLOT });
 }

@@ -11,7 +11,7 @@ export const MAX_ENTRY_BYTES = 1024 * 1024;
  * What an entry costs Redis, as the byte budget counts it: its value, its name five times (the
  * entry's key, its member in the account's, the key's and the expiry index, its field in the size
  * hash) and Redis's bookkeeping of those six objects (480 bytes: the growth of `used_memory`
- * measured per entry less the bytes above; bench/README.md, "Response cache").
+ * measured per entry less the bytes above: docs/reference/cache.md, "Storage").
  */
 export function entryCost(valueBytes: number, nameBytes: number): number {
   return valueBytes + 5 * nameBytes + 480;

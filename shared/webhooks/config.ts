@@ -6,6 +6,8 @@ export const webhookEnvShape = {
   WEBHOOK_ALLOW_INSECURE_URLS: z.stringbool().default(false),
   /** The wait before the first retry, doubling each time (capped at 12 h); tests make it short. */
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).default(30_000),
+  /** How long an attempt waits for a 2xx, ms (Standard Webhooks' 15 s); tests make it short. */
+  WEBHOOK_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
 };
 
 type WebhookEnv = z.infer<z.ZodObject<typeof webhookEnvShape>> & { NODE_ENV: string };
@@ -13,6 +15,7 @@ type WebhookEnv = z.infer<z.ZodObject<typeof webhookEnvShape>> & { NODE_ENV: str
 export interface WebhookConfig {
   allowInsecureUrls: boolean;
   retryBaseMs: number;
+  attemptTimeoutMs: number;
 }
 
 /** What the schema cannot say: the insecure mode never runs in production. */
@@ -25,5 +28,9 @@ export function webhookEnvIssues(e: WebhookEnv): string[] {
 }
 
 export function webhookConfig(e: WebhookEnv): WebhookConfig {
-  return { allowInsecureUrls: e.WEBHOOK_ALLOW_INSECURE_URLS, retryBaseMs: e.WEBHOOK_RETRY_BASE_MS };
+  return {
+    allowInsecureUrls: e.WEBHOOK_ALLOW_INSECURE_URLS,
+    retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+    attemptTimeoutMs: e.WEBHOOK_ATTEMPT_TIMEOUT_MS,
+  };
 }

@@ -2,8 +2,6 @@
 export const RETRY_WINDOW_MS = 3 * 24 * 3600 * 1000;
 /** The longest wait between two attempts. */
 export const MAX_RETRY_DELAY_MS = 12 * 3600 * 1000;
-/** An attempt that has no 2xx answer within this is a failure (Standard Webhooks' 15 s). */
-export const ATTEMPT_TIMEOUT_MS = 15_000;
 /** The previous secret keeps signing this long after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 
@@ -25,5 +23,10 @@ export function nextAttemptAt(attempts: number, now: number, retryUntil: number,
   return Math.min(now + retryDelayMs(attempts, baseMs), retryUntil);
 }
 
-/** Longer than any attempt can last (the POST is cut at 15 s): an attempt started this long ago is over, its worker dead. */
-export const ATTEMPT_LEASE_MS = ATTEMPT_TIMEOUT_MS + 5_000;
+/**
+ * Longer than any attempt can last (the POST is cut at WEBHOOK_ATTEMPT_TIMEOUT_MS, 15 s): an
+ * attempt started this long ago is over, its worker dead.
+ */
+export function attemptLeaseMs(attemptTimeoutMs: number): number {
+  return attemptTimeoutMs + 5_000;
+}

@@ -3,7 +3,6 @@ import type { WebhookEndpointRow } from '../db/webhook-schema.js';
 import { GATEWAY_VERSION } from '../version.js';
 import type { WebhookConfig } from './config.js';
 import { addressPolicy } from './endpoint-url.js';
-import { ATTEMPT_TIMEOUT_MS } from './retry-schedule.js';
 import { signatureHeader } from './signature.js';
 
 /** What is read of an answer at most; the rest is left unread. */
@@ -36,7 +35,7 @@ export function liveSecrets(endpoint: WebhookEndpointRow, now: number): string[]
  * One attempt, as Standard Webhooks defines it: the event's stored body, signed over
  * `<webhook-id>.<webhook-timestamp>.<body>` with every live secret, POSTed through the SSRF-safe
  * fetcher (the host resolved and checked, the connection pinned, no redirect followed). Any 2xx
- * within 15 s is delivered; never throws.
+ * within WEBHOOK_ATTEMPT_TIMEOUT_MS (15 s) is delivered; never throws.
  */
 export async function sendAttempt(
   config: WebhookConfig,
@@ -51,7 +50,7 @@ export async function sendAttempt(
   try {
     const answer = await safePost(endpoint.url, {
       ...addressPolicy(config),
-      timeoutMs: ATTEMPT_TIMEOUT_MS,
+      timeoutMs: config.attemptTimeoutMs,
       maxBytes: ANSWER_READ_BYTES,
       body: event.payload,
       headers: {
@@ -73,8 +72,8 @@ export async function sendAttempt(
     };
   } catch (err) {
     const durationMs = elapsed();
-    const timedOut = durationMs >= ATTEMPT_TIMEOUT_MS - 50;
-    const error = timedOut ? `no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s` : (err as Error).message;
+    const timedOut = durationMs >= config.attemptTimeoutMs - 50;
+    const error = timedOut ? `no answer within ${config.attemptTimeoutMs / 1000} s` : (err as Error).message;
     return { delivered: false, statusCode: null, durationMs, excerpt: '', error };
   }
 }

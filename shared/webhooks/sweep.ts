@@ -5,7 +5,8 @@ import type { Db } from '../db/index.js';
 import type { JobQueues } from '../jobs/queues.js';
 import { mailDisabledEndpointOwners } from './disabled-notice.js';
 import { enqueueDelivery } from './enqueue.js';
-import { ATTEMPT_LEASE_MS } from './retry-schedule.js';
+import type { WebhookConfig } from './config.js';
+import { attemptLeaseMs } from './retry-schedule.js';
 
 /** Events, their deliveries and attempts are kept this long once every delivery is over. */
 export const EVENT_RETENTION_MS = 30 * 24 * 3600 * 1000;
@@ -16,14 +17,14 @@ export const EVENT_RETENTION_MS = 30 * 24 * 3600 * 1000;
  * the enqueue), mails the owners of endpoints disabled but not yet told, and prunes old events.
  */
 export async function sweepWebhooks(
-  s: { db: Db; jobs: JobQueues },
+  s: { db: Db; jobs: JobQueues; config: { webhooks: WebhookConfig } },
   now: number,
   staleAfterMs: number,
 ): Promise<string> {
   const overdue = await overdueDeliveries(
     s.db,
     new Date(now - staleAfterMs),
-    new Date(now - staleAfterMs - ATTEMPT_LEASE_MS),
+    new Date(now - staleAfterMs - attemptLeaseMs(s.config.webhooks.attemptTimeoutMs)),
     500,
   );
   for (const d of overdue) await withJobOrigin(d.trace_context, () => enqueueDelivery(s.jobs, d.id, d.attempts));

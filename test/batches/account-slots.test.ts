@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountSlots } from '../../shared/batches/account-slots.js';
+import { defineScripts } from '../../shared/lifecycle/redis-scripts.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `gwt:${randomBytes(4).toString('hex')}:`;
@@ -13,6 +14,7 @@ let redis: Redis;
 
 beforeAll(() => {
   redis = new Redis(REDIS_URL);
+  defineScripts(redis);
 });
 afterAll(async () => {
   const keys = await redis.keys(`${prefix}*`);

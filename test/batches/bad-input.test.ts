@@ -1,17 +1,21 @@
 // Bad input at the right level: the upload (not multipart, no purpose, over the byte or line
 // limit), the batch (a malformed line, a duplicate custom_id, another endpoint's url, a body its
-// endpoint refuses: `failed` with errors.data naming the lines), or the one line (an unknown
-// model, a balance too small: that line in the error file with its code, nothing charged). A line
-// that meets the key's concurrency limit waits and runs instead of failing.
+// endpoint refuses, a line longer than a synchronous body may be: `failed` with errors.data naming
+// the lines), or the one line (an unknown model: that line in the error file with its code, nothing
+// charged). The key's limits and money, line by line: line-limits.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequestError, toFile } from 'openai';
 import { drained, expectConsistentLedger } from '../support/money.js';
 import type { TaskGateway } from '../support/task-gateway.js';
-import { chatLine, fileLines, openAi, startBatchGateway, uploadLines, waitBatchEnd } from './support.js';
+import { chatLine, fileLines, openAi, runBatch, startBatchGateway, uploadLines } from './support.js';
 
+/** The synchronous body limit here: a line longer than this is refused. */
+const BODY_LIMIT = 1024;
 let gw: TaskGateway;
 beforeAll(async () => {
-  gw = await startBatchGateway({ env: { BATCH_FILE_MAX_BYTES: '4096', BATCH_FILE_MAX_LINES: '20' } });
+  gw = await startBatchGateway({
+    env: { BATCH_FILE_MAX_BYTES: '4096', BATCH_FILE_MAX_LINES: '20', BODY_LIMIT_BYTES: String(BODY_LIMIT) },
+  });
 });
 afterAll(async () => {
   await gw?.close();
@@ -57,7 +61,7 @@ describe('bad input', () => {
   it('fails a batch whose file has bad lines, naming each line', async () => {
     const acct = await gw.account({ balance: 1_000_000 });
     const client = openAi(gw, acct.key);
-    const file = await uploadLines(client, [
+    const batch = await runBatch(client, [
       chatLine('ok-1', 'hi'),
       '{"custom_id": "broken", ',
       chatLine('ok-1', 'again'),
@@ -67,12 +71,6 @@ describe('bad input', () => {
       chatLine('streamed', 'hi', { stream: true }),
       chatLine('nul\u0000', 'hi'),
     ]);
-    const created = await client.batches.create({
-      input_file_id: file.id,
-      endpoint: '/v1/chat/completions',
-      completion_window: '24h',
-    });
-    const batch = await waitBatchEnd(client, created.id);
     expect(batch.status).toBe('failed');
     expect(batch.failed_at).not.toBeNull();
     expect(batch.output_file_id).toBeNull();
@@ -92,6 +90,25 @@ describe('bad input', () => {
     expect(
       await gw.services.db.selectFrom('batch_lines').select('line').where('batch_id', '=', batch.id).execute(),
     ).toEqual([]);
+  });
+
+  it('refuses a line longer than the synchronous body limit, naming it; the lines after it are still read', async () => {
+    const acct = await gw.account({ balance: 1_000_000 });
+    const client = openAi(gw, acct.key);
+    const long = chatLine('long', 'word '.repeat(300));
+    const longBytes = Buffer.byteLength(JSON.stringify(long));
+    expect(longBytes).toBeGreaterThan(BODY_LIMIT);
+    const batch = await runBatch(client, [chatLine('ok', 'hi'), long, '{"custom_id": "broken", ']);
+    expect(batch.status).toBe('failed');
+    expect(batch.errors?.data).toEqual([
+      {
+        code: 'body_too_large',
+        message: `the line is ${longBytes} bytes, over the ${BODY_LIMIT} of BODY_LIMIT_BYTES`,
+        param: null,
+        line: 2,
+      },
+      { code: 'invalid_json_line', message: expect.any(String), param: null, line: 3 },
+    ]);
   });
 
   it('refuses a batch at creation: unknown endpoint, wrong window, a file not found (400/404 naming the field)', async () => {
@@ -133,16 +150,10 @@ describe('bad input', () => {
   it('an unknown model fails only its line, into the error file with model_not_found; the other lines complete', async () => {
     const acct = await gw.account({ balance: 1_000_000 });
     const client = openAi(gw, acct.key);
-    const file = await uploadLines(client, [
+    const batch = await runBatch(client, [
       chatLine('good', 'hi'),
       { ...chatLine('unknown', 'hi'), body: { model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] } },
     ]);
-    const created = await client.batches.create({
-      input_file_id: file.id,
-      endpoint: '/v1/chat/completions',
-      completion_window: '24h',
-    });
-    const batch = await waitBatchEnd(client, created.id);
     expect(batch.status).toBe('completed');
     expect(batch.request_counts).toEqual({ total: 2, completed: 1, failed: 1 });
     expect((await fileLines(client, batch.output_file_id)).map((l) => l.custom_id)).toEqual(['good']);
@@ -154,43 +165,6 @@ describe('bad input', () => {
     });
     await drained(gw);
     expect(await expectConsistentLedger(gw.services.db, acct.userId)).toHaveLength(1);
-  });
-
-  it('a line refused for balance goes to the error file with insufficient_balance, and nothing is charged', async () => {
-    const acct = await gw.account({ balance: 1 });
-    const client = openAi(gw, acct.key);
-    const file = await uploadLines(client, [chatLine('a', 'hi'), chatLine('b', 'there')]);
-    const created = await client.batches.create({
-      input_file_id: file.id,
-      endpoint: '/v1/chat/completions',
-      completion_window: '24h',
-    });
-    const batch = await waitBatchEnd(client, created.id);
-    expect(batch).toMatchObject({ status: 'completed', request_counts: { total: 2, completed: 0, failed: 2 } });
-    const errors = await fileLines(client, batch.error_file_id);
-    expect(errors.map((l) => [l.custom_id, l.response.status_code, l.response.body.error.code])).toEqual([
-      ['a', 402, 'insufficient_balance'],
-      ['b', 402, 'insufficient_balance'],
-    ]);
-    await drained(gw);
-    expect(await expectConsistentLedger(gw.services.db, acct.userId)).toHaveLength(0);
-  });
-
-  it("a line that meets the key's concurrency limit waits and runs: every line completes", async () => {
-    const acct = await gw.account({ balance: 1_000_000, key: { concurrency_limit: 1 } });
-    const client = openAi(gw, acct.key);
-    const file = await uploadLines(
-      client,
-      [0, 1, 2, 3].map((i) => chatLine(`slow-${i}`, 'slow [[sim:latencyMs=300]]')),
-    );
-    const created = await client.batches.create({
-      input_file_id: file.id,
-      endpoint: '/v1/chat/completions',
-      completion_window: '24h',
-    });
-    const batch = await waitBatchEnd(client, created.id);
-    expect(batch).toMatchObject({ status: 'completed', request_counts: { total: 4, completed: 4, failed: 0 } });
-    expect(batch.error_file_id).toBeNull();
   });
 
   it('the upload streams through the SDK unchanged for a file with a trailing line without newline', async () => {

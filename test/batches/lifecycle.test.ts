@@ -5,10 +5,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEndpoint } from '../../shared/db/webhook-endpoints.js';
 import { offsetClock } from '../support/gateway.js';
-import { waitUntil } from '../support/http.js';
 import { drained, expectConsistentLedger } from '../support/money.js';
 import type { TaskGateway } from '../support/task-gateway.js';
-import { chatLine, fileLines, openAi, startBatchGateway, uploadLines, waitBatchEnd } from './support.js';
+import {
+  chatLine,
+  fileLines,
+  openAi,
+  slowBatchUnderway,
+  startBatchGateway,
+  uploadLines,
+  waitBatchEnd,
+} from './support.js';
 
 const clock = offsetClock();
 let gw: TaskGateway;
@@ -39,9 +46,6 @@ function eventsOf(subjectId: string) {
     .where('subject_id', '=', subjectId)
     .execute();
 }
-
-const slowLines = (n: number) =>
-  Array.from({ length: n }, (_, i) => chatLine(`line-${i}`, `slow [[sim:latencyMs=400]] ${i}`));
 
 describe('batch lifecycle ends', () => {
   it('completed and failed batches each write their event in the outbox', async () => {
@@ -76,13 +80,7 @@ describe('batch lifecycle ends', () => {
     const acct = await gw.account({ balance: 1_000_000 });
     await listen(acct.userId);
     const client = openAi(gw, acct.key);
-    const file = await uploadLines(client, slowLines(20));
-    const created = await client.batches.create({
-      input_file_id: file.id,
-      endpoint: '/v1/chat/completions',
-      completion_window: '24h',
-    });
-    await waitUntil(async () => (await client.batches.retrieve(created.id)).request_counts!.completed >= 1, 30_000, 50);
+    const created = await slowBatchUnderway(client, 20);
     const cancelling = await client.batches.cancel(created.id);
     expect(cancelling.status).toBe('cancelling');
     expect(cancelling.cancelling_at).not.toBeNull();
@@ -109,14 +107,8 @@ describe('batch lifecycle ends', () => {
     const acct = await gw.account({ balance: 1_000_000 });
     await listen(acct.userId);
     const client = openAi(gw, acct.key);
-    const file = await uploadLines(client, slowLines(20));
-    const created = await client.batches.create({
-      input_file_id: file.id,
-      endpoint: '/v1/chat/completions',
-      completion_window: '24h',
-    });
+    const created = await slowBatchUnderway(client, 20);
     expect(created.expires_at! - created.created_at!).toBe(24 * 3600);
-    await waitUntil(async () => (await client.batches.retrieve(created.id)).request_counts!.completed >= 1, 30_000, 50);
     clock.advance(24 * 3600 * 1000 + 1_000);
     const batch = await waitBatchEnd(client, created.id);
     expect(batch.status).toBe('expired');

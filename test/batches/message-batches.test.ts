@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/http.js';
 import { drained, expectConsistentLedger } from '../support/money.js';
 import type { TaskGateway } from '../support/task-gateway.js';
-import { BATCH_DISCOUNT, PRICE, startBatchGateway } from './support.js';
+import { batchLineMicroUsd, startBatchGateway } from './support.js';
 
 let gw: TaskGateway;
 beforeAll(async () => {
@@ -83,9 +83,7 @@ describe('Message Batches with the official @anthropic-ai/sdk', () => {
       expect(charges).toHaveLength(2);
       for (const r of out.filter((x) => x.result.type === 'succeeded')) {
         const usage = (r.result as Anthropic.Messages.MessageBatchSucceededResult).message.usage;
-        const scaled = BigInt(usage.input_tokens * PRICE.input_per_mtok + usage.output_tokens * PRICE.output_per_mtok);
-        const denominator = 1_000_000n * 100n;
-        const expected = Number((scaled * BigInt(100 - BATCH_DISCOUNT) + denominator - 1n) / denominator);
+        const expected = batchLineMicroUsd(usage.input_tokens, usage.output_tokens);
         expect(charges.map((ch) => -ch.amount_micro_usd)).toContain(expected);
       }
     });

@@ -12,13 +12,12 @@ import {
 } from '../support/money.js';
 import type { TaskGateway } from '../support/task-gateway.js';
 import {
-  BATCH_DISCOUNT,
+  batchLineMicroUsd,
   EMBED_PRICE,
   chatLine,
   jsonl,
   fileLines,
   openAi,
-  PRICE,
   startBatchGateway,
   uploadLines,
   waitBatchEnd,
@@ -34,11 +33,7 @@ afterAll(async () => {
 
 /** The line's charge, computed independently: full price less the batch discount, rounded up once. */
 function lineCharge(text: string): number {
-  const input = simPromptTokens([{ role: 'user', content: text }]);
-  const scaled = BigInt(input * PRICE.input_per_mtok + SIM_DEFAULT_COMPLETION * PRICE.output_per_mtok);
-  const keep = BigInt(100 - BATCH_DISCOUNT);
-  const denominator = 1_000_000n * 100n;
-  return Number((scaled * keep + denominator - 1n) / denominator);
+  return batchLineMicroUsd(simPromptTokens([{ role: 'user', content: text }]), SIM_DEFAULT_COMPLETION);
 }
 
 describe('OpenAI Batch API with the official SDK', () => {
@@ -131,10 +126,7 @@ describe('OpenAI Batch API with the official SDK', () => {
     const charges = await expectConsistentLedger(gw.services.db, acct.userId);
     for (const line of output) {
       const tokens = line.response.body.usage.prompt_tokens as number;
-      const denominator = 1_000_000n * 100n;
-      const expected = Number(
-        (BigInt(tokens * EMBED_PRICE) * BigInt(100 - BATCH_DISCOUNT) + denominator - 1n) / denominator,
-      );
+      const expected = batchLineMicroUsd(tokens, 0, { input_per_mtok: EMBED_PRICE, output_per_mtok: 0 });
       expect(-charges.find((c) => c.request_id === line.id)!.amount_micro_usd).toBe(expected);
     }
     expect(batch.usage!.input_tokens).toBe(output.reduce((n, l) => n + l.response.body.usage.prompt_tokens, 0));

@@ -14,6 +14,20 @@ export const BATCH_DISCOUNT = 50;
 /** The embeddings model's input price, micro-USD per million tokens. */
 export const EMBED_PRICE = 100_000;
 
+/**
+ * What a batch line costs, computed independently of the gateway's pricing: tokens × price per
+ * million less the batch discount, rounded up once (gpt-sim's prices unless others are given).
+ */
+export function batchLineMicroUsd(
+  inputTokens: number,
+  outputTokens: number,
+  price: { input_per_mtok: number; output_per_mtok: number } = PRICE,
+): number {
+  const scaled = BigInt(inputTokens * price.input_per_mtok + outputTokens * price.output_per_mtok);
+  const denominator = 1_000_000n * 100n;
+  return Number((scaled * BigInt(100 - BATCH_DISCOUNT) + denominator - 1n) / denominator);
+}
+
 export function batchCatalog(simUrl: string) {
   const base = taskCatalog(simUrl) as { models: { id: string; pricing?: Record<string, unknown> }[] };
   return {
@@ -66,6 +80,35 @@ export const jsonl = (lines: readonly unknown[]) =>
 
 export async function uploadLines(client: OpenAI, lines: readonly unknown[], name = 'input.jsonl') {
   return client.files.create({ file: await toFile(Buffer.from(jsonl(lines)), name), purpose: 'batch' });
+}
+
+/** Uploads the lines, makes a batch of them for `endpoint` and waits for its end: the batch as it ended. */
+export async function runBatch(client: OpenAI, lines: readonly unknown[], endpoint = '/v1/chat/completions') {
+  const file = await uploadLines(client, lines);
+  const created = await client.batches.create({
+    input_file_id: file.id,
+    endpoint: endpoint as OpenAI.Batches.BatchCreateParams['endpoint'],
+    completion_window: '24h',
+  });
+  return waitBatchEnd(client, created.id);
+}
+
+/**
+ * A chat batch of `lines` slow lines (400 ms each), once its first line has completed: with one
+ * line at a time (BATCH_CONCURRENCY=1) it is mid-run for seconds, to cancel or expire.
+ */
+export async function slowBatchUnderway(client: OpenAI, lines: number) {
+  const file = await uploadLines(
+    client,
+    Array.from({ length: lines }, (_, i) => chatLine(`line-${i}`, `slow [[sim:latencyMs=400]] ${i}`)),
+  );
+  const created = await client.batches.create({
+    input_file_id: file.id,
+    endpoint: '/v1/chat/completions',
+    completion_window: '24h',
+  });
+  await waitUntil(async () => (await client.batches.retrieve(created.id)).request_counts!.completed >= 1, 30_000, 50);
+  return created;
 }
 
 const ENDED = ['completed', 'failed', 'expired', 'cancelled'];

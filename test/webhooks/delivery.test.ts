@@ -8,18 +8,18 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../clients/typescript/src/index.js';
 import { endTask } from '../../shared/tasks/end-task.js';
-import { recordEvent } from '../../shared/webhooks/outbox.js';
 import { newWebhookSecret } from '../../shared/webhooks/signature.js';
 import { api, expectFailure } from '../console/helpers.js';
 import { postJson } from '../support/limits.js';
 import { createVideo, IMAGE_MODEL, taskRow, videoBody, waitRow, waitSettled } from '../support/task-gateway.js';
 import {
   createEndpoint,
-  owner,
   startReceiver,
   startWebhookGateway,
+  subscribedOwner,
   verifyWithPython,
   waitDelivery,
+  writeTaskEvent,
   type Receiver,
   type WebhookGateway,
 } from './support.js';
@@ -36,12 +36,7 @@ afterAll(async () => {
 });
 
 /** A fresh account with one endpoint at `<receiver><path>` subscribed to `events`. */
-async function subscribed(events: string[], path: string, to: Receiver = receiver) {
-  const account = await owner(gw);
-  const created = await createEndpoint(gw, account.token, { url: `${to.origin}${path}`, events });
-  expect(created.status, JSON.stringify(created.json)).toBe(201);
-  return { ...account, endpoint: created.json.data as { id: string; secret: string } };
-}
+const subscribed = (events: string[], path: string, to: Receiver = receiver) => subscribedOwner(gw, to, events, path);
 
 const at = (path: string) => (r: { path: string }) => r.path === path;
 
@@ -296,18 +291,7 @@ describe('delivery', () => {
   it('is made by the maintenance sweep when the job was lost after the commit', async () => {
     const a = await subscribed(['video.completed'], '/swept');
     // What a crash between the commit and the enqueue leaves: the event and its delivery, no job.
-    const [deliveryId] = await gw.services.db.transaction().execute((trx) =>
-      recordEvent(
-        trx,
-        {
-          userId: a.userId,
-          type: 'video.completed',
-          subject: { id: 'task_lost_job', object: 'video' },
-          createdAt: new Date(),
-        },
-        { subscribers: true },
-      ),
-    );
+    const [deliveryId] = await writeTaskEvent(gw, a.userId, 'task_lost_job', new Date());
     expect(deliveryId).toMatch(/^whd_/);
     expect(await gw.services.jobs.queues.get('webhook')!.getJob(`webhook-${deliveryId}-0`)).toBeUndefined();
     // TASK_RECONCILE_AFTER_MS=2000 in the task gateway: the sweep takes it up about then.

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Clock } from '../../shared/clock.js';
+import { recordEvent } from '../../shared/webhooks/outbox.js';
 import { startTaskWorkers, type TaskWorkers } from '../../workers/task-workers.js';
 import { api, signIn, type Json, type Reply } from '../console/helpers.js';
 import { waitUntil } from '../support/http.js';
@@ -113,8 +114,8 @@ export interface WebhookGateway extends TaskGateway {
   webhookWorkers: TaskWorkers;
 }
 
-/** Every queue a task's webhook needs, in this process: the task steps, deliveries, mail and maintenance. */
-export const WEBHOOK_TEST_QUEUES = 'task-submit,task-poll,task-mirror,task-settle,webhook,mail,maintenance';
+/** Every queue a task's or a batch's webhook needs, in this process: the task steps, batches, deliveries, mail and maintenance. */
+export const WEBHOOK_TEST_QUEUES = 'task-submit,task-poll,task-mirror,task-settle,batch,webhook,mail,maintenance';
 
 /**
  * A task gateway for webhook tests: http and loopback endpoints allowed (WEBHOOK_ALLOW_INSECURE_URLS),
@@ -154,6 +155,14 @@ export async function owner(gw: TaskGateway, balance = 50_000_000) {
   const account = await gw.account({ balance });
   const session = await signIn(gw, account.email);
   return { ...account, token: session.token };
+}
+
+/** A fresh account with one endpoint at `<to><path>` subscribed to `events`, and the endpoint (with its secret). */
+export async function subscribedOwner(gw: TaskGateway, to: Receiver, events: string[], path: string) {
+  const account = await owner(gw);
+  const created = await createEndpoint(gw, account.token, { url: `${to.origin}${path}`, events });
+  if (created.status !== 201) throw new Error(`the endpoint was not created: ${JSON.stringify(created.json)}`);
+  return { ...account, endpoint: created.json.data as { id: string; secret: string } };
 }
 
 export function createEndpoint(
@@ -212,4 +221,21 @@ export async function verifyWithPython(
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   if (code !== 0) throw new Error(`python3 exited ${code}: ${err}`);
   return JSON.parse(out) as { event?: unknown; refused?: string };
+}
+
+/**
+ * A `video.completed` event of the account and its delivery to each subscribed endpoint, written
+ * as a task's end writes them but with no job enqueued: what a crash between the commit and the
+ * enqueue leaves. Returns the delivery ids.
+ */
+export function writeTaskEvent(gw: TaskGateway, userId: string, taskId: string, createdAt: Date): Promise<string[]> {
+  return gw.services.db
+    .transaction()
+    .execute((trx) =>
+      recordEvent(
+        trx,
+        { userId, type: 'video.completed', subject: { id: taskId, object: 'video' }, createdAt },
+        { subscribers: true },
+      ),
+    );
 }

@@ -37,7 +37,12 @@ async function validate(s: GatewayServices, batch: BatchRow): Promise<BatchRow> 
   const file = batch.input_file_id ? await findUserFile(s.db, batch.user_id, batch.input_file_id) : undefined;
   const stored = file ? await s.storage.get(file.object_key) : undefined;
   const { lines, errors } = stored
-    ? await validateInput(s.db, { id: batch.id, endpoint: batch.endpoint as BatchEndpoint }, stored.body)
+    ? await validateInput(
+        s.db,
+        { id: batch.id, endpoint: batch.endpoint as BatchEndpoint },
+        stored.body,
+        s.config.http.bodyLimitBytes,
+      )
     : { lines: 0, errors: [missingFile(batch)] };
   const now = new Date(s.clock.now());
   s.log.info(

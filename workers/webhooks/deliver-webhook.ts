@@ -1,10 +1,15 @@
 import type { Job } from 'bullmq';
-import { claimAttempt, findDeliveryTarget, settleDelivery } from '../../shared/db/webhook-deliveries.js';
+import {
+  claimAttempt,
+  findDeliveryTarget,
+  releaseAttempt,
+  settleDelivery,
+} from '../../shared/db/webhook-deliveries.js';
 import type { GatewayServices } from '../../shared/gateway/services.js';
 import { mailDisabledEndpointOwners } from '../../shared/webhooks/disabled-notice.js';
 import { enqueueDelivery } from '../../shared/webhooks/enqueue.js';
 import { recordAttempt } from '../../shared/webhooks/record-attempt.js';
-import { ATTEMPT_LEASE_MS } from '../../shared/webhooks/retry-schedule.js';
+import { attemptLeaseMs } from '../../shared/webhooks/retry-schedule.js';
 import { sendAttempt } from '../../shared/webhooks/send-attempt.js';
 
 /**
@@ -17,7 +22,13 @@ import { sendAttempt } from '../../shared/webhooks/send-attempt.js';
  */
 export async function deliverWebhook(s: GatewayServices, job: Job<{ deliveryId: string }>): Promise<string> {
   const target = await findDeliveryTarget(s.db, job.data.deliveryId);
-  if (target?.delivery.status !== 'pending') return 'nothing to do';
+  if (target?.delivery.status !== 'pending') {
+    // An earlier run of this job claimed an attempt and failed before recording it, and the
+    // delivery ended meanwhile: that run is over (BullMQ runs a job again only then), so its claim
+    // goes, or it would hold a redelivery back for the claim's whole lease.
+    if (target && target.delivery.attempt_job === (job.id ?? job.name)) await releaseAttempt(s.db, target.delivery.id);
+    return 'nothing to do';
+  }
   const { delivery, endpoint } = target;
   const now = new Date(s.clock.now());
   if (!endpoint.enabled) {
@@ -25,7 +36,8 @@ export async function deliverWebhook(s: GatewayServices, job: Job<{ deliveryId: 
     await settleDelivery(s.db, delivery.id, ended, now);
     return 'endpoint disabled';
   }
-  const attempts = await claimAttempt(s.db, delivery.id, job.id ?? job.name, now, ATTEMPT_LEASE_MS);
+  const leaseMs = attemptLeaseMs(s.config.webhooks.attemptTimeoutMs);
+  const attempts = await claimAttempt(s.db, delivery.id, job.id ?? job.name, now, leaseMs);
   if (attempts === undefined) return 'not due, or an attempt is in flight';
   const result = await sendAttempt(s.config.webhooks, endpoint, target.event, now.getTime());
   const outcome = await recordAttempt(s.db, target, result, now, attempts, s.config.webhooks.retryBaseMs);
