@@ -28,6 +28,7 @@ import {
   type TargetName,
   type Upstream,
 } from './lib/report.js';
+import type { PairedRound } from './lib/paired.js';
 import { sequentialTtfb, type TtfbResult } from './lib/ttfb.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // dist-bench/bench
@@ -40,6 +41,9 @@ const num = (name: string, def: number) => {
 const DURATION_S = num('BENCH_DURATION_S', 8);
 const WARMUP_S = num('BENCH_WARMUP_S', 1);
 const TTFB_N = num('BENCH_TTFB_N', 300);
+/** The instant scenarios measured again as this many back-to-back pairs (bare proxy, gateway) of PAIRED_S each. */
+const PAIRED_ROUNDS = num('BENCH_PAIRED_ROUNDS', 3);
+const PAIRED_S = num('BENCH_PAIRED_S', 5);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '50,200').split(',').map(Number);
 /** `BENCH_SCENARIOS=instant-json,paced-stream`: measure only these (a quick look while working; not a full run). */
 const SCENARIOS = process.env.BENCH_SCENARIOS ? new Set(process.env.BENCH_SCENARIOS.split(',')) : undefined;
@@ -203,7 +207,13 @@ async function main(): Promise<void> {
     await gw.usageDrained();
 
     /** One phase: warm-up, a quiet machine, then the measured run with the CPU counters around it. */
-    const measure = async (upstream: Upstream, mode: Mode, connections: number, target: TargetName): Promise<Phase> => {
+    const measure = async (
+      upstream: Upstream,
+      mode: Mode,
+      connections: number,
+      target: TargetName,
+      durationS = DURATION_S,
+    ): Promise<Phase> => {
       const url = urlOf(target, upstream);
       const body = requestBody(upstream, mode);
       await runLoad({ url, connections, durationS: WARMUP_S, body, headers });
@@ -223,7 +233,7 @@ async function main(): Promise<void> {
       const probe = target === 'gateway' ? probePorts.api : target === 'bare' ? probePorts[upstream] : undefined;
       if (probe) await readLoop(probe); // its figures start afresh
       const loadgenBefore = process.cpuUsage();
-      const load = await runLoad({ url, connections, durationS: DURATION_S, body, headers });
+      const load = await runLoad({ url, connections, durationS, body, headers });
       const loadgen = process.cpuUsage(loadgenBefore);
       const loop = probe ? await readLoop(probe) : undefined;
       // The worker drains this phase's usage records after the load stops: that is counted too.
@@ -290,6 +300,21 @@ async function main(): Promise<void> {
       }
     }
 
+    // The ratios to the bare proxy again, in pairs measured back to back (lib/paired.ts).
+    const paired: PairedRound[] = [];
+    for (const mode of ['json', 'stream'] as const) {
+      if (SCENARIOS && !SCENARIOS.has(`instant-${mode}`)) continue;
+      for (const connections of CONNECTIONS) {
+        for (let round = 1; round <= PAIRED_ROUNDS; round++) {
+          // Alternating which goes first cancels a drift that runs the same way through a pair.
+          const order = round % 2 === 1 ? (['bare', 'gateway'] as const) : (['gateway', 'bare'] as const);
+          const got: Partial<Record<TargetName, Phase>> = {};
+          for (const target of order) got[target] = await measure('instant', mode, connections, target, PAIRED_S);
+          paired.push({ mode, connections, round, bare: got.bare!, gateway: got.gateway! });
+        }
+      }
+    }
+
     const usage = await gw.usageSummary();
     const report: Report = {
       command: LIMITS_ON ? 'npm run bench' : 'BENCH_LIMITS=0 npm run bench',
@@ -299,6 +324,7 @@ async function main(): Promise<void> {
       phases,
       ttfb,
       usage,
+      paired,
     };
     const markdown = renderMarkdown(report);
     const resultsDir = process.env.BENCH_RESULTS_DIR
