@@ -9,15 +9,8 @@ import { startGateway, type GatewayUnderTest } from './lib/gateway.js';
 import { LIMITED_GROUP, limitedAccount } from './lib/limited.js';
 import { runLoad } from './lib/load.js';
 import { probeNodeArgs, readLoop } from './lib/loop-stats.js';
-import {
-  CLOCK_TICKS_PER_SECOND,
-  cpuMicros,
-  freePort,
-  hostJiffies,
-  readUrl,
-  snapshot,
-  type Child,
-} from './lib/processes.js';
+import { freePort, readUrl, type Child } from './lib/processes.js';
+import { num, QuietGuard, startMeter } from './lib/quiet.js';
 import {
   checks,
   NOISY,
@@ -34,10 +27,6 @@ import { sequentialTtfb, type TtfbResult } from './lib/ttfb.js';
 const here = path.dirname(fileURLToPath(import.meta.url)); // dist-bench/bench
 const root = path.resolve(here, '..', '..');
 
-const num = (name: string, def: number) => {
-  const v = process.env[name];
-  return v === undefined || v === '' ? def : Number(v);
-};
 const DURATION_S = num('BENCH_DURATION_S', 8);
 const WARMUP_S = num('BENCH_WARMUP_S', 1);
 const TTFB_N = num('BENCH_TTFB_N', 300);
@@ -49,11 +38,6 @@ const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '50,200').split(',').map(N
 const SCENARIOS = process.env.BENCH_SCENARIOS ? new Set(process.env.BENCH_SCENARIOS.split(',')) : undefined;
 const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-/** Share of both cores other processes may use before a phase starts (else wait, up to QUIET_WAIT_S). */
-const QUIET_BUSY = 0.15;
-const QUIET_WAIT_S = num('BENCH_QUIET_WAIT_S', 20);
-/** All the waiting of one run together, so a machine that stays busy does not stretch it without end. */
-const QUIET_BUDGET_S = num('BENCH_QUIET_BUDGET_S', 60);
 /** Disturbed phases measured again, at most this many times in a whole run. */
 const RETRY_BUDGET = num('BENCH_RETRY_BUDGET', 6);
 const PACED = { latencyMs: 20, chunkDelayMs: 2, outputTokens: 20 };
@@ -61,7 +45,14 @@ const PACED = { latencyMs: 20, chunkDelayMs: 2, outputTokens: 20 };
 const LIMITS_ON = process.env.BENCH_LIMITS !== '0';
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Other work on the machine (a test run, a build) skews every number on 2 cores: each phase waits,
+// bounded per phase and per run, until the machine is nearly idle.
+const quietGuard = new QuietGuard({
+  busy: 0.15,
+  waitS: num('BENCH_QUIET_WAIT_S', 20),
+  budgetS: num('BENCH_QUIET_BUDGET_S', 60),
+  log,
+});
 
 function requestBody(upstream: Upstream, mode: Mode): string {
   return JSON.stringify({
@@ -72,27 +63,6 @@ function requestBody(upstream: Upstream, mode: Mode): string {
     // target relays exactly the same upstream stream.
     ...(mode === 'stream' ? { stream: true, stream_options: { include_usage: true } } : {}),
   });
-}
-
-/**
- * Other work on the machine (a test run, a build) skews every number on 2 cores. Before each phase,
- * waits (bounded) until the machine is nearly idle; returns the busy share of the last sample.
- */
-let quietBudgetMs = QUIET_BUDGET_S * 1000;
-async function waitForQuietMachine(): Promise<number> {
-  const started = Date.now();
-  const deadline = started + Math.min(QUIET_WAIT_S * 1000, quietBudgetMs);
-  for (;;) {
-    const a = hostJiffies();
-    await sleep(500);
-    const b = hostJiffies();
-    const busy = b.total > a.total ? (b.busy - a.busy) / (b.total - a.total) : 0;
-    if (busy <= QUIET_BUSY || Date.now() >= deadline) {
-      quietBudgetMs -= Date.now() - started;
-      if (busy > QUIET_BUSY) log(`machine still ${Math.round(busy * 100)}% busy before the phase; measuring anyway`);
-      return busy;
-    }
-  }
 }
 
 async function redisServerPid(gw: GatewayUnderTest): Promise<number> {
@@ -196,7 +166,7 @@ async function main(): Promise<void> {
 
     // Sequential time to first byte, on an otherwise idle machine and after the warm-up: what one
     // call adds once the code is compiled (measured cold, it mostly shows the JIT at work).
-    await waitForQuietMachine();
+    await quietGuard.wait();
     const targets = (['sim', 'bare', 'gateway'] as const).map((name) => ({ name, url: urlOf(name, 'instant') }));
     const ttfb = (await sequentialTtfb(targets, requestBody('instant', 'stream'), headers, TTFB_N)) as Record<
       TargetName,
@@ -218,7 +188,7 @@ async function main(): Promise<void> {
       const body = requestBody(upstream, mode);
       await runLoad({ url, connections, durationS: WARMUP_S, body, headers });
       if (target === 'gateway') await gw.usageDrained();
-      const quiet = await waitForQuietMachine();
+      const quiet = await quietGuard.wait();
 
       const roles: Record<string, number[]> =
         target === 'sim'
@@ -226,33 +196,22 @@ async function main(): Promise<void> {
           : target === 'bare'
             ? { proxy: [bareChild[upstream].pid], redis: [redisPid] }
             : { api: [gw.api.pid], worker: [gw.worker.pid], redis: [redisPid], postgres: await gw.postgresBackends() };
-      const upstreamPid = simChild[upstream].pid;
-      const known = await ownPids();
-      const before = snapshot(known);
-      const hostBefore = hostJiffies();
+      // The upstream's CPU is shown beside the target's, not counted in it.
+      if (target !== 'sim') roles.upstream = [simChild[upstream].pid];
       const probe = target === 'gateway' ? probePorts.api : target === 'bare' ? probePorts[upstream] : undefined;
       if (probe) await readLoop(probe); // its figures start afresh
-      const loadgenBefore = process.cpuUsage();
+      const meter = startMeter(roles, await ownPids());
       const load = await runLoad({ url, connections, durationS, body, headers });
-      const loadgen = process.cpuUsage(loadgenBefore);
       const loop = probe ? await readLoop(probe) : undefined;
       // The worker drains this phase's usage records after the load stops: that is counted too.
       if (target === 'gateway' && !(await gw.usageDrained())) log('usage drain did not finish within 15 s');
-      const after = snapshot(known);
-      const hostAfter = hostJiffies();
+      const measured = meter.stop(target === 'gateway' ? { postgres: await gw.postgresBackends() } : undefined);
 
-      const perReq = (us: number) => us / Math.max(1, load.ok);
       const cpuDetail: Record<string, number> = {};
-      for (const [role, rolePids] of Object.entries(roles))
-        cpuDetail[role] = perReq(cpuMicros(before, after, rolePids));
+      for (const [role, us] of Object.entries(measured.cpuUs)) cpuDetail[role] = us / Math.max(1, load.ok);
       // The bare proxy touches no Redis; its Redis figure only shows background noise from elsewhere.
       const counted = target === 'gateway' ? ['api', 'worker', 'redis'] : target === 'bare' ? ['proxy'] : ['simulator'];
       const cpuPerReq = counted.reduce((sum, role) => sum + (cpuDetail[role] ?? 0), 0);
-      if (target !== 'sim') cpuDetail.upstream = perReq(cpuMicros(before, after, [upstreamPid]));
-      cpuDetail.loadgen = perReq(loadgen.user + loadgen.system);
-      const hostTotal = hostAfter.total - hostBefore.total;
-      const hostBusy = hostAfter.busy - hostBefore.busy;
-      const ownTicks = (cpuMicros(before, after) * CLOCK_TICKS_PER_SECOND) / 1_000_000;
       const phase: Phase = {
         upstream,
         mode,
@@ -261,8 +220,8 @@ async function main(): Promise<void> {
         load,
         cpuPerReq,
         cpuDetail,
-        hostBusy: hostTotal > 0 ? hostBusy / hostTotal : Number.NaN,
-        foreignLoad: hostTotal > 0 ? Math.max(0, hostBusy - ownTicks) / hostTotal : Number.NaN,
+        hostBusy: measured.hostBusy,
+        foreignLoad: measured.foreign,
         foreignBefore: quiet,
         attempts: 1,
         ...(loop && { loop }),
